@@ -1,0 +1,129 @@
+// Package api is partnerd's HTTP interface: huma v2 operations mounted on gin, with one
+// registration helper that every module uses and one middleware chain for request ids, access
+// logs, errors, authentication and authorization.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humagin"
+	"github.com/gin-gonic/gin"
+
+	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
+)
+
+// Security scheme names declared in the OpenAPI document.
+const (
+	SchemeBearer     = "bearerAuth"
+	SchemeMachineKey = "machineKey"
+)
+
+// DefaultMaxBodyBytes caps request bodies of operations that set no limit of their own.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Config is the HTTP layer's part of the configuration.
+type Config struct {
+	// Version is the build version shown in the OpenAPI document.
+	Version string
+	// Production switches gin to release mode.
+	Production bool
+	// TrustedProxies are the addresses whose X-Forwarded-For is believed; none by default.
+	TrustedProxies []string
+}
+
+// ReadinessCheck is one dependency that must answer before the service is ready.
+type ReadinessCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// Authenticator turns the credentials of a request into a principal. schemes lists the
+// security schemes the operation accepts. It returns a models.Error of kind
+// KindUnauthenticated for missing or bad credentials.
+type Authenticator interface {
+	Authenticate(ctx context.Context, authorization string, schemes []string) (*models.Principal, error)
+}
+
+// Authorizer decides whether a principal holds a permission in its tenant.
+type Authorizer interface {
+	Allowed(ctx context.Context, p *models.Principal, perm authz.Permission) (bool, error)
+}
+
+// Deps are the collaborators of the HTTP layer.
+type Deps struct {
+	Logger *slog.Logger
+	// Readiness lists what /readyz checks.
+	Readiness []ReadinessCheck
+	// Authenticator and Authorizer guard every non-public operation; without them such
+	// operations answer 401.
+	Authenticator Authenticator
+	Authorizer    Authorizer
+}
+
+// Server is the assembled HTTP interface.
+type Server struct {
+	cfg    Config
+	deps   Deps
+	log    *slog.Logger
+	engine *gin.Engine
+	api    huma.API
+}
+
+// New assembles the router, the OpenAPI document and every module's operations.
+func New(cfg Config, deps Deps) *Server {
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Production {
+		gin.SetMode(gin.ReleaseMode)
+	}
+	engine := gin.New()
+	engine.HandleMethodNotAllowed = true
+	engine.ContextWithFallback = true
+	if err := engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		deps.Logger.Warn("ignoring invalid trusted proxies", "error", err)
+		_ = engine.SetTrustedProxies(nil)
+	}
+	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, engine: engine}
+	engine.Use(s.requestID, s.accessLog, s.recoverPanics)
+	engine.NoRoute(s.noRoute)
+	engine.NoMethod(s.noMethod)
+
+	hc := huma.DefaultConfig("partnerd API", cfg.Version)
+	hc.Info.Description = "The partnerd partner-program platform. Every error is RFC 9457 problem+json with a stable `code` and the `requestId`."
+	hc.OpenAPIPath = "/openapi"
+	hc.DocsPath = "/docs"
+	hc.DocsRenderer = huma.DocsRendererScalar
+	hc.SchemasPath = "/schemas"
+	hc.CreateHooks = nil // no $schema links injected into bodies
+	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		SchemeBearer: {
+			Type:         "http",
+			Scheme:       "bearer",
+			BearerFormat: "JWT",
+			Description:  "A user access token from POST /api/auth/login (15 minutes).",
+		},
+		SchemeMachineKey: {
+			Type:         "http",
+			Scheme:       "bearer",
+			BearerFormat: "pd_live_…",
+			Description:  "A machine key for integrations, limited to its scopes.",
+		},
+	}
+	s.api = humagin.New(engine, hc)
+	s.api.UseMiddleware(s.guard)
+	s.mountSwaggerUI()
+
+	registerSystemRoutes(s)
+	return s
+}
+
+// Handler is the root HTTP handler.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// OpenAPI is the live OpenAPI document.
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }

@@ -1,0 +1,163 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/gin-gonic/gin"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// HeaderRequestID carries the request id in both directions.
+const HeaderRequestID = "X-Request-Id"
+
+// validRequestID accepts ids a caller or proxy may pass in; anything else is replaced.
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+type requestIDKey struct{}
+
+// RequestID is the id of the request ctx belongs to, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// requestID adopts a well-formed incoming X-Request-Id or makes one, and echoes it.
+func (s *Server) requestID(c *gin.Context) {
+	id := c.GetHeader(HeaderRequestID)
+	if !validRequestID.MatchString(id) {
+		id = models.NewID()
+	}
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestIDKey{}, id))
+	c.Header(HeaderRequestID, id)
+	c.Next()
+}
+
+// accessLog writes one line per request. It never logs bodies, query strings or headers
+// other than the user agent: they may carry credentials or personal data.
+func (s *Server) accessLog(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	status := c.Writer.Status()
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	route := c.FullPath()
+	if route == "" {
+		route = "(unmatched)"
+	}
+	s.log.LogAttrs(c.Request.Context(), level, "request",
+		slog.String("method", c.Request.Method),
+		slog.String("route", route),
+		slog.String("path", c.Request.URL.Path),
+		slog.Int("status", status),
+		slog.Int("bytes", max(c.Writer.Size(), 0)),
+		slog.Duration("duration", time.Since(start)),
+		slog.String("request_id", RequestID(c.Request.Context())),
+		slog.String("client", c.ClientIP()),
+		slog.String("user_agent", c.Request.UserAgent()),
+	)
+}
+
+// recoverPanics answers a panic with a bare 500 problem and logs the panic with the request id.
+func (s *Server) recoverPanics(c *gin.Context) {
+	defer func() {
+		rec := recover()
+		if rec == nil {
+			return
+		}
+		if rec == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
+			panic(rec)
+		}
+		ctx := c.Request.Context()
+		s.log.ErrorContext(ctx, "panic serving request", "request_id", RequestID(ctx), "panic", fmt.Sprint(rec))
+		if !c.Writer.Written() {
+			s.writeProblem(c, newProblem(ctx, http.StatusInternalServerError, "internal error"))
+		}
+		c.Abort()
+	}()
+	c.Next()
+}
+
+func (s *Server) noRoute(c *gin.Context) {
+	p := newProblem(c.Request.Context(), http.StatusNotFound, "no route for "+c.Request.Method+" "+c.Request.URL.Path)
+	s.writeProblem(c, p)
+}
+
+func (s *Server) noMethod(c *gin.Context) {
+	p := newProblem(c.Request.Context(), http.StatusMethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+	s.writeProblem(c, p)
+}
+
+func (s *Server) writeProblem(c *gin.Context, p *Problem) {
+	if p.Instance == "" {
+		p.Instance = c.Request.URL.Path
+	}
+	c.Header("Content-Type", problemContentType)
+	c.AbortWithStatusJSON(p.Status, p)
+}
+
+// guard authenticates and authorizes every operation from the access it declared at
+// registration: the single place where permissions are enforced.
+func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
+	op := hctx.Operation()
+	access, ok := op.Metadata[metaAccess].(Access)
+	if !ok {
+		// Only register adds operations; one without access metadata is a programming error.
+		s.deny(hctx, newProblem(hctx.Context(), http.StatusInternalServerError, "internal error"))
+		return
+	}
+	if access.public {
+		next(hctx)
+		return
+	}
+	ctx := hctx.Context()
+	if s.deps.Authenticator == nil || s.deps.Authorizer == nil {
+		s.deny(hctx, unauthenticated(ctx, "authentication is required"))
+		return
+	}
+	principal, err := s.deps.Authenticator.Authenticate(ctx, hctx.Header("Authorization"), schemesOf(op))
+	if err != nil {
+		s.deny(hctx, s.problem(ctx, err))
+		return
+	}
+	if principal == nil {
+		s.deny(hctx, unauthenticated(ctx, "authentication is required"))
+		return
+	}
+	allowed, err := s.deps.Authorizer.Allowed(ctx, principal, access.permission)
+	if err != nil {
+		s.deny(hctx, s.problem(ctx, err))
+		return
+	}
+	if !allowed {
+		p := newProblem(ctx, http.StatusForbidden, "missing permission "+string(access.permission))
+		p.Code = "PERMISSION_DENIED"
+		p.Type = problemType(p.Code)
+		s.deny(hctx, p)
+		return
+	}
+	next(huma.WithContext(hctx, models.WithPrincipal(ctx, principal)))
+}
+
+func unauthenticated(ctx context.Context, detail string) *Problem {
+	p := newProblem(ctx, http.StatusUnauthorized, detail)
+	return p
+}
+
+func (s *Server) deny(hctx huma.Context, p *Problem) {
+	if p.Instance == "" {
+		p.Instance = hctx.URL().Path
+	}
+	if p.Status == http.StatusUnauthorized {
+		hctx.SetHeader("WWW-Authenticate", `Bearer realm="partnerd"`)
+	}
+	_ = huma.WriteErr(s.api, hctx, p.Status, p.Detail, p)
+}

@@ -1,0 +1,116 @@
+// Package storetest runs one test body against every database engine the store supports: the
+// embedded SQLite file always, and Postgres when PARTNERD_TEST_DATABASE_URL names a server.
+// With CI=true a missing or unreachable Postgres fails the test instead of skipping it.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/partnerd/partnerd/models/store"
+)
+
+// PostgresEnv names the variable holding the Postgres server used by tests.
+const PostgresEnv = "PARTNERD_TEST_DATABASE_URL"
+
+// Engine is one database a test can run on.
+type Engine struct {
+	Name string
+	open func(t *testing.T) store.Config
+}
+
+// Engines lists the engines available to this test run; it fails t in CI when Postgres is
+// expected but not configured.
+func Engines(t testing.TB) []Engine {
+	engines := []Engine{{Name: "sqlite", open: sqliteConfig}}
+	if PostgresURL(t) != "" {
+		engines = append(engines, Engine{Name: "postgres", open: postgresConfig})
+	}
+	return engines
+}
+
+// PostgresURL is the Postgres server for tests, or "" when tests may skip Postgres.
+func PostgresURL(t testing.TB) string {
+	u := os.Getenv(PostgresEnv)
+	if u == "" && os.Getenv("CI") == "true" {
+		t.Fatalf("%s must point at a Postgres server when CI=true", PostgresEnv)
+	}
+	return u
+}
+
+// Run runs fn once per engine, each on a new, empty, migrated database.
+func Run(t *testing.T, fn func(t *testing.T, s *store.Store)) {
+	t.Helper()
+	for _, e := range Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			fn(t, Open(t, e))
+		})
+	}
+}
+
+// Open returns a new, empty, migrated store on engine e, closed when the test ends.
+func Open(t *testing.T, e Engine) *store.Store {
+	t.Helper()
+	cfg := e.open(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open %s store: %v", e.Name, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("migrate %s store: %v", e.Name, err)
+	}
+	return s
+}
+
+// Config returns the connection settings of a new, empty database on engine e without opening it.
+func Config(t *testing.T, e Engine) store.Config { return e.open(t) }
+
+func sqliteConfig(t *testing.T) store.Config {
+	return store.Config{SQLitePath: filepath.Join(t.TempDir(), "partnerd.db")}
+}
+
+// postgresConfig creates a schema of its own for the test, so tests run in parallel on one
+// database, and drops it when the test ends.
+func postgresConfig(t *testing.T) store.Config {
+	base := PostgresURL(t)
+	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatalf("connect to Postgres at %s: %v", store.RedactURL(base), err)
+	}
+	sqlDB, err := admin.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqlDB.Ping(); err != nil {
+		t.Fatalf("Postgres at %s is unreachable: %v", store.RedactURL(base), err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = admin.Exec("DROP SCHEMA " + schema + " CASCADE").Error
+		_ = sqlDB.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return store.Config{URL: u.String()}
+}

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// Bootstrap creates tenant and its owner when the database holds no tenant yet, and reports
+// whether it did. It is safe to call on every start and from several processes at once.
+func (s *Store) Bootstrap(ctx context.Context, tenant models.Tenant, owner models.User) (bool, error) {
+	created := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.dialect == Postgres {
+			if err := tx.Exec("LOCK TABLE tenants IN EXCLUSIVE MODE").Error; err != nil {
+				return err
+			}
+		}
+		var n int64
+		if err := tx.Model(&models.Tenant{}).Count(&n).Error; err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		tenant.ID = models.NewID()
+		if err := tx.Create(&tenant).Error; err != nil {
+			return err
+		}
+		owner.ID = models.NewID()
+		owner.TenantID = tenant.ID
+		owner.Email = normalizeEmail(owner.Email)
+		owner.Role = models.RoleOwner
+		owner.Status = models.UserStatusActive
+		if err := tx.Create(&owner).Error; err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: bootstrap: %w", err)
+	}
+	return created, nil
+}
+
+// TenantBySlug finds a tenant by its slug.
+func (s *Store) TenantBySlug(ctx context.Context, slug string) (*models.Tenant, error) {
+	var t models.Tenant
+	err := s.db.WithContext(ctx).Where("slug = ?", slug).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
+	}
+	return &t, err
+}
+
+// UserByEmail finds a user of a tenant by email, compared case-insensitively.
+func (s *Store) UserByEmail(ctx context.Context, tenantID, email string) (*models.User, error) {
+	var u models.User
+	err := s.db.WithContext(ctx).Where("tenant_id = ? AND email = ?", tenantID, normalizeEmail(email)).Take(&u).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("USER_NOT_FOUND", "user")
+	}
+	return &u, err
+}
+
+func normalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }

@@ -1,0 +1,42 @@
+package models
+
+import (
+	"regexp"
+	"time"
+)
+
+// Tenant is one operator company running one partner program; the isolation boundary.
+type Tenant struct {
+	ID        string    `json:"id" gorm:"primaryKey;size:36"`
+	Slug      string    `json:"slug" gorm:"size:63;uniqueIndex"`
+	Name      string    `json:"name" gorm:"size:200"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// User is a person who signs in: an operator of a tenant, or (with PartnerID set) a partner user.
+type User struct {
+	ID            string     `json:"id" gorm:"primaryKey;size:36"`
+	TenantID      string     `json:"tenantId" gorm:"size:36;not null;uniqueIndex:users_tenant_email"`
+	PartnerID     *string    `json:"partnerId,omitempty" gorm:"size:36;index"`
+	Email         string     `json:"email" gorm:"size:320;not null;uniqueIndex:users_tenant_email"`
+	Name          string     `json:"name" gorm:"size:200"`
+	PasswordHash  string     `json:"-" gorm:"size:200"`
+	Role          string     `json:"role" gorm:"size:64;not null"`
+	Status        string     `json:"status" gorm:"size:32;not null"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	DeactivatedAt *time.Time `json:"deactivatedAt,omitempty"`
+}
+
+// Built-in role and user status names used from the foundation on.
+const (
+	RoleOwner        = "owner"
+	UserStatusActive = "active"
+)
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// ValidSlug reports whether s can name a tenant in URLs: lower-case letters, digits and inner
+// hyphens, 1 to 63 characters.
+func ValidSlug(s string) bool { return slugPattern.MatchString(s) }

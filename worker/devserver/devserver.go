@@ -1,0 +1,254 @@
+// Package devserver runs an embedded, single-process Temporal server persisted to a SQLite file.
+//
+// It exists so that `partnerd serve` needs nothing installed. Only cmd imports it: the server
+// costs minutes of cold build, and no other package's tests should link it.
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.temporal.io/server/common/authorization"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+const (
+	clusterName     = "active"
+	clusterID       = "partnerd-embedded"
+	failoverVersion = 1
+)
+
+// Options configures the embedded server.
+type Options struct {
+	// DataDir holds the server's SQLite file (temporal.db). Required.
+	DataDir string
+	// IP the frontend binds to; defaults to 127.0.0.1.
+	IP string
+	// Port of the frontend gRPC service; defaults to 7233.
+	Port int
+	// Namespaces registered at start (idempotent); defaults to ["default"].
+	Namespaces []string
+	// Logger receives the server's logs. Required.
+	Logger *slog.Logger
+	// LogLevel is the lowest level passed on from the server; it is chatty below Warn.
+	LogLevel slog.Level
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	srv      temporal.Server
+	address  string
+	stopOnce sync.Once
+}
+
+// DatabaseFile is the path of the server's SQLite file inside dataDir.
+func DatabaseFile(dataDir string) string {
+	return filepath.Join(dataDir, "temporal.db")
+}
+
+// Start builds and starts the server; it returns once the frontend accepts connections.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("devserver: DataDir is required")
+	}
+	if opts.Logger == nil {
+		return nil, errors.New("devserver: Logger is required")
+	}
+	if opts.IP == "" {
+		opts.IP = "127.0.0.1"
+	}
+	if opts.Port == 0 {
+		opts.Port = 7233
+	}
+	if len(opts.Namespaces) == 0 {
+		opts.Namespaces = []string{"default"}
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("devserver: create data dir: %w", err)
+	}
+	address := net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port))
+	if err := portFree(address); err != nil {
+		return nil, fmt.Errorf("devserver: frontend address %s is taken (set PARTNERD_TEMPORAL_PORT): %w", address, err)
+	}
+
+	sqlConf, err := prepareDatabase(DatabaseFile(opts.DataDir), opts.Namespaces)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := serverConfig(opts, sqlConf)
+	if err != nil {
+		return nil, err
+	}
+	logger := newTemporalLogger(opts.Logger, opts.LogLevel)
+	authorizer, err := authorization.GetAuthorizerFromConfig(&conf.Global.Authorization)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: authorizer: %w", err)
+	}
+	claimMapper, err := authorization.GetClaimMapperFromConfig(&conf.Global.Authorization, logger)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: claim mapper: %w", err)
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithLogger(logger),
+		temporal.WithAuthorizer(authorizer),
+		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper { return claimMapper }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: build server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("devserver: start: %w", err)
+	}
+	s := &Server{srv: srv, address: address}
+	if err := waitListening(ctx, address); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Address is the frontend host:port clients dial.
+func (s *Server) Address() string { return s.address }
+
+// Stop stops every service of the server; it is safe to call more than once.
+func (s *Server) Stop() {
+	s.stopOnce.Do(func() {
+		_ = s.srv.Stop()
+	})
+}
+
+func prepareDatabase(file string, namespaces []string) (*config.SQL, error) {
+	conf := &config.SQL{
+		PluginName:   sqliteplugin.PluginName,
+		DatabaseName: file,
+		ConnectAttributes: map[string]string{
+			"mode":          "rwc",
+			"_journal_mode": "wal",
+			"_synchronous":  "normal",
+		},
+	}
+	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+		if err := sqliteschema.SetupSchema(conf); err != nil {
+			_ = os.Remove(file)
+			return nil, fmt.Errorf("devserver: set up schema: %w", err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("devserver: stat database: %w", err)
+	}
+	nsConfigs := make([]*sqliteschema.NamespaceConfig, 0, len(namespaces))
+	for _, ns := range namespaces {
+		c, err := sqliteschema.NewNamespaceConfig(clusterName, ns, false, nil)
+		if err != nil {
+			return nil, fmt.Errorf("devserver: namespace %q: %w", ns, err)
+		}
+		nsConfigs = append(nsConfigs, c)
+	}
+	if err := sqliteschema.CreateNamespaces(conf, nsConfigs...); err != nil {
+		return nil, fmt.Errorf("devserver: create namespaces: %w", err)
+	}
+	return conf, nil
+}
+
+func serverConfig(opts Options, sqlConf *config.SQL) (*config.Config, error) {
+	var conf config.Config
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = "127.0.0.1"
+	conf.Persistence.DefaultStore = "sqlite"
+	conf.Persistence.VisibilityStore = "sqlite"
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	conf.ClusterMetadata = &cluster.Config{
+		EnableGlobalNamespace:    false,
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			clusterName: {
+				Enabled:                true,
+				InitialFailoverVersion: failoverVersion,
+				RPCAddress:             net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)),
+				ClusterID:              clusterID,
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+
+	// Internal services and membership listen on ports the kernel hands out, so that several
+	// servers (parallel tests, two local instances) coexist; only the frontend port is fixed.
+	ports, err := freePorts(7)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: reserve internal ports: %w", err)
+	}
+	conf.Services = map[string]config.Service{
+		"frontend": {RPC: config.RPC{GRPCPort: opts.Port, BindOnIP: opts.IP, MembershipPort: ports[0]}},
+		"history":  {RPC: config.RPC{GRPCPort: ports[1], BindOnLocalHost: true, MembershipPort: ports[2]}},
+		"matching": {RPC: config.RPC{GRPCPort: ports[3], BindOnLocalHost: true, MembershipPort: ports[4]}},
+		"worker":   {RPC: config.RPC{GRPCPort: ports[5], BindOnLocalHost: true, MembershipPort: ports[6]}},
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port))
+	return &conf, nil
+}
+
+// freePorts asks the kernel for n distinct free loopback ports. All listeners stay open until
+// every port is chosen, so the n ports differ from each other.
+func freePorts(n int) ([]int, error) {
+	listeners := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func portFree(address string) error {
+	l, err := net.Listen("tcp", address)
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}
+
+func waitListening(ctx context.Context, address string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var d net.Dialer
+	for {
+		conn, err := d.DialContext(ctx, "tcp", address)
+		if err == nil {
+			return conn.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("devserver: frontend %s not listening: %w", address, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
