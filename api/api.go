@@ -29,8 +29,6 @@ const DefaultMaxBodyBytes = 1 << 20
 type Config struct {
 	// Version is the build version shown in the OpenAPI document.
 	Version string
-	// Production switches gin to release mode.
-	Production bool
 	// TrustedProxies are the addresses whose X-Forwarded-For is believed; none by default.
 	TrustedProxies []string
 }
@@ -73,13 +71,13 @@ type Server struct {
 	api    huma.API
 }
 
+// gin's debug mode only prints routes and warnings to stdout; partnerd logs through slog.
+func init() { gin.SetMode(gin.ReleaseMode) }
+
 // New assembles the router, the OpenAPI document and every module's operations.
 func New(cfg Config, deps Deps) *Server {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Production {
-		gin.SetMode(gin.ReleaseMode)
 	}
 	engine := gin.New()
 	engine.HandleMethodNotAllowed = true

@@ -20,12 +20,23 @@ const HeaderRequestID = "X-Request-Id"
 // validRequestID accepts ids a caller or proxy may pass in; anything else is replaced.
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
-type requestIDKey struct{}
+type requestInfoKey struct{}
+
+// requestInfo is what the request context carries about the request for error responses.
+type requestInfo struct {
+	id   string
+	path string
+}
 
 // RequestID is the id of the request ctx belongs to, or "".
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	info, _ := ctx.Value(requestInfoKey{}).(requestInfo)
+	return info.id
+}
+
+func requestPath(ctx context.Context) string {
+	info, _ := ctx.Value(requestInfoKey{}).(requestInfo)
+	return info.path
 }
 
 // requestID adopts a well-formed incoming X-Request-Id or makes one, and echoes it.
@@ -34,7 +45,8 @@ func (s *Server) requestID(c *gin.Context) {
 	if !validRequestID.MatchString(id) {
 		id = models.NewID()
 	}
-	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestIDKey{}, id))
+	info := requestInfo{id: id, path: c.Request.URL.Path}
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestInfoKey{}, info))
 	c.Header(HeaderRequestID, id)
 	c.Next()
 }

@@ -89,6 +89,7 @@ func newProblem(ctx context.Context, status int, detail string) *Problem {
 		Detail:    detail,
 		Code:      code,
 		RequestID: RequestID(ctx),
+		Instance:  requestPath(ctx),
 	}
 }
 
@@ -129,11 +130,7 @@ func init() {
 		if hctx != nil {
 			ctx = hctx.Context()
 		}
-		p := humaProblem(ctx, status, msg, errs)
-		if hctx != nil && hctx.URL().Path != "" {
-			p.Instance = hctx.URL().Path
-		}
-		return p
+		return humaProblem(ctx, status, msg, errs)
 	}
 }
 

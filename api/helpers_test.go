@@ -1,0 +1,71 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// syncBuffer collects log output written from handler goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// testServer builds a Server whose JSON logs land in the returned buffer.
+func testServer(t *testing.T, deps Deps) (*Server, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	deps.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return New(Config{Version: "test"}, deps), logs
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r response) problem(t *testing.T) Problem {
+	t.Helper()
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, problemContentType) {
+		t.Fatalf("content type = %q, want %s; body %s", ct, problemContentType, r.Body)
+	}
+	var p Problem
+	if err := json.Unmarshal(r.Body, &p); err != nil {
+		t.Fatalf("problem body does not parse: %v: %s", err, r.Body)
+	}
+	return p
+}
+
+func do(t *testing.T, h http.Handler, method, target string, body io.Reader, headers ...string) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
