@@ -6,6 +6,7 @@ package devserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -187,11 +188,9 @@ func serverConfig(opts Options, sqlConf *config.SQL) (*config.Config, error) {
 	}
 	conf.DCRedirectionPolicy.Policy = "noop"
 
-	// Internal services and membership listen on ports the kernel hands out, so that several
-	// servers (parallel tests, two local instances) coexist; only the frontend port is fixed.
-	ports, err := freePorts(7)
+	ports, err := internalPorts(opts.DataDir)
 	if err != nil {
-		return nil, fmt.Errorf("devserver: reserve internal ports: %w", err)
+		return nil, err
 	}
 	conf.Services = map[string]config.Service{
 		"frontend": {RPC: config.RPC{GRPCPort: opts.Port, BindOnIP: opts.IP, MembershipPort: ports[0]}},
@@ -205,6 +204,38 @@ func serverConfig(opts Options, sqlConf *config.SQL) (*config.Config, error) {
 	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
 	conf.PublicClient.HostPort = net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port))
 	return &conf, nil
+}
+
+// internalPorts returns the ports of the internal services and of membership. The kernel hands
+// them out on first start, so that several servers (parallel tests, two local instances)
+// coexist; they are kept in the data directory and reused on restart, because the cluster
+// membership recorded in the database names them and a server that comes back on other ports
+// waits for its former members to time out.
+func internalPorts(dataDir string) ([]int, error) {
+	const n = 7
+	file := filepath.Join(dataDir, "temporal-ports.json")
+	var ports []int
+	if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &ports) == nil && len(ports) == n && allFree(ports) {
+		return ports, nil
+	}
+	ports, err := freePorts(n)
+	if err != nil {
+		return nil, fmt.Errorf("devserver: reserve internal ports: %w", err)
+	}
+	b, _ := json.Marshal(ports)
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		return nil, fmt.Errorf("devserver: record internal ports: %w", err)
+	}
+	return ports, nil
+}
+
+func allFree(ports []int) bool {
+	for _, p := range ports {
+		if portFree(net.JoinHostPort("127.0.0.1", strconv.Itoa(p))) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // freePorts asks the kernel for n distinct free loopback ports. All listeners stay open until

@@ -1,0 +1,30 @@
+// Package worker is the single list of workflows and activities partnerd runs, and the
+// construction of the worker that polls for them.
+package worker
+
+import (
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/workflows"
+)
+
+// Deps are the activity structs with their dependencies filled in.
+type Deps struct {
+	System *activities.System
+}
+
+// Register adds every workflow and activity to r. Tests use it with the Temporal test
+// environment, so that they run exactly what production runs.
+func Register(r sdkworker.Registry, deps Deps) {
+	r.RegisterWorkflow(workflows.Probe)
+	r.RegisterActivity(deps.System)
+}
+
+// New builds a worker on the partnerd task queue; Start or Run it.
+func New(c client.Client, deps Deps) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
+	Register(w, deps)
+	return w
+}
