@@ -27,7 +27,7 @@ import (
 
 const (
 	clusterName     = "active"
-	clusterID       = "partnerd-embedded"
+	clusterID       = "5b0c1e52-7d4a-4c52-9a36-0f1d8a3e2b7c" // fixed: one embedded cluster per data directory
 	failoverVersion = 1
 )
 
@@ -50,6 +50,7 @@ type Options struct {
 // Server is a running embedded Temporal server.
 type Server struct {
 	srv      temporal.Server
+	logger   temporalLogger
 	address  string
 	stopOnce sync.Once
 }
@@ -114,7 +115,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("devserver: start: %w", err)
 	}
-	s := &Server{srv: srv, address: address}
+	s := &Server{srv: srv, logger: logger, address: address}
 	if err := waitListening(ctx, address); err != nil {
 		s.Stop()
 		return nil, err
@@ -128,6 +129,7 @@ func (s *Server) Address() string { return s.address }
 // Stop stops every service of the server; it is safe to call more than once.
 func (s *Server) Stop() {
 	s.stopOnce.Do(func() {
+		s.logger.stopping.Store(true)
 		_ = s.srv.Stop()
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/log/tag"
@@ -14,6 +15,9 @@ import (
 type temporalLogger struct {
 	log   *slog.Logger
 	level slog.Level
+	// stopping silences the server while it stops: its services report each other's
+	// departure as errors, which is noise once a stop was asked for.
+	stopping *atomic.Bool
 }
 
 var (
@@ -22,7 +26,7 @@ var (
 )
 
 func newTemporalLogger(l *slog.Logger, level slog.Level) temporalLogger {
-	return temporalLogger{log: l.With("component", "temporal"), level: level}
+	return temporalLogger{log: l.With("component", "temporal"), level: level, stopping: &atomic.Bool{}}
 }
 
 func (l temporalLogger) Debug(msg string, tags ...tag.Tag) { l.emit(slog.LevelDebug, msg, tags) }
@@ -44,11 +48,11 @@ func (l temporalLogger) Fatal(msg string, tags ...tag.Tag) {
 }
 
 func (l temporalLogger) With(tags ...tag.Tag) log.Logger {
-	return temporalLogger{log: l.log.With(attrs(tags)...), level: l.level}
+	return temporalLogger{log: l.log.With(attrs(tags)...), level: l.level, stopping: l.stopping}
 }
 
 func (l temporalLogger) emit(level slog.Level, msg string, tags []tag.Tag) {
-	if level < l.level || !l.log.Enabled(context.Background(), level) {
+	if level < l.level || l.stopping.Load() || !l.log.Enabled(context.Background(), level) {
 		return
 	}
 	l.log.Log(context.Background(), level, msg, attrs(tags)...)

@@ -1,0 +1,360 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/api"
+	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/worker"
+	"github.com/partnerd/partnerd/worker/devserver"
+	"github.com/partnerd/partnerd/workflows"
+)
+
+// demoTenantSlug names the tenant created on an empty database.
+const demoTenantSlug = "demo"
+
+// started tells a caller (the end-to-end test) where the HTTP API listens once it is ready.
+type started func(httpAddr string)
+
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// serve runs the API, a worker and, unless configured away, the embedded Temporal server and
+// database, until ctx ends; then it drains HTTP, stops the worker and the embedded server.
+func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted started) error {
+	log := newLogger(cfg, logOut)
+	t0 := time.Now()
+
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	if cfg.DatabaseURL == "" || cfg.TemporalAddress == "" {
+		unlock, err := lockDataDir(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	if _, err := resolveSecretKey(cfg); err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	login, err := bootstrap(ctx, cfg, st)
+	if err != nil {
+		return err
+	}
+
+	temporalAddr := cfg.TemporalAddress
+	if temporalAddr == "" {
+		dev, err := devserver.Start(ctx, devserver.Options{
+			DataDir:    filepath.Join(cfg.DataDir, "temporal"),
+			Port:       cfg.TemporalPort,
+			Namespaces: []string{cfg.TemporalNamespace},
+			Logger:     log,
+			LogLevel:   slog.LevelWarn,
+		})
+		if err != nil {
+			return err
+		}
+		defer dev.Stop()
+		temporalAddr = dev.Address()
+		log.Info("embedded Temporal server started", "address", temporalAddr, "data", filepath.Join(cfg.DataDir, "temporal"))
+	}
+	tc, err := dialTemporal(ctx, cfg, temporalAddr, log)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+
+	w := worker.New(tc, workerDeps(st))
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	defer w.Stop()
+
+	srv := api.New(api.Config{Version: version, TrustedProxies: cfg.TrustedProxies}, api.Deps{
+		Logger: log,
+		Readiness: []api.ReadinessCheck{
+			{Name: "database", Check: st.Ping},
+			{Name: "temporal", Check: func(ctx context.Context) error {
+				_, err := tc.CheckHealth(ctx, &client.CheckHealthRequest{})
+				return err
+			}},
+		},
+	})
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- httpSrv.Serve(ln) }()
+
+	probe(ctx, tc, log)
+	log.Info("partnerd ready", "http", ln.Addr().String(), "temporal", temporalAddr, "startup", time.Since(t0).Round(time.Millisecond))
+	printBanner(stdout, cfg, ln.Addr().String(), temporalAddr, login)
+	if onStarted != nil {
+		onStarted(ln.Addr().String())
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-httpErr:
+		return fmt.Errorf("HTTP server: %w", err)
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("HTTP drain incomplete", "error", err)
+	}
+	// The deferred calls stop, in order, the worker, the Temporal client, the embedded server,
+	// the store and the data directory lock.
+	return nil
+}
+
+func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, error) {
+	st, err := store.Open(ctx, store.Config{
+		URL:        cfg.DatabaseURL,
+		SQLitePath: filepath.Join(cfg.DataDir, "partnerd.db"),
+		Logger:     log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("database open", "dialect", st.Dialect())
+	return st, nil
+}
+
+func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger) (client.Client, error) {
+	dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tc, err := client.DialContext(dialCtx, client.Options{
+		HostPort:  addr,
+		Namespace: cfg.TemporalNamespace,
+		Logger:    sdklog.NewStructuredLogger(log.With("component", "temporal-client")),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
+	}
+	return tc, nil
+}
+
+func workerDeps(st *store.Store) worker.Deps {
+	return worker.Deps{System: &activities.System{DB: st, Version: version}}
+}
+
+// bootstrapLogin is the owner login created on an empty database, for the banner.
+type bootstrapLogin struct {
+	Email, Password string
+	PasswordFromEnv bool
+}
+
+// bootstrap creates the demo tenant and its owner when the database has no tenant yet.
+func bootstrap(ctx context.Context, cfg config, st *store.Store) (*bootstrapLogin, error) {
+	login := &bootstrapLogin{Email: cfg.BootstrapEmail, Password: cfg.BootstrapPassword, PasswordFromEnv: cfg.BootstrapPassword != ""}
+	if login.Password == "" {
+		p, err := authn.RandomPassword(20)
+		if err != nil {
+			return nil, err
+		}
+		login.Password = p
+	}
+	hash, err := authn.HashPassword(login.Password)
+	if err != nil {
+		return nil, err
+	}
+	created, err := st.Bootstrap(ctx,
+		models.Tenant{Slug: demoTenantSlug, Name: "Demo Partner Program"},
+		models.User{Email: login.Email, Name: "Demo Owner", PasswordHash: hash})
+	if err != nil || !created {
+		return nil, err
+	}
+	return login, nil
+}
+
+// probe runs one workflow through the worker to prove the pipeline; a failure is logged, not
+// fatal, because a remote worker fleet may still be starting.
+func probe(ctx context.Context, tc client.Client, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	now := time.Now()
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:        workflows.ProbeWorkflowID("serve", now),
+		TaskQueue: workflows.TaskQueue,
+	}, workflows.Probe, workflows.ProbeInput{RequestedAt: now})
+	var res workflows.ProbeResult
+	if err == nil {
+		err = run.Get(ctx, &res)
+	}
+	if err != nil {
+		log.Warn("worker probe failed", "error", err)
+		return
+	}
+	log.Info("worker probe", "worker_version", res.WorkerVersion, "database_ok", res.DatabaseOK, "round_trip", time.Since(now).Round(time.Millisecond))
+}
+
+func printBanner(w io.Writer, cfg config, httpAddr, temporalAddr string, login *bootstrapLogin) {
+	base := cfg.PublicURL
+	if base == "" {
+		base = "http://" + httpAddr
+	}
+	fmt.Fprintf(w, "\npartnerd %s is ready\n", version)
+	fmt.Fprintf(w, "  API          %s/api\n", base)
+	fmt.Fprintf(w, "  Docs         %s/docs\n", base)
+	fmt.Fprintf(w, "  Swagger UI   %s/swagger/\n", base)
+	fmt.Fprintf(w, "  OpenAPI      %s/openapi.json\n", base)
+	fmt.Fprintf(w, "  Temporal     %s (namespace %s)\n", temporalAddr, cfg.TemporalNamespace)
+	fmt.Fprintf(w, "  Temporal UI  not embedded: point Temporal's UI at %s (see README, \"Temporal UI\")\n", temporalAddr)
+	if login != nil {
+		fmt.Fprintf(w, "\nDemo tenant %q created. Sign in as\n  email     %s\n", demoTenantSlug, login.Email)
+		if login.PasswordFromEnv {
+			fmt.Fprintf(w, "  password  (the one in PARTNERD_BOOTSTRAP_PASSWORD)\n")
+		} else {
+			fmt.Fprintf(w, "  password  %s\n  (shown this once; set PARTNERD_BOOTSTRAP_PASSWORD to choose it)\n", login.Password)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// lockDataDir takes an exclusive lock on the data directory, so that two processes never run
+// the embedded database or Temporal server on the same files.
+func lockDataDir(dir string) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(dir, "partnerd.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock data directory: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("data directory %s is in use by another partnerd process", dir)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
+}
+
+// runWorker runs only a worker against an existing Temporal server and database.
+func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
+	log := newLogger(cfg, logOut)
+	if cfg.DatabaseURL == "" {
+		log.Warn("worker uses the embedded SQLite database in the data directory; point DATABASE_URL at Postgres to scale out", "data", cfg.DataDir)
+	}
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	addr := cfg.TemporalAddress
+	if addr == "" {
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.TemporalPort))
+	}
+	tc, err := dialTemporal(ctx, cfg, addr, log)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	w := worker.New(tc, workerDeps(st))
+	log.Info("worker running", "temporal", addr, "task_queue", workflows.TaskQueue)
+	return w.Run(ctxInterrupt(ctx))
+}
+
+// ctxInterrupt turns the end of ctx into the SDK's interrupt channel.
+func ctxInterrupt(ctx context.Context) <-chan any {
+	ch := make(chan any, 1)
+	go func() {
+		<-ctx.Done()
+		ch <- struct{}{}
+	}()
+	return ch
+}
+
+
+func migrate(ctx context.Context, cfg config, stdout, logOut io.Writer) error {
+	log := newLogger(cfg, logOut)
+	st, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	ids, err := st.AppliedMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	last := ""
+	if len(ids) > 0 {
+		last = ids[len(ids)-1]
+	}
+	fmt.Fprintf(stdout, "schema up to date: %d migrations applied, latest %s\n", len(ids), last)
+	return nil
+}
+
+func printOpenAPI(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("partnerd openapi", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	spec := fs.String("spec", "3.1", "OpenAPI version: 3.1 or 3.0")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	doc := api.New(api.Config{Version: version}, api.Deps{}).OpenAPI()
+	var (
+		b   []byte
+		err error
+	)
+	switch *spec {
+	case "3.1":
+		b, err = doc.MarshalJSON()
+	case "3.0":
+		b, err = doc.Downgrade()
+	default:
+		return errors.New("-spec must be 3.1 or 3.0")
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(append(b, '\n'))
+	return err
+}
