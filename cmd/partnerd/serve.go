@@ -309,7 +309,6 @@ func ctxInterrupt(ctx context.Context) <-chan any {
 	return ch
 }
 
-
 func migrate(ctx context.Context, cfg config, stdout, logOut io.Writer) error {
 	log := newLogger(cfg, logOut)
 	st, err := openStore(ctx, cfg, log)
