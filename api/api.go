@@ -105,7 +105,7 @@ func New(cfg Config, deps Deps) *Server {
 			BearerFormat: "JWT",
 			Description:  "A user access token from POST /api/auth/login (15 minutes).",
 		},
-		SchemeMachineKey: {
+		SchemeMachineKey: { //nolint:gosec // G101: a scheme description, not a credential
 			Type:         "http",
 			Scheme:       "bearer",
 			BearerFormat: "pd_live_…",

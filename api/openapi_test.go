@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -116,5 +118,24 @@ func TestDocsAndSwaggerUIAreServedFromTheBinary(t *testing.T) {
 	}
 	if p := do(t, h, http.MethodGet, "/swagger/nope.js", nil).problem(t); p.Status != http.StatusNotFound {
 		t.Fatalf("unknown Swagger asset = %d", p.Status)
+	}
+}
+
+func TestOpenAPISnapshotIsCurrent(t *testing.T) {
+	s := New(Config{Version: "dev"}, Deps{})
+	live, err := s.OpenAPI().MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot, err := os.ReadFile("../docs/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, live, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(snapshot), bytes.TrimSpace(indented.Bytes())) {
+		t.Fatal("docs/openapi.json is out of date: run make openapi and commit the result")
 	}
 }

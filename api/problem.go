@@ -136,7 +136,8 @@ func init() {
 
 func humaProblem(ctx context.Context, status int, msg string, errs []error) *Problem {
 	for _, err := range errs {
-		if p, ok := err.(*Problem); ok {
+		var p *Problem
+		if errors.As(err, &p) {
 			return p
 		}
 		var d *models.Error

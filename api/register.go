@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -111,7 +112,8 @@ func appendMissing(list []int, codes ...int) []int {
 // problem turns a handler's error into the problem the caller sees, logging internal causes
 // under the request id so that they can be found without being shown.
 func (s *Server) problem(ctx context.Context, err error) *Problem {
-	if p, ok := err.(*Problem); ok {
+	var p *Problem
+	if errors.As(err, &p) {
 		return p
 	}
 	if d, ok := models.AsError(err); ok && d.Kind != models.KindInternal {

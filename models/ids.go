@@ -2,6 +2,7 @@ package models
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"time"
 )
@@ -17,10 +18,9 @@ func newIDAt(t time.Time) string {
 	if _, err := rand.Read(b[6:]); err != nil {
 		panic("models: no randomness for ids: " + err.Error())
 	}
-	ms := uint64(t.UnixMilli())
-	for i := range 6 {
-		b[i] = byte(ms >> (40 - 8*i))
-	}
+	var ms [8]byte
+	binary.BigEndian.PutUint64(ms[:], uint64(t.UnixMilli()))
+	copy(b[0:6], ms[2:8])
 	b[6] = 0x70 | b[6]&0x0f
 	b[8] = 0x80 | b[8]&0x3f
 	var s [36]byte

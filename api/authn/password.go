@@ -62,10 +62,10 @@ func VerifyPassword(hash, password string) (bool, error) {
 		return false, ErrMalformedHash
 	}
 	want, err := b64.DecodeString(parts[5])
-	if err != nil || len(want) == 0 {
+	if err != nil || len(want) != argonKeyLen {
 		return false, ErrMalformedHash
 	}
-	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
+	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, argonKeyLen)
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 

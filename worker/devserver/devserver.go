@@ -251,7 +251,7 @@ func freePorts(n int) ([]int, error) {
 	}()
 	ports := make([]int, 0, n)
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +262,7 @@ func freePorts(n int) ([]int, error) {
 }
 
 func portFree(address string) error {
-	l, err := net.Listen("tcp", address)
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", address)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,58 @@
+# partnerd build, run and test. `make run` and `make test` are the two commands of README.md.
+
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+TOOLS   := $(CURDIR)/bin/tools
+
+# Pinned tool versions (these build with the Go toolchain of this project).
+GOLANGCI_LINT_VERSION := v2.15.0
+WORKFLOWCHECK_VERSION := v0.6.0
+
+GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+WORKFLOWCHECK := $(TOOLS)/workflowcheck-$(WORKFLOWCHECK_VERSION)
+
+.PHONY: run build test test-go lint tools openapi bench clean
+
+## run: build and serve with the embedded database and Temporal server
+run: build
+	./bin/partnerd serve
+
+## build: the partnerd binary in bin/
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/partnerd ./cmd/partnerd
+
+## test: every Go test with the race detector, then the linters
+test: test-go lint
+
+test-go:
+	$(GO) test -race -count=1 ./...
+
+## lint: golangci-lint (with the dependency rules) and workflowcheck over workflows/
+# GOFLAGS=-race lets the linters reuse the packages `go test -race` compiled.
+lint: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
+	GOFLAGS="$(GOFLAGS) -race" $(GOLANGCI_LINT) run ./...
+	GOFLAGS="$(GOFLAGS) -race" $(WORKFLOWCHECK) ./workflows/...
+
+tools: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
+
+$(GOLANGCI_LINT):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(TOOLS)/golangci-lint $@
+
+$(WORKFLOWCHECK):
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
+	mv $(TOOLS)/workflowcheck $@
+
+## openapi: regenerate the OpenAPI snapshot in docs/
+openapi:
+	$(GO) run ./cmd/partnerd openapi > docs/openapi.json
+
+## bench: Go benchmarks (load scripts live in bench/)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin
