@@ -1,11 +1,20 @@
-// Package authz holds the permission catalogue and decides whether a principal holds a
-// permission in its tenant.
+// Package authz holds the permission catalogue and the built-in roles, and decides with Casbin
+// (RBAC with domains, one domain per tenant) whether a principal holds a permission.
 package authz
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Permission is a `resource:action` pair that guards an operation and a button in the UI.
 type Permission string
+
+// Resource is the part before the colon.
+func (p Permission) Resource() string { r, _, _ := strings.Cut(string(p), ":"); return r }
+
+// Action is the part after the colon.
+func (p Permission) Action() string { _, a, _ := strings.Cut(string(p), ":"); return a }
 
 // Entry describes one permission of the catalogue.
 type Entry struct {
@@ -15,12 +24,41 @@ type Entry struct {
 
 // The permissions of the catalogue. Every module adds its own here.
 const (
-	TenantRead Permission = "tenant:read"
+	ProfileRead      Permission = "profile:read"
+	ProfileWrite     Permission = "profile:write"
+	TenantRead       Permission = "tenant:read"
+	TenantWrite      Permission = "tenant:write"
+	UsersRead        Permission = "users:read"
+	UsersWrite       Permission = "users:write"
+	RolesRead        Permission = "roles:read"
+	RolesWrite       Permission = "roles:write"
+	PartnersRead     Permission = "partners:read"
+	PartnersWrite    Permission = "partners:write"
+	PartnerUsersRead Permission = "partner_users:read"
+	// PartnerUsersWrite lets a caller invite, change and deactivate partner users.
+	PartnerUsersWrite Permission = "partner_users:write"
+	APIKeysRead       Permission = "apikeys:read"
+	APIKeysWrite      Permission = "apikeys:write"
+	AuditRead         Permission = "audit:read"
 )
 
 // catalogue lists every permission with what it allows, in display order.
 var catalogue = []Entry{
+	{ProfileRead, "See one's own profile, organisation and permissions."},
+	{ProfileWrite, "Change one's own profile and password."},
 	{TenantRead, "See the tenant's profile and settings."},
+	{TenantWrite, "Change the tenant's profile and settings."},
+	{UsersRead, "List and see operator users and invitations."},
+	{UsersWrite, "Invite, change and deactivate operator users."},
+	{RolesRead, "List roles and their permissions."},
+	{RolesWrite, "Create, change and delete custom roles and assign roles."},
+	{PartnersRead, "List and see partner organisations."},
+	{PartnersWrite, "Create, change and deactivate partner organisations."},
+	{PartnerUsersRead, "List and see partner users."},
+	{PartnerUsersWrite, "Invite, change and deactivate partner users."},
+	{APIKeysRead, "List and see machine keys (never their secrets)."},
+	{APIKeysWrite, "Create and revoke machine keys."},
+	{AuditRead, "Read the audit log."},
 }
 
 // Catalogue returns a copy of every permission with its description.
@@ -29,4 +67,13 @@ func Catalogue() []Entry { return slices.Clone(catalogue) }
 // Known reports whether p is in the catalogue.
 func Known(p Permission) bool {
 	return slices.ContainsFunc(catalogue, func(e Entry) bool { return e.Permission == p })
+}
+
+// All lists every permission of the catalogue.
+func All() []Permission {
+	out := make([]Permission, len(catalogue))
+	for i, e := range catalogue {
+		out[i] = e.Permission
+	}
+	return out
 }

@@ -1,0 +1,84 @@
+package authz
+
+import "slices"
+
+// Audience says which principals a role can be given to.
+type Audience string
+
+// The audiences of roles.
+const (
+	ForOperators Audience = "operator"
+	ForPartners  Audience = "partner"
+)
+
+// Role is a named set of permissions, built in or defined by a tenant.
+type Role struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Audience    Audience     `json:"audience"`
+	Permissions []Permission `json:"permissions"`
+	BuiltIn     bool         `json:"builtIn"`
+}
+
+// Names of the built-in roles.
+const (
+	RoleOwner          = "owner"
+	RoleAdmin          = "admin"
+	RolePartnerManager = "partner_manager"
+	RoleFinance        = "finance"
+	RoleSupport        = "support"
+	RoleAnalyst        = "analyst"
+	RolePartnerAdmin   = "partner_admin"
+	RolePartnerUser    = "partner_user"
+)
+
+func except(all []Permission, drop ...Permission) []Permission {
+	return slices.DeleteFunc(slices.Clone(all), func(p Permission) bool { return slices.Contains(drop, p) })
+}
+
+func readOnly(all []Permission) []Permission {
+	return slices.DeleteFunc(slices.Clone(all), func(p Permission) bool { return p.Action() != "read" })
+}
+
+// builtinRoles are the roles every tenant has. Their permission sets are documented here and
+// served by GET /api/roles.
+func builtinRoles() []Role {
+	all := All()
+	return []Role{
+		{Name: RoleOwner, Audience: ForOperators, BuiltIn: true, Permissions: all,
+			Description: "Everything, including the tenant's own settings."},
+		{Name: RoleAdmin, Audience: ForOperators, BuiltIn: true, Permissions: except(all, TenantWrite),
+			Description: "Everything but the tenant's settings."},
+		{Name: RolePartnerManager, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
+			ProfileRead, ProfileWrite, TenantRead, UsersRead, RolesRead,
+			PartnersRead, PartnersWrite, PartnerUsersRead, PartnerUsersWrite,
+		}, Description: "Runs the partner network: partner organisations and their people."},
+		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
+			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
+		}, Description: "Commissions, balances and payouts; reads partners and the audit log."},
+		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
+			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
+		}, Description: "Helps partners: reads partners and their people."},
+		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead)), ProfileWrite),
+			Description: "Read-only access to the program's data."},
+		{Name: RolePartnerAdmin, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
+			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead, PartnerUsersWrite,
+		}, Description: "Manages its own partner organisation and its people."},
+		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
+			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
+		}, Description: "A member of a partner organisation."},
+	}
+}
+
+// BuiltinRoles returns the built-in roles.
+func BuiltinRoles() []Role { return builtinRoles() }
+
+// BuiltinRole returns the built-in role called name.
+func BuiltinRole(name string) (Role, bool) {
+	for _, r := range builtinRoles() {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Role{}, false
+}
