@@ -40,3 +40,22 @@ func PrincipalFrom(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey{}).(*Principal)
 	return p
 }
+
+// RequestMeta is what the audit log records about the request behind a change.
+type RequestMeta struct {
+	RequestID     string
+	ClientAddress string
+}
+
+type requestMetaKey struct{}
+
+// WithRequestMeta returns a context that carries m.
+func WithRequestMeta(ctx context.Context, m RequestMeta) context.Context {
+	return context.WithValue(ctx, requestMetaKey{}, m)
+}
+
+// RequestMetaFrom returns the request metadata carried by ctx, or the zero value.
+func RequestMetaFrom(ctx context.Context) RequestMeta {
+	m, _ := ctx.Value(requestMetaKey{}).(RequestMeta)
+	return m
+}

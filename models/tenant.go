@@ -7,11 +7,12 @@ import (
 
 // Tenant is one operator company running one partner program; the isolation boundary.
 type Tenant struct {
-	ID        string    `json:"id" gorm:"primaryKey;size:36"`
-	Slug      string    `json:"slug" gorm:"size:63;uniqueIndex"`
-	Name      string    `json:"name" gorm:"size:200"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ID            string    `json:"id" gorm:"primaryKey;size:36"`
+	Slug          string    `json:"slug" gorm:"size:63;uniqueIndex"`
+	Name          string    `json:"name" gorm:"size:200"`
+	PolicyVersion int64     `json:"-" gorm:"not null;default:0"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
 // User is a person who signs in: an operator of a tenant, or (with PartnerID set) a partner user.
@@ -22,17 +23,20 @@ type User struct {
 	Email         string     `json:"email" gorm:"size:320;not null;uniqueIndex:users_tenant_email"`
 	Name          string     `json:"name" gorm:"size:200"`
 	PasswordHash  string     `json:"-" gorm:"size:200"`
-	Role          string     `json:"role" gorm:"size:64;not null"`
 	Status        string     `json:"status" gorm:"size:32;not null"`
 	CreatedAt     time.Time  `json:"createdAt"`
 	UpdatedAt     time.Time  `json:"updatedAt"`
 	DeactivatedAt *time.Time `json:"deactivatedAt,omitempty"`
 }
 
-// Built-in role and user status names used from the foundation on.
+// RoleOwner is the built-in role of a tenant's founding user.
+const RoleOwner = "owner"
+
+// User statuses.
 const (
-	RoleOwner        = "owner"
-	UserStatusActive = "active"
+	UserStatusInvited     = "invited"
+	UserStatusActive      = "active"
+	UserStatusDeactivated = "deactivated"
 )
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)

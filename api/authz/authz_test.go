@@ -13,11 +13,11 @@ import (
 // memorySource is a PolicySource held in memory, counting its loads.
 type memorySource struct {
 	mu       sync.Mutex
-	policies map[string]TenantPolicy
+	policies map[string]models.AccessPolicy
 	loads    int
 }
 
-func (m *memorySource) TenantPolicy(_ context.Context, tenantID string) (TenantPolicy, error) {
+func (m *memorySource) AccessPolicy(_ context.Context, tenantID string) (models.AccessPolicy, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.loads++
@@ -30,7 +30,7 @@ func (m *memorySource) PolicyVersion(_ context.Context, tenantID string) (int64,
 	return m.policies[tenantID].Version, nil
 }
 
-func (m *memorySource) set(tenantID string, p TenantPolicy) {
+func (m *memorySource) set(tenantID string, p models.AccessPolicy) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.policies[tenantID] = p
@@ -41,7 +41,7 @@ func user(tenant, id string) *models.Principal {
 }
 
 func TestBuiltinRolesGrantTheirDocumentedPermissions(t *testing.T) {
-	src := &memorySource{policies: map[string]TenantPolicy{"t1": {Version: 1, Assignments: map[string][]string{}}}}
+	src := &memorySource{policies: map[string]models.AccessPolicy{"t1": {Version: 1, Assignments: map[string][]string{}}}}
 	for _, r := range BuiltinRoles() {
 		src.policies["t1"].Assignments["u-"+r.Name] = []string{r.Name}
 	}
@@ -91,8 +91,8 @@ func TestBuiltinRoleSetsAreSound(t *testing.T) {
 }
 
 func TestCustomRolesStayInTheirTenant(t *testing.T) {
-	src := &memorySource{policies: map[string]TenantPolicy{
-		"t1": {Version: 1, CustomRoles: []Role{{Name: "auditor", Permissions: []Permission{AuditRead}}},
+	src := &memorySource{policies: map[string]models.AccessPolicy{
+		"t1": {Version: 1, CustomRoles: []models.RoleDefinition{{Name: "auditor", Permissions: []string{string(AuditRead)}}},
 			Assignments: map[string][]string{"u1": {"auditor"}}},
 		"t2": {Version: 1, Assignments: map[string][]string{"u1": {"auditor"}}},
 	}}
@@ -110,7 +110,7 @@ func TestCustomRolesStayInTheirTenant(t *testing.T) {
 }
 
 func TestMachineKeysHoldExactlyTheirScopes(t *testing.T) {
-	a := NewAuthorizer(&memorySource{policies: map[string]TenantPolicy{}})
+	a := NewAuthorizer(&memorySource{policies: map[string]models.AccessPolicy{}})
 	key := &models.Principal{Kind: models.PrincipalMachineKey, TenantID: "t1", KeyID: "k1", Scopes: []string{string(PartnersRead)}}
 	if ok, _ := a.Allowed(context.Background(), key, PartnersRead); !ok {
 		t.Fatal("a key does not hold its scope")
@@ -121,7 +121,7 @@ func TestMachineKeysHoldExactlyTheirScopes(t *testing.T) {
 }
 
 func TestPolicyChangesApplyAfterInvalidateOrWithinStaleness(t *testing.T) {
-	src := &memorySource{policies: map[string]TenantPolicy{"t1": {Version: 1, Assignments: map[string][]string{"u1": {RoleAnalyst}}}}}
+	src := &memorySource{policies: map[string]models.AccessPolicy{"t1": {Version: 1, Assignments: map[string][]string{"u1": {RoleAnalyst}}}}}
 	a := NewAuthorizer(src)
 	clock := time.Unix(1_700_000_000, 0)
 	a.now = func() time.Time { return clock }
@@ -129,7 +129,7 @@ func TestPolicyChangesApplyAfterInvalidateOrWithinStaleness(t *testing.T) {
 	if ok, _ := a.Allowed(ctx, user("t1", "u1"), UsersWrite); ok {
 		t.Fatal("the analyst may write users")
 	}
-	src.set("t1", TenantPolicy{Version: 2, Assignments: map[string][]string{"u1": {RoleAdmin}}})
+	src.set("t1", models.AccessPolicy{Version: 2, Assignments: map[string][]string{"u1": {RoleAdmin}}})
 	if ok, _ := a.Allowed(ctx, user("t1", "u1"), UsersWrite); ok {
 		t.Fatal("the cached policy was not used within the staleness window")
 	}
@@ -143,7 +143,7 @@ func TestPolicyChangesApplyAfterInvalidateOrWithinStaleness(t *testing.T) {
 	if src.loads != loads {
 		t.Fatal("an unchanged version reloaded the policy")
 	}
-	src.set("t1", TenantPolicy{Version: 3, Assignments: map[string][]string{}})
+	src.set("t1", models.AccessPolicy{Version: 3, Assignments: map[string][]string{}})
 	a.Invalidate("t1")
 	if ok, _ := a.Allowed(ctx, user("t1", "u1"), UsersWrite); ok {
 		t.Fatal("Invalidate did not apply the change at once")

@@ -19,18 +19,9 @@ import (
 //go:embed model.conf
 var modelText string
 
-// TenantPolicy is what a tenant's store holds about access: its custom roles and who has which
-// role. Version changes whenever any of it changes.
-type TenantPolicy struct {
-	Version     int64
-	CustomRoles []Role
-	// Assignments maps a user id to the role names it holds.
-	Assignments map[string][]string
-}
-
-// PolicySource reads tenants' policies; the store implements it.
+// PolicySource reads tenants' access policies; the store implements it.
 type PolicySource interface {
-	TenantPolicy(ctx context.Context, tenantID string) (TenantPolicy, error)
+	AccessPolicy(ctx context.Context, tenantID string) (models.AccessPolicy, error)
 	PolicyVersion(ctx context.Context, tenantID string) (int64, error)
 }
 
@@ -123,7 +114,7 @@ func (a *Authorizer) enforcer(ctx context.Context, tenantID string) (*casbin.Enf
 			return te.enforcer, nil
 		}
 	}
-	policy, err := a.source.TenantPolicy(ctx, tenantID)
+	policy, err := a.source.AccessPolicy(ctx, tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("authz: load policy: %w", err)
 	}
@@ -135,7 +126,7 @@ func (a *Authorizer) enforcer(ctx context.Context, tenantID string) (*casbin.Enf
 	return e, nil
 }
 
-func newEnforcer(tenantID string, policy TenantPolicy) (*casbin.Enforcer, error) {
+func newEnforcer(tenantID string, policy models.AccessPolicy) (*casbin.Enforcer, error) {
 	m, err := model.NewModelFromString(modelText)
 	if err != nil {
 		return nil, fmt.Errorf("authz: model: %w", err)
@@ -152,7 +143,7 @@ func newEnforcer(tenantID string, policy TenantPolicy) (*casbin.Enforcer, error)
 // writes the tables, in the same transaction as the audit entry.
 type policyAdapter struct {
 	tenantID string
-	policy   TenantPolicy
+	policy   models.AccessPolicy
 }
 
 var errReadOnly = errors.New("authz: the policy is written through the store, not through Casbin")
@@ -166,7 +157,11 @@ func (a *policyAdapter) LoadPolicy(m model.Model) error {
 		}
 	}
 	for _, r := range a.policy.CustomRoles {
-		for _, p := range r.Permissions {
+		for _, name := range r.Permissions {
+			p := Permission(name)
+			if !Known(p) {
+				continue // a permission retired from the catalogue grants nothing
+			}
 			if err := persist.LoadPolicyArray([]string{"p", r.Name, a.tenantID, p.Resource(), p.Action()}, m); err != nil {
 				return err
 			}

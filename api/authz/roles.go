@@ -1,6 +1,10 @@
 package authz
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/partnerd/partnerd/models"
+)
 
 // Audience says which principals a role can be given to.
 type Audience string
@@ -22,7 +26,7 @@ type Role struct {
 
 // Names of the built-in roles.
 const (
-	RoleOwner          = "owner"
+	RoleOwner          = models.RoleOwner
 	RoleAdmin          = "admin"
 	RolePartnerManager = "partner_manager"
 	RoleFinance        = "finance"

@@ -17,6 +17,7 @@ const migrationLockKey = 7_236_617_003 // "partnerd" on a phone keypad, shortene
 func migrations() []*gormigrate.Migration {
 	return []*gormigrate.Migration{
 		{ID: "0001_tenants_users", Migrate: migrate0001TenantsUsers},
+		{ID: "0002_identity", Migrate: migrate0002Identity},
 	}
 }
 
@@ -72,4 +73,88 @@ func migrate0001TenantsUsers(tx *gorm.DB) error {
 		Tenant        tenant `gorm:"constraint:OnDelete:CASCADE"`
 	}
 	return tx.Migrator().CreateTable(&tenant{}, &user{})
+}
+
+func migrate0002Identity(tx *gorm.DB) error {
+	type tenant struct {
+		ID            string `gorm:"primaryKey;size:36"`
+		PolicyVersion int64  `gorm:"not null;default:0"`
+	}
+	type partner struct {
+		ID        string `gorm:"primaryKey;size:36"`
+		TenantID  string `gorm:"size:36;not null;index"`
+		Name      string `gorm:"size:200;not null"`
+		Type      string `gorm:"size:32;not null"`
+		Level     string `gorm:"size:64"`
+		Status    string `gorm:"size:32;not null"`
+		CreatedAt time.Time
+		UpdatedAt time.Time
+	}
+	type customRole struct {
+		ID          string `gorm:"primaryKey;size:36"`
+		TenantID    string `gorm:"size:36;not null;uniqueIndex:custom_roles_tenant_name"`
+		Name        string `gorm:"size:64;not null;uniqueIndex:custom_roles_tenant_name"`
+		Description string `gorm:"size:500"`
+		Audience    string `gorm:"size:16;not null"`
+		Permissions string `gorm:"type:text;not null"`
+		CreatedAt   time.Time
+		UpdatedAt   time.Time
+	}
+	type roleAssignment struct {
+		TenantID  string `gorm:"primaryKey;size:36"`
+		UserID    string `gorm:"primaryKey;size:36;index"`
+		Role      string `gorm:"primaryKey;size:64"`
+		CreatedAt time.Time
+	}
+	type apiKey struct {
+		ID         string  `gorm:"primaryKey;size:36"`
+		TenantID   string  `gorm:"size:36;not null;index"`
+		Name       string  `gorm:"size:200;not null"`
+		LookupID   string  `gorm:"size:16;not null;uniqueIndex"`
+		Hash       string  `gorm:"size:64;not null"`
+		Scopes     string  `gorm:"type:text;not null"`
+		PartnerID  *string `gorm:"size:36;index"`
+		CreatedBy  string  `gorm:"size:36;not null"`
+		CreatedAt  time.Time
+		LastUsedAt *time.Time
+		ExpiresAt  *time.Time
+		RevokedAt  *time.Time
+	}
+	type refreshToken struct {
+		ID        string `gorm:"primaryKey;size:36"`
+		TenantID  string `gorm:"size:36;not null;index"`
+		UserID    string `gorm:"size:36;not null;index"`
+		FamilyID  string `gorm:"size:36;not null;index"`
+		Hash      string `gorm:"size:64;not null;uniqueIndex"`
+		CreatedAt time.Time
+		ExpiresAt time.Time
+		UsedAt    *time.Time
+		RevokedAt *time.Time
+	}
+	type auditEntry struct {
+		ID            string    `gorm:"primaryKey;size:36"`
+		TenantID      string    `gorm:"size:36;not null;index:audit_tenant_time,priority:1"`
+		ActorKind     string    `gorm:"size:32;not null"`
+		ActorID       string    `gorm:"size:36"`
+		Action        string    `gorm:"size:64;not null"`
+		TargetType    string    `gorm:"size:64;not null"`
+		TargetID      string    `gorm:"size:36"`
+		RequestID     string    `gorm:"size:128"`
+		ClientAddress string    `gorm:"size:64"`
+		ChangedFields string    `gorm:"type:text"`
+		CreatedAt     time.Time `gorm:"index:audit_tenant_time,priority:2"`
+	}
+	m := tx.Migrator()
+	if err := m.AddColumn(&tenant{}, "PolicyVersion"); err != nil {
+		return err
+	}
+	if err := m.CreateTable(&partner{}, &customRole{}, &roleAssignment{}, &apiKey{}, &refreshToken{}, &auditEntry{}); err != nil {
+		return err
+	}
+	// Roles move from a column of users to assignments, which can hold several per user.
+	if err := tx.Exec(`INSERT INTO role_assignments (tenant_id, user_id, role, created_at)
+		SELECT tenant_id, id, role, created_at FROM users`).Error; err != nil {
+		return err
+	}
+	return tx.Exec("ALTER TABLE users DROP COLUMN role").Error
 }

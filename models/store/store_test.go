@@ -21,7 +21,7 @@ func TestMigrationsAreRecordedAndIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(first) == 0 || first[0] != "0001_tenants_users" {
+		if len(first) < 2 || first[0] != "0001_tenants_users" || first[1] != "0002_identity" {
 			t.Fatalf("applied migrations = %v, want 0001_tenants_users first", first)
 		}
 		if err := s.Migrate(ctx); err != nil {
@@ -95,8 +95,12 @@ func TestBootstrapCreatesTheDemoTenantOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.Role != models.RoleOwner || u.PasswordHash != owner.PasswordHash || u.Status != models.UserStatusActive {
+		if u.PasswordHash != owner.PasswordHash || u.Status != models.UserStatusActive {
 			t.Fatalf("owner = %+v", u)
+		}
+		roles, err := s.RolesOf(ctx, tenant.ID, u.ID)
+		if err != nil || len(roles) != 1 || roles[0] != models.RoleOwner {
+			t.Fatalf("owner roles = %v, %v", roles, err)
 		}
 	})
 }

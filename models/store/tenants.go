@@ -28,25 +28,40 @@ func (s *Store) Bootstrap(ctx context.Context, tenant models.Tenant, owner model
 		if n > 0 {
 			return nil
 		}
-		tenant.ID = models.NewID()
-		if err := tx.Create(&tenant).Error; err != nil {
-			return err
-		}
-		owner.ID = models.NewID()
-		owner.TenantID = tenant.ID
-		owner.Email = normalizeEmail(owner.Email)
-		owner.Role = models.RoleOwner
-		owner.Status = models.UserStatusActive
-		if err := tx.Create(&owner).Error; err != nil {
-			return err
-		}
 		created = true
-		return nil
+		return createTenant(ctx, tx, &tenant, &owner)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: bootstrap: %w", err)
 	}
 	return created, nil
+}
+
+// CreateTenant creates a tenant with its owner, who holds the owner role. A taken slug is a
+// conflict.
+func (s *Store) CreateTenant(ctx context.Context, tenant *models.Tenant, owner *models.User) error {
+	return translate(s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return createTenant(ctx, tx, tenant, owner)
+	}), "TENANT_SLUG_TAKEN", "a tenant with this slug exists")
+}
+
+func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner *models.User) error {
+	tenant.ID = models.NewID()
+	if err := tx.Create(tenant).Error; err != nil {
+		return err
+	}
+	owner.ID = models.NewID()
+	owner.TenantID = tenant.ID
+	owner.PartnerID = nil
+	owner.Email = normalizeEmail(owner.Email)
+	owner.Status = models.UserStatusActive
+	if err := tx.Create(owner).Error; err != nil {
+		return err
+	}
+	if err := tx.Create(&models.RoleAssignment{TenantID: tenant.ID, UserID: owner.ID, Role: models.RoleOwner}).Error; err != nil {
+		return err
+	}
+	return writeAudit(ctx, tx, tenant.ID, "tenant.created", "tenant", tenant.ID, "slug", "name")
 }
 
 // TenantBySlug finds a tenant by its slug.

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// writeAudit records a change in the same transaction as the change itself. The actor, request
+// id and client address come from ctx.
+func writeAudit(ctx context.Context, tx *gorm.DB, tenantID, action, targetType, targetID string, changed ...string) error {
+	meta := models.RequestMetaFrom(ctx)
+	entry := models.AuditEntry{
+		ID:            models.NewID(),
+		TenantID:      tenantID,
+		ActorKind:     "system",
+		Action:        action,
+		TargetType:    targetType,
+		TargetID:      targetID,
+		RequestID:     meta.RequestID,
+		ClientAddress: meta.ClientAddress,
+		CreatedAt:     time.Now().UTC(),
+	}
+	if p := models.PrincipalFrom(ctx); p != nil {
+		entry.ActorKind = string(p.Kind)
+		entry.ActorID = p.UserID
+		if p.Kind == models.PrincipalMachineKey {
+			entry.ActorID = p.KeyID
+		}
+	}
+	if len(changed) > 0 {
+		b, _ := json.Marshal(changed)
+		entry.ChangedFields = string(b)
+	}
+	return tx.Create(&entry).Error
+}
+
+// translate maps a unique-constraint violation to a domain conflict with code and message.
+func translate(err error, code, message string) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return models.Conflict(code, message)
+	}
+	return err
+}

@@ -1,0 +1,216 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// AccessPolicy returns a tenant's custom roles and role assignments (authz.PolicySource).
+func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.AccessPolicy, error) {
+	db := s.db.WithContext(ctx)
+	var p models.AccessPolicy
+	var t models.Tenant
+	if err := db.Select("policy_version").Where("id = ?", tenantID).Take(&t).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return p, nil
+		}
+		return p, err
+	}
+	p.Version = t.PolicyVersion
+	var roles []models.CustomRole
+	if err := db.Where("tenant_id = ?", tenantID).Find(&roles).Error; err != nil {
+		return p, err
+	}
+	for _, r := range roles {
+		var perms []string
+		if err := json.Unmarshal([]byte(r.Permissions), &perms); err != nil {
+			return p, fmt.Errorf("store: role %s permissions: %w", r.Name, err)
+		}
+		p.CustomRoles = append(p.CustomRoles, models.RoleDefinition{Name: r.Name, Permissions: perms})
+	}
+	var as []models.RoleAssignment
+	if err := db.Joins("JOIN users ON users.id = role_assignments.user_id AND users.status = ?", models.UserStatusActive).
+		Where("role_assignments.tenant_id = ?", tenantID).Find(&as).Error; err != nil {
+		return p, err
+	}
+	p.Assignments = map[string][]string{}
+	for _, a := range as {
+		p.Assignments[a.UserID] = append(p.Assignments[a.UserID], a.Role)
+	}
+	return p, nil
+}
+
+// PolicyVersion returns the counter that changes with every change of a tenant's access policy.
+func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, error) {
+	var t models.Tenant
+	err := s.db.WithContext(ctx).Select("policy_version").Where("id = ?", tenantID).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return 0, nil
+	}
+	return t.PolicyVersion, err
+}
+
+// bumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
+func bumpPolicy(tx *gorm.DB, tenantID string) error {
+	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
+		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
+}
+
+// RolesOf lists the role names a user holds.
+func (s *Store) RolesOf(ctx context.Context, tenantID, userID string) ([]string, error) {
+	var roles []string
+	err := s.db.WithContext(ctx).Model(&models.RoleAssignment{}).
+		Where("tenant_id = ? AND user_id = ?", tenantID, userID).Order("role").Pluck("role", &roles).Error
+	return roles, err
+}
+
+// UsersByEmail finds the users with an email in every tenant, for sign-in; with tenantSlug set,
+// only in that tenant.
+func (s *Store) UsersByEmail(ctx context.Context, email, tenantSlug string) ([]models.User, error) {
+	q := s.db.WithContext(ctx).Where("users.email = ?", normalizeEmail(email))
+	if tenantSlug != "" {
+		q = q.Joins("JOIN tenants ON tenants.id = users.tenant_id AND tenants.slug = ?", tenantSlug)
+	}
+	var users []models.User
+	err := q.Order("users.created_at").Limit(50).Find(&users).Error
+	return users, err
+}
+
+// UserByID finds a user of a tenant.
+func (s *Store) UserByID(ctx context.Context, tenantID, userID string) (*models.User, error) {
+	var u models.User
+	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, userID).Take(&u).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("USER_NOT_FOUND", "user")
+	}
+	return &u, err
+}
+
+// TenantByID finds a tenant.
+func (s *Store) TenantByID(ctx context.Context, id string) (*models.Tenant, error) {
+	var t models.Tenant
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
+	}
+	return &t, err
+}
+
+// SetPassword replaces a user's password hash and revokes every refresh token of the user.
+func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.User{}).Where("tenant_id = ? AND id = ?", tenantID, userID).Update("password_hash", hash)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return models.NotFound("USER_NOT_FOUND", "user")
+		}
+		now := time.Now().UTC()
+		if err := tx.Model(&models.RefreshToken{}).Where("tenant_id = ? AND user_id = ? AND revoked_at IS NULL", tenantID, userID).
+			Update("revoked_at", now).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, tenantID, "user.password_changed", "user", userID, "password")
+	})
+}
+
+// ErrRefreshReused reports a refresh token presented again after it was rotated; its whole
+// family has been revoked.
+var ErrRefreshReused = models.Errorf(models.KindUnauthenticated, "REFRESH_TOKEN_REUSED", "the refresh token was already used; sign in again")
+
+// errRefreshInvalid reports an unknown, expired or revoked refresh token.
+var errRefreshInvalid = models.Errorf(models.KindUnauthenticated, "INVALID_REFRESH_TOKEN", "the refresh token is not valid")
+
+// CreateRefreshToken stores the first token of a new family for a user.
+func (s *Store) CreateRefreshToken(ctx context.Context, t *models.RefreshToken) error {
+	t.ID = models.NewID()
+	if t.FamilyID == "" {
+		t.FamilyID = t.ID
+	}
+	return s.db.WithContext(ctx).Create(t).Error
+}
+
+// RotateRefreshToken consumes the token with hash oldHash and stores next in its family. A token
+// used twice revokes its family (ErrRefreshReused); an expired or revoked one is refused.
+func (s *Store) RotateRefreshToken(ctx context.Context, oldHash string, next *models.RefreshToken, now time.Time) (*models.RefreshToken, error) {
+	var old models.RefreshToken
+	reused := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		q := tx
+		if s.dialect == Postgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		if err := q.Where("hash = ?", oldHash).Take(&old).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return errRefreshInvalid
+			}
+			return err
+		}
+		if old.UsedAt != nil {
+			reused = true
+			return tx.Model(&models.RefreshToken{}).Where("family_id = ? AND revoked_at IS NULL", old.FamilyID).Update("revoked_at", now).Error
+		}
+		if old.RevokedAt != nil || !now.Before(old.ExpiresAt) {
+			return errRefreshInvalid
+		}
+		res := tx.Model(&models.RefreshToken{}).Where("id = ? AND used_at IS NULL", old.ID).Update("used_at", now)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			reused = true
+			return tx.Model(&models.RefreshToken{}).Where("family_id = ?", old.FamilyID).Update("revoked_at", now).Error
+		}
+		next.ID = models.NewID()
+		next.TenantID, next.UserID, next.FamilyID = old.TenantID, old.UserID, old.FamilyID
+		return tx.Create(next).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	if reused {
+		return nil, ErrRefreshReused
+	}
+	return &old, nil
+}
+
+// RevokeRefreshFamily revokes the family of the token with hash (sign-out). Unknown tokens are
+// ignored, so sign-out never tells whether a token existed.
+func (s *Store) RevokeRefreshFamily(ctx context.Context, hash string, now time.Time) error {
+	var t models.RefreshToken
+	err := s.db.WithContext(ctx).Where("hash = ?", hash).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.db.WithContext(ctx).Model(&models.RefreshToken{}).
+		Where("family_id = ? AND revoked_at IS NULL", t.FamilyID).Update("revoked_at", now).Error
+}
+
+// APIKeyByLookup finds a machine key record by its lookup id, for authentication.
+func (s *Store) APIKeyByLookup(ctx context.Context, lookupID string) (*models.APIKey, error) {
+	var k models.APIKey
+	err := s.db.WithContext(ctx).Where("lookup_id = ?", lookupID).Take(&k).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("API_KEY_NOT_FOUND", "machine key")
+	}
+	return &k, err
+}
+
+// TouchAPIKey records a use of a key, writing at most once per interval per key.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, now time.Time, interval time.Duration) error {
+	return s.db.WithContext(ctx).Model(&models.APIKey{}).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, now.Add(-interval)).
+		UpdateColumn("last_used_at", now).Error
+}

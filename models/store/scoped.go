@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+
+	"gorm.io/gorm"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// Scoped is the store as one principal sees it. Every query on tenant-owned data goes through
+// it and is limited to the principal's tenant and, for partner principals, to its partner
+// organisation: a row outside the scope reads as missing. Tenant and partner of new rows come
+// from the principal, never from input.
+type Scoped struct {
+	s *Store
+	p models.Principal
+}
+
+// For returns the store scoped to p. A nil principal or one without a tenant sees nothing.
+func (s *Store) For(p *models.Principal) *Scoped {
+	sc := &Scoped{s: s}
+	if p != nil {
+		sc.p = *p
+	}
+	return sc
+}
+
+// Principal is who the scope belongs to.
+func (sc *Scoped) Principal() models.Principal { return sc.p }
+
+// tenantRows starts a query limited to the principal's tenant.
+func (sc *Scoped) tenantRows(ctx context.Context, model any) *gorm.DB {
+	q := sc.s.db.WithContext(ctx).Model(model)
+	if sc.p.TenantID == "" {
+		return q.Where("1 = 0")
+	}
+	return q.Where("tenant_id = ?", sc.p.TenantID)
+}
+
+// partnerRows is tenantRows plus, for partner principals, only rows of their partner
+// organisation in column.
+func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
+	q := sc.tenantRows(ctx, model)
+	if sc.p.PartnerID != "" {
+		q = q.Where(column+" = ?", sc.p.PartnerID)
+	}
+	return q
+}
+
+// page applies keyset pagination on ids (UUIDv7, so id order is creation order) and fetches
+// one row more than asked, to know whether another page follows.
+func page[T any](q *gorm.DB, pg models.Page, id func(T) string) ([]T, string, error) {
+	limit := pg.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	if pg.After != "" {
+		q = q.Where("id > ?", pg.After)
+	}
+	var rows []T
+	if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = id(rows[len(rows)-1])
+	}
+	return rows, next, nil
+}
