@@ -5,13 +5,17 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
 
+	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 )
@@ -31,6 +35,8 @@ type Config struct {
 	Version string
 	// TrustedProxies are the addresses whose X-Forwarded-For is believed; none by default.
 	TrustedProxies []string
+	// CursorKey signs list cursors; random per process when empty.
+	CursorKey []byte
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.
@@ -49,6 +55,9 @@ type Authenticator interface {
 // Authorizer decides whether a principal holds a permission in its tenant.
 type Authorizer interface {
 	Allowed(ctx context.Context, p *models.Principal, perm authz.Permission) (bool, error)
+	Permissions(ctx context.Context, p *models.Principal) ([]authz.Permission, error)
+	// Invalidate applies a change of a tenant's roles at once in this process.
+	Invalidate(tenantID string)
 }
 
 // Deps are the collaborators of the HTTP layer.
@@ -57,18 +66,30 @@ type Deps struct {
 	// Readiness lists what /readyz checks.
 	Readiness []ReadinessCheck
 	// Authenticator and Authorizer guard every non-public operation; without them such
-	// operations answer 401.
+	// operations answer 401. With Identity and Tokens set and no Authenticator, the server
+	// authenticates access tokens and machine keys itself.
 	Authenticator Authenticator
 	Authorizer    Authorizer
+	// Identity and Scope are the storage of the identity operations.
+	Identity IdentityStore
+	Scope    func(*models.Principal) ScopedStore
+	// Tokens issues and verifies access tokens.
+	Tokens *authn.Tokens
 }
 
 // Server is the assembled HTTP interface.
 type Server struct {
-	cfg    Config
-	deps   Deps
-	log    *slog.Logger
-	engine *gin.Engine
-	api    huma.API
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	engine  *gin.Engine
+	api     huma.API
+	cursors cursors
+	// loginByAccount and loginByClient limit failed sign-ins.
+	loginByAccount *failureLimiter
+	loginByClient  *failureLimiter
+	// dummyHash is verified when no account matches, so that timing does not tell.
+	dummyHash func() string
 }
 
 // gin's debug mode only prints routes and warnings to stdout; partnerd logs through slog.
@@ -86,7 +107,23 @@ func New(cfg Config, deps Deps) *Server {
 		deps.Logger.Warn("ignoring invalid trusted proxies", "error", err)
 		_ = engine.SetTrustedProxies(nil)
 	}
-	s := &Server{cfg: cfg, deps: deps, log: deps.Logger, engine: engine}
+	if deps.Authenticator == nil && deps.Identity != nil && deps.Tokens != nil {
+		deps.Authenticator = newCredentialAuthenticator(deps.Tokens, deps.Identity)
+	}
+	if len(cfg.CursorKey) == 0 {
+		cfg.CursorKey = make([]byte, 32)
+		_, _ = rand.Read(cfg.CursorKey)
+	}
+	s := &Server{
+		cfg: cfg, deps: deps, log: deps.Logger, engine: engine,
+		cursors:        cursors{key: cfg.CursorKey},
+		loginByAccount: newFailureLimiter(5, 15*time.Minute),
+		loginByClient:  newFailureLimiter(20, 15*time.Minute),
+		dummyHash: sync.OnceValue(func() string {
+			h, _ := authn.HashPassword("partnerd timing equaliser")
+			return h
+		}),
+	}
 	engine.Use(s.requestID, s.accessLog, s.recoverPanics)
 	engine.NoRoute(s.noRoute)
 	engine.NoMethod(s.noMethod)
@@ -117,6 +154,9 @@ func New(cfg Config, deps Deps) *Server {
 	s.mountSwaggerUI()
 
 	registerSystemRoutes(s)
+	registerAuthRoutes(s)
+	registerAPIKeyRoutes(s)
+	registerAuditRoutes(s)
 	return s
 }
 

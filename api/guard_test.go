@@ -40,6 +40,18 @@ func (r roleAuthorizer) Allowed(_ context.Context, p *models.Principal, perm aut
 	return false, nil
 }
 
+func (r roleAuthorizer) Permissions(ctx context.Context, p *models.Principal) ([]authz.Permission, error) {
+	var out []authz.Permission
+	for _, perm := range authz.All() {
+		if ok, _ := r.Allowed(ctx, p, perm); ok {
+			out = append(out, perm)
+		}
+	}
+	return out, nil
+}
+
+func (roleAuthorizer) Invalidate(string) {}
+
 type whoAmIOutput struct {
 	Body struct {
 		TenantID string `json:"tenantId"`

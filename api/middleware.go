@@ -46,7 +46,9 @@ func (s *Server) requestID(c *gin.Context) {
 		id = models.NewID()
 	}
 	info := requestInfo{id: id, path: c.Request.URL.Path}
-	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestInfoKey{}, info))
+	ctx := context.WithValue(c.Request.Context(), requestInfoKey{}, info)
+	ctx = models.WithRequestMeta(ctx, models.RequestMeta{RequestID: id, ClientAddress: c.ClientIP()})
+	c.Request = c.Request.WithContext(ctx)
 	c.Header(HeaderRequestID, id)
 	c.Next()
 }

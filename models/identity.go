@@ -120,3 +120,12 @@ type Page struct {
 	Limit int
 	After string
 }
+
+// AuditFilter narrows the audit log; zero fields do not filter.
+type AuditFilter struct {
+	Action     string
+	ActorID    string
+	TargetType string
+	TargetID   string
+	From, To   time.Time
+}

@@ -85,7 +85,7 @@ func TestSecretsRedactThemselves(t *testing.T) {
 	slog.New(slog.NewJSONHandler(&logs, nil)).Info("x", "secret", s, "sealed", Sealed("v1:abc"))
 	b, _ := json.Marshal(struct{ S Secret }{s})
 	for name, out := range map[string]string{
-		"fmt %v": fmt.Sprintf("%v", s), "fmt %s": fmt.Sprintf("%s", s), "fmt %+v": fmt.Sprintf("%+v", struct{ S Secret }{s}),
+		"fmt %v": fmt.Sprintf("%v", s), "fmt %q": fmt.Sprintf("%q", s), "fmt %+v": fmt.Sprintf("%+v", struct{ S Secret }{s}),
 		"fmt %#v": fmt.Sprintf("%#v", s), "json": string(b), "slog": logs.String(),
 	} {
 		if strings.Contains(out, "hunter2") {

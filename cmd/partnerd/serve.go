@@ -23,6 +23,7 @@ import (
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/api"
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/worker"
@@ -60,7 +61,12 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		}
 		defer unlock()
 	}
-	if _, err := resolveSecretKey(cfg); err != nil {
+	secretKey, err := resolveSecretKey(cfg)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
+	keyring, err := models.NewKeyring(map[int][]byte{1: secretKey}, 1)
+	if err != nil {
 		return fmt.Errorf("secret key: %w", err)
 	}
 
@@ -105,8 +111,12 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	}
 	defer w.Stop()
 
-	srv := api.New(api.Config{Version: version, TrustedProxies: cfg.TrustedProxies}, api.Deps{
-		Logger: log,
+	srv := api.New(apiConfig(cfg, keyring), api.Deps{
+		Logger:     log,
+		Identity:   st,
+		Scope:      func(p *models.Principal) api.ScopedStore { return st.For(p) },
+		Tokens:     authn.NewTokens(keyring, tokenIssuer, tokenAudience),
+		Authorizer: authz.NewAuthorizer(st),
 		Readiness: []api.ReadinessCheck{
 			{Name: "database", Check: st.Ping},
 			{Name: "temporal", Check: func(ctx context.Context) error {
@@ -151,6 +161,17 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	// The deferred calls stop, in order, the worker, the Temporal client, the embedded server,
 	// the store and the data directory lock.
 	return nil
+}
+
+// Access tokens name partnerd as issuer and its API as audience.
+const (
+	tokenIssuer   = "partnerd"
+	tokenAudience = "partnerd-api"
+)
+
+func apiConfig(cfg config, keyring *models.Keyring) api.Config {
+	cursorKey, _ := keyring.DeriveKey(keyring.Current(), "list cursors")
+	return api.Config{Version: version, TrustedProxies: cfg.TrustedProxies, CursorKey: cursorKey}
 }
 
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, error) {

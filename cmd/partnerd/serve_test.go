@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -124,12 +125,36 @@ func TestServeRunsEverythingAndRestartsOnTheSameDataDirectory(t *testing.T) {
 			t.Errorf("the banner lacks %q:\n%s", want, banner)
 		}
 	}
+	res, err := http.Post(base+"/api/auth/login", "application/json",
+		strings.NewReader(`{"email":"founder@example.test","password":"`+password+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"accessToken"`
+	}
+	_ = json.NewDecoder(res.Body).Decode(&tok)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || tok.AccessToken == "" {
+		t.Fatalf("the bootstrap owner cannot sign in: %d", res.StatusCode)
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/api/me", nil)
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	me, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meBody, _ := io.ReadAll(me.Body)
+	me.Body.Close()
+	if me.StatusCode != http.StatusOK || !strings.Contains(string(meBody), `"owner"`) {
+		t.Fatalf("GET /api/me as the bootstrap owner = %d %s", me.StatusCode, meBody)
+	}
 	if !strings.Contains(first.logs.String(), "database_ok=true") {
 		t.Errorf("the worker probe did not pass through the embedded server:\n%s", first.logs.String())
 	}
 	cfg, _ := loadConfig("serve", nil, envOf(env), io.Discard)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err := serve(ctx, cfg, io.Discard, io.Discard, nil)
+	err = serve(ctx, cfg, io.Discard, io.Discard, nil)
 	cancel()
 	if err == nil || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("a second serve on the same data directory: err = %v, want in use", err)

@@ -56,17 +56,8 @@ func (sc *Scoped) RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, 
 	return k, err
 }
 
-// AuditFilter narrows the audit log.
-type AuditFilter struct {
-	Action     string
-	ActorID    string
-	TargetType string
-	TargetID   string
-	From, To   time.Time
-}
-
 // ListAudit lists the tenant's audit entries, oldest first, filtered.
-func (sc *Scoped) ListAudit(ctx context.Context, f AuditFilter, pg models.Page) ([]models.AuditEntry, string, error) {
+func (sc *Scoped) ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error) {
 	q := sc.tenantRows(ctx, &models.AuditEntry{})
 	if sc.p.PartnerID != "" {
 		q = q.Where("1 = 0") // partners never read the tenant's audit log

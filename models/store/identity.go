@@ -58,12 +58,6 @@ func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, erro
 	return t.PolicyVersion, err
 }
 
-// bumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
-func bumpPolicy(tx *gorm.DB, tenantID string) error {
-	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
-		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
-}
-
 // RolesOf lists the role names a user holds.
 func (s *Store) RolesOf(ctx context.Context, tenantID, userID string) ([]string, error) {
 	var roles []string

@@ -118,7 +118,7 @@ func TestAPIKeysAreScopedToTheirTenantAndAudited(t *testing.T) {
 		if err != nil || revoked.RevokedAt == nil {
 			t.Fatalf("revoke = %+v, %v", revoked, err)
 		}
-		entries, _, err := s.For(acme).ListAudit(ctx, store.AuditFilter{TargetType: "apikey"}, models.Page{Limit: 100})
+		entries, _, err := s.For(acme).ListAudit(ctx, models.AuditFilter{TargetType: "apikey"}, models.Page{Limit: 100})
 		if err != nil || len(entries) != 4 {
 			t.Fatalf("audit entries for keys = %d, %v; want 3 created + 1 revoked", len(entries), err)
 		}
@@ -126,7 +126,7 @@ func TestAPIKeysAreScopedToTheirTenantAndAudited(t *testing.T) {
 		if last.Action != "apikey.revoked" || last.ActorID != acme.UserID || last.RequestID != "req-1" || last.ClientAddress != "192.0.2.9" {
 			t.Fatalf("audit entry = %+v", last)
 		}
-		if e, _, _ := s.For(globex).ListAudit(ctx, store.AuditFilter{TargetType: "apikey"}, models.Page{}); len(e) != 0 {
+		if e, _, _ := s.For(globex).ListAudit(ctx, models.AuditFilter{TargetType: "apikey"}, models.Page{}); len(e) != 0 {
 			t.Fatal("another tenant reads acme's audit log")
 		}
 	})

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/models"
+)
+
+// keyTouchInterval is how often a machine key's lastUsedAt is written at most.
+const keyTouchInterval = time.Minute
+
+// credentialAuthenticator accepts user access tokens and machine keys.
+type credentialAuthenticator struct {
+	tokens *authn.Tokens
+	store  IdentityStore
+	now    func() time.Time
+
+	mu      sync.Mutex
+	touched map[string]time.Time // key id → last recorded use, to skip writes
+}
+
+func newCredentialAuthenticator(tokens *authn.Tokens, store IdentityStore) *credentialAuthenticator {
+	return &credentialAuthenticator{tokens: tokens, store: store, now: time.Now, touched: map[string]time.Time{}}
+}
+
+func invalidCredentials(msg string) *models.Error {
+	return models.Errorf(models.KindUnauthenticated, "INVALID_CREDENTIALS", "%s", msg)
+}
+
+// Authenticate implements Authenticator.
+func (a *credentialAuthenticator) Authenticate(ctx context.Context, header string, schemes []string) (*models.Principal, error) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return nil, models.Errorf(models.KindUnauthenticated, "UNAUTHENTICATED", "send Authorization: Bearer <access token or machine key>")
+	}
+	if authn.LooksLikeMachineKey(token) {
+		if !slices.Contains(schemes, SchemeMachineKey) {
+			return nil, invalidCredentials("this operation does not accept machine keys")
+		}
+		return a.machineKey(ctx, token)
+	}
+	if !slices.Contains(schemes, SchemeBearer) {
+		return nil, invalidCredentials("this operation accepts machine keys only")
+	}
+	return a.accessToken(ctx, token)
+}
+
+func (a *credentialAuthenticator) machineKey(ctx context.Context, key string) (*models.Principal, error) {
+	lookup, err := authn.ParseMachineKey(key)
+	if err != nil {
+		return nil, invalidCredentials("malformed machine key") // no database read
+	}
+	rec, err := a.store.APIKeyByLookup(ctx, lookup)
+	if models.ErrorKind(err) == models.KindNotFound || (err == nil && !authn.KeyHashEqual(key, rec.Hash)) {
+		return nil, invalidCredentials("unknown machine key")
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := a.now()
+	if rec.RevokedAt != nil {
+		return nil, invalidCredentials("the machine key was revoked")
+	}
+	if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
+		return nil, invalidCredentials("the machine key has expired")
+	}
+	a.touch(ctx, rec.ID, now)
+	var scopes []string
+	if err := jsonUnmarshalString(rec.Scopes, &scopes); err != nil {
+		return nil, err
+	}
+	p := &models.Principal{Kind: models.PrincipalMachineKey, TenantID: rec.TenantID, KeyID: rec.ID, Scopes: scopes}
+	if rec.PartnerID != nil {
+		p.PartnerID = *rec.PartnerID
+	}
+	return p, nil
+}
+
+// touch records a key's use at most once per interval per process, and the store's conditional
+// update keeps it at most once per interval across processes.
+func (a *credentialAuthenticator) touch(ctx context.Context, keyID string, now time.Time) {
+	a.mu.Lock()
+	last, ok := a.touched[keyID]
+	if ok && now.Sub(last) < keyTouchInterval {
+		a.mu.Unlock()
+		return
+	}
+	a.touched[keyID] = now
+	a.mu.Unlock()
+	_ = a.store.TouchAPIKey(context.WithoutCancel(ctx), keyID, now.UTC(), keyTouchInterval)
+}
+
+func (a *credentialAuthenticator) accessToken(ctx context.Context, token string) (*models.Principal, error) {
+	claims, err := a.tokens.Verify(token)
+	if err != nil {
+		return nil, invalidCredentials("invalid or expired access token")
+	}
+	u, err := a.store.UserByID(ctx, claims.TenantID, claims.Subject)
+	if models.ErrorKind(err) == models.KindNotFound {
+		return nil, invalidCredentials("invalid or expired access token")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if u.Status != models.UserStatusActive {
+		return nil, invalidCredentials("the account is not active")
+	}
+	return a.principalOf(ctx, u)
+}
+
+func (a *credentialAuthenticator) principalOf(ctx context.Context, u *models.User) (*models.Principal, error) {
+	roles, err := a.store.RolesOf(ctx, u.TenantID, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := &models.Principal{Kind: models.PrincipalOperator, TenantID: u.TenantID, UserID: u.ID, Roles: roles}
+	if u.PartnerID != nil && *u.PartnerID != "" {
+		p.Kind, p.PartnerID = models.PrincipalPartner, *u.PartnerID
+	}
+	return p, nil
+}
+
+func jsonUnmarshalString(s string, v any) error { return json.Unmarshal([]byte(s), v) }

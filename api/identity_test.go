@@ -1,0 +1,279 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/storetest"
+)
+
+const ownerPassword = "correct horse battery staple"
+
+// identityServer is a Server on a real store, wired as cmd wires it.
+func identityServer(t *testing.T, st *store.Store) (*Server, *syncBuffer) {
+	t.Helper()
+	master := make([]byte, 32)
+	_, _ = rand.Read(master)
+	keys, err := models.NewKeyring(map[int][]byte{1: master}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testServer(t, Deps{
+		Identity:   st,
+		Scope:      func(p *models.Principal) ScopedStore { return st.For(p) },
+		Tokens:     authn.NewTokens(keys, "partnerd", "partnerd-api"),
+		Authorizer: authz.NewAuthorizer(st),
+	})
+}
+
+// seedTenant creates a tenant whose owner signs in with ownerPassword.
+func seedTenant(t *testing.T, st *store.Store, slug string) (tenantID, ownerEmail string) {
+	t.Helper()
+	hash, err := authn.HashPassword(ownerPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := &models.Tenant{Slug: slug, Name: strings.ToUpper(slug)}
+	owner := &models.User{Email: "owner@" + slug + ".test", Name: "Owner", PasswordHash: hash}
+	if err := st.CreateTenant(context.Background(), tenant, owner); err != nil {
+		t.Fatal(err)
+	}
+	return tenant.ID, owner.Email
+}
+
+func jsonBody(t *testing.T, v any) *strings.Reader {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReader(string(b))
+}
+
+func decode[T any](t *testing.T, r response) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+	return v
+}
+
+type tokens struct {
+	AccessToken  string `json:"accessToken"`
+	RefreshToken string `json:"refreshToken"`
+	ExpiresIn    int    `json:"expiresIn"`
+	Tenant       struct {
+		Slug string `json:"slug"`
+	} `json:"tenant"`
+}
+
+func login(t *testing.T, h http.Handler, email, password string) tokens {
+	t.Helper()
+	res := do(t, h, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": email, "password": password}))
+	if res.Status != http.StatusOK {
+		t.Fatalf("login %s = %d %s", email, res.Status, res.Body)
+	}
+	return decode[tokens](t, res)
+}
+
+func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
+func TestLoginRefreshAndLogout(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, logs := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+
+		bad := do(t, h, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": email, "password": "wrong"}))
+		if p := bad.problem(t); p.Status != http.StatusUnauthorized || p.Code != "INVALID_CREDENTIALS" {
+			t.Fatalf("wrong password = %+v", p)
+		}
+		tok := login(t, h, strings.ToUpper(email), ownerPassword)
+		if tok.ExpiresIn < 890 || tok.ExpiresIn > 900 || tok.Tenant.Slug != "acme" || !strings.HasPrefix(tok.RefreshToken, "pdr_") {
+			t.Fatalf("tokens = %+v", tok)
+		}
+
+		me := do(t, h, http.MethodGet, "/api/me", nil, bearer(tok.AccessToken)...)
+		meBody := decode[struct {
+			Kind        string                `json:"kind"`
+			Email       string                `json:"email"`
+			Roles       []string              `json:"roles"`
+			Permissions []string              `json:"permissions"`
+			Tenant      struct{ Slug string } `json:"tenant"`
+		}](t, me)
+		if me.Status != http.StatusOK || meBody.Kind != "operator" || meBody.Email != email || meBody.Tenant.Slug != "acme" ||
+			len(meBody.Roles) != 1 || meBody.Roles[0] != "owner" || len(meBody.Permissions) != len(authz.All()) {
+			t.Fatalf("GET /api/me = %d %s", me.Status, me.Body)
+		}
+
+		refreshed := do(t, h, http.MethodPost, "/api/auth/refresh", jsonBody(t, map[string]string{"refreshToken": tok.RefreshToken}))
+		next := decode[tokens](t, refreshed)
+		if refreshed.Status != http.StatusOK || next.RefreshToken == tok.RefreshToken || next.AccessToken == "" {
+			t.Fatalf("refresh = %d %s", refreshed.Status, refreshed.Body)
+		}
+		reuse := do(t, h, http.MethodPost, "/api/auth/refresh", jsonBody(t, map[string]string{"refreshToken": tok.RefreshToken}))
+		if p := reuse.problem(t); p.Status != http.StatusUnauthorized || p.Code != "REFRESH_TOKEN_REUSED" {
+			t.Fatalf("reusing a refresh token = %+v", p)
+		}
+		if res := do(t, h, http.MethodPost, "/api/auth/refresh", jsonBody(t, map[string]string{"refreshToken": next.RefreshToken})); res.Status != http.StatusUnauthorized {
+			t.Fatalf("the family survived a reuse: %d", res.Status)
+		}
+
+		again := login(t, h, email, ownerPassword)
+		if res := do(t, h, http.MethodPost, "/api/auth/logout", jsonBody(t, map[string]string{"refreshToken": again.RefreshToken})); res.Status != http.StatusNoContent {
+			t.Fatalf("logout = %d %s", res.Status, res.Body)
+		}
+		if res := do(t, h, http.MethodPost, "/api/auth/refresh", jsonBody(t, map[string]string{"refreshToken": again.RefreshToken})); res.Status != http.StatusUnauthorized {
+			t.Fatalf("refresh after logout = %d", res.Status)
+		}
+
+		for _, secret := range []string{ownerPassword, tok.AccessToken, tok.RefreshToken, next.RefreshToken} {
+			if strings.Contains(logs.String(), secret) {
+				t.Fatalf("a credential reached the logs")
+			}
+		}
+	})
+}
+
+func TestFailedLoginsAreRateLimited(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		for range 5 {
+			do(t, h, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": email, "password": "guess"}))
+		}
+		res := do(t, h, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": email, "password": ownerPassword}))
+		if p := res.problem(t); p.Status != http.StatusTooManyRequests || p.Code != "RATE_LIMITED" {
+			t.Fatalf("the sixth attempt = %+v", p)
+		}
+		if res.Header.Get("Retry-After") == "" || res.Header.Get("RateLimit-Policy") == "" {
+			t.Fatalf("429 without Retry-After or RateLimit-Policy: %v", res.Header)
+		}
+	})
+}
+
+type keyOut struct {
+	ID     string   `json:"id"`
+	Key    string   `json:"key"`
+	Prefix string   `json:"prefix"`
+	Scopes []string `json:"scopes"`
+}
+
+func TestMachineKeysAreShownOnceAndLimitedToTheirScopes(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, logs := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		owner := login(t, h, email, ownerPassword)
+
+		created := do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "ci", "scopes": []string{"apikeys:read"}}),
+			append(bearer(owner.AccessToken), HeaderRequestID, "create-key-1")...)
+		key := decode[keyOut](t, created)
+		if created.Status != http.StatusCreated || !strings.HasPrefix(key.Key, "pd_live_") || !strings.HasPrefix(key.Key, key.Prefix) {
+			t.Fatalf("create = %d %s", created.Status, created.Body)
+		}
+		listed := do(t, h, http.MethodGet, "/api/apikeys", nil, bearer(owner.AccessToken)...)
+		got := do(t, h, http.MethodGet, "/api/apikeys/"+key.ID, nil, bearer(owner.AccessToken)...)
+		for _, r := range []response{listed, got} {
+			if r.Status != http.StatusOK || strings.Contains(string(r.Body), key.Key) || !strings.Contains(string(r.Body), key.Prefix) {
+				t.Fatalf("a list or get shows the key or lacks the prefix: %d %s", r.Status, r.Body)
+			}
+		}
+
+		if r := do(t, h, http.MethodGet, "/api/apikeys", nil, bearer(key.Key)...); r.Status != http.StatusOK {
+			t.Fatalf("the key on its own scope = %d %s", r.Status, r.Body)
+		}
+		if p := do(t, h, http.MethodGet, "/api/me", nil, bearer(key.Key)...).problem(t); p.Status != http.StatusForbidden {
+			t.Fatalf("the key outside its scopes = %d", p.Status)
+		}
+		if p := do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "x", "scopes": []string{"apikeys:read"}}), bearer(key.Key)...).problem(t); p.Status != http.StatusUnauthorized {
+			t.Fatalf("a key on a users-only operation = %d", p.Status)
+		}
+		malformed := key.Key[:len(key.Key)-1] + "x"
+		if malformed == key.Key {
+			malformed = key.Key[:len(key.Key)-1] + "y"
+		}
+		if p := do(t, h, http.MethodGet, "/api/apikeys", nil, bearer(malformed)...).problem(t); p.Status != http.StatusUnauthorized {
+			t.Fatalf("a key with a bad checksum = %d", p.Status)
+		}
+
+		invalid := do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "x", "scopes": []string{"made:up", "apikeys:read"}}), bearer(owner.AccessToken)...)
+		if p := invalid.problem(t); p.Status != http.StatusUnprocessableEntity || len(p.Errors) != 1 || p.Errors[0].Location != "body.scopes[0]" {
+			t.Fatalf("an unknown scope = %+v", p)
+		}
+		massAssign := do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "x", "scopes": []string{"apikeys:read"}, "tenantId": "other"}), bearer(owner.AccessToken)...)
+		if massAssign.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("a body with tenantId = %d, want 422 (unknown field)", massAssign.Status)
+		}
+
+		if r := do(t, h, http.MethodDelete, "/api/apikeys/"+key.ID, nil, bearer(owner.AccessToken)...); r.Status != http.StatusOK {
+			t.Fatalf("revoke = %d %s", r.Status, r.Body)
+		}
+		if p := do(t, h, http.MethodGet, "/api/apikeys", nil, bearer(key.Key)...).problem(t); p.Status != http.StatusUnauthorized {
+			t.Fatalf("a revoked key = %d", p.Status)
+		}
+
+		audit := do(t, h, http.MethodGet, "/api/audit-log?targetType=apikey", nil, bearer(owner.AccessToken)...)
+		if audit.Status != http.StatusOK || !strings.Contains(string(audit.Body), "apikey.created") ||
+			!strings.Contains(string(audit.Body), "apikey.revoked") || !strings.Contains(string(audit.Body), "create-key-1") {
+			t.Fatalf("audit = %d %s", audit.Status, audit.Body)
+		}
+		if strings.Contains(logs.String(), key.Key) {
+			t.Fatal("the key plaintext reached the logs")
+		}
+	})
+}
+
+func TestOtherTenantsSeeNothingAndCursorsCannotBeForged(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, acmeEmail := seedTenant(t, st, "acme")
+		_, globexEmail := seedTenant(t, st, "globex")
+		acme := login(t, h, acmeEmail, ownerPassword)
+		globex := login(t, h, globexEmail, ownerPassword)
+		var ids []string
+		for range 3 {
+			k := decode[keyOut](t, do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "k", "scopes": []string{"apikeys:read"}}), bearer(acme.AccessToken)...))
+			ids = append(ids, k.ID)
+		}
+		if p := do(t, h, http.MethodGet, "/api/apikeys/"+ids[0], nil, bearer(globex.AccessToken)...).problem(t); p.Status != http.StatusNotFound {
+			t.Fatalf("another tenant's key = %d", p.Status)
+		}
+		if p := do(t, h, http.MethodDelete, "/api/apikeys/"+ids[0], nil, bearer(globex.AccessToken)...).problem(t); p.Status != http.StatusNotFound {
+			t.Fatalf("revoking another tenant's key = %d", p.Status)
+		}
+
+		page1 := decode[ListBody[keyOut]](t, do(t, h, http.MethodGet, "/api/apikeys?limit=2", nil, bearer(acme.AccessToken)...))
+		if len(page1.Data) != 2 || page1.NextCursor == "" {
+			t.Fatalf("page 1 = %+v", page1)
+		}
+		page2 := decode[ListBody[keyOut]](t, do(t, h, http.MethodGet, "/api/apikeys?limit=2&cursor="+page1.NextCursor, nil, bearer(acme.AccessToken)...))
+		if len(page2.Data) != 1 || page2.NextCursor != "" || page2.Data[0].ID != ids[2] {
+			t.Fatalf("page 2 = %+v", page2)
+		}
+		if p := do(t, h, http.MethodGet, "/api/apikeys?cursor="+page1.NextCursor+"x", nil, bearer(acme.AccessToken)...).problem(t); p.Status != http.StatusBadRequest || p.Code != "INVALID_CURSOR" {
+			t.Fatalf("a tampered cursor = %+v", p)
+		}
+		if p := do(t, h, http.MethodGet, "/api/apikeys?limit=-1", nil, bearer(acme.AccessToken)...).problem(t); p.Status != http.StatusBadRequest {
+			t.Fatalf("a negative limit = %d", p.Status)
+		}
+		foreign := decode[ListBody[keyOut]](t, do(t, h, http.MethodGet, "/api/apikeys?cursor="+page1.NextCursor, nil, bearer(globex.AccessToken)...))
+		if len(foreign.Data) != 0 {
+			t.Fatal("another tenant's cursor showed acme's keys")
+		}
+		if r := do(t, h, http.MethodGet, "/api/apikeys?limit=1000", nil, bearer(acme.AccessToken)...); r.Status != http.StatusOK {
+			t.Fatalf("a large limit = %d, want clamped", r.Status)
+		}
+	})
+}

@@ -1,0 +1,77 @@
+package api
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// ListParams are the query parameters of every list operation.
+type ListParams struct {
+	Limit  int    `query:"limit" default:"20" doc:"Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused."`
+	Cursor string `query:"cursor" maxLength:"512" doc:"The nextCursor of the previous page; opaque."`
+}
+
+// ListBody is the shape of every list response.
+type ListBody[T any] struct {
+	Data       []T    `json:"data" nullable:"false"`
+	NextCursor string `json:"nextCursor" doc:"Pass as cursor for the next page; empty on the last page."`
+}
+
+// cursors seal list positions so that clients cannot forge them: a tampered cursor is a 400.
+// A cursor only ever names a position inside the caller's own scope, so it grants nothing.
+type cursors struct{ key []byte }
+
+type cursorBody struct {
+	After string `json:"a"`
+}
+
+func (c cursors) encode(after string) string {
+	if after == "" {
+		return ""
+	}
+	b, _ := json.Marshal(cursorBody{After: after})
+	mac := hmac.New(sha256.New, c.key)
+	mac.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
+}
+
+func (c cursors) page(ctx context.Context, l ListParams) (models.Page, error) {
+	if l.Limit < 0 {
+		p := newProblem(ctx, http.StatusBadRequest, "limit must not be negative")
+		p.Code = "INVALID_LIMIT"
+		p.Type = problemType(p.Code)
+		p.Errors = []*huma.ErrorDetail{{Location: "query.limit", Message: "must be 0 or more", Value: l.Limit}}
+		return models.Page{}, p
+	}
+	pg := models.Page{Limit: min(l.Limit, 100)}
+	if pg.Limit == 0 {
+		pg.Limit = 20
+	}
+	if l.Cursor == "" {
+		return pg, nil
+	}
+	body, sig, ok := strings.Cut(l.Cursor, ".")
+	raw, err1 := base64.RawURLEncoding.DecodeString(body)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	mac := hmac.New(sha256.New, c.key)
+	mac.Write(raw)
+	var cb cursorBody
+	if !ok || err1 != nil || err2 != nil || !hmac.Equal(got, mac.Sum(nil)[:16]) || json.Unmarshal(raw, &cb) != nil || cb.After == "" {
+		p := newProblem(ctx, http.StatusBadRequest, "the cursor is not valid; start again without it")
+		p.Code = "INVALID_CURSOR"
+		p.Type = problemType(p.Code)
+		p.Errors = []*huma.ErrorDetail{{Location: "query.cursor", Message: "invalid cursor"}}
+		return pg, p
+	}
+	pg.After = cb.After
+	return pg, nil
+}
