@@ -157,6 +157,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerAuthRoutes(s)
 	registerAPIKeyRoutes(s)
 	registerAuditRoutes(s)
+	registerPeopleRoutes(s)
 	return s
 }
 

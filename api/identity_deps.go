@@ -30,6 +30,7 @@ type ScopedStore interface {
 	APIKey(ctx context.Context, id string) (*models.APIKey, error)
 	RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, error)
 	ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error)
+	PeopleStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

@@ -129,3 +129,8 @@ type AuditFilter struct {
 	TargetID   string
 	From, To   time.Time
 }
+
+// PartnerChanges lists the fields of a partner an update may set; nil fields stay as they are.
+type PartnerChanges struct {
+	Name, Type, Level, Status *string
+}

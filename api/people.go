@@ -1,0 +1,349 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
+)
+
+// User is a person as the API shows them.
+type User struct {
+	ID            string     `json:"id"`
+	Email         string     `json:"email"`
+	Name          string     `json:"name"`
+	PartnerID     string     `json:"partnerId,omitempty"`
+	Roles         []string   `json:"roles" nullable:"false"`
+	Status        string     `json:"status" enum:"invited,active,deactivated"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	DeactivatedAt *time.Time `json:"deactivatedAt,omitempty"`
+}
+
+// Partner is a partner organisation as the API shows it.
+type Partner struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Type      string    `json:"type"`
+	Level     string    `json:"level"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+func partnerOf(p *models.Partner) Partner {
+	return Partner{ID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}
+
+// PeopleStore is what the people operations need of the scoped store.
+type PeopleStore interface {
+	CreateUser(ctx context.Context, u *models.User, roles []string) error
+	ListUsers(ctx context.Context, partnerUsers bool, partnerID string, pg models.Page) ([]models.User, string, error)
+	User(ctx context.Context, partnerUser bool, id string) (*models.User, error)
+	UpdateUser(ctx context.Context, partnerUser bool, id string, name *string, roles []string) (*models.User, error)
+	DeactivateUser(ctx context.Context, partnerUser bool, id string) (*models.User, error)
+	CreatePartner(ctx context.Context, p *models.Partner) error
+	ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error)
+	Partner(ctx context.Context, id string) (*models.Partner, error)
+	UpdatePartner(ctx context.Context, id string, c models.PartnerChanges) (*models.Partner, error)
+}
+
+// CreateUserInput adds a person. Only these fields can be set.
+type CreateUserInput struct {
+	Body struct {
+		Email string   `json:"email" format:"email" maxLength:"320"`
+		Name  string   `json:"name" minLength:"1" maxLength:"200"`
+		Roles []string `json:"roles" minItems:"1" maxItems:"16" uniqueItems:"true" doc:"Role names; you must hold every permission of each"`
+	}
+}
+
+// CreatePartnerUserInput adds a person to a partner organisation.
+type CreatePartnerUserInput struct {
+	PartnerID string `path:"id" maxLength:"36"`
+	CreateUserInput
+}
+
+// UpdateUserInput changes a person; absent fields stay.
+type UpdateUserInput struct {
+	ID   string `path:"id" maxLength:"36"`
+	Body struct {
+		Name  *string  `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		Roles []string `json:"roles,omitempty" minItems:"1" maxItems:"16" uniqueItems:"true"`
+	}
+}
+
+// UserOutput is one person.
+type UserOutput struct{ Body User }
+
+// UserListOutput is a page of people.
+type UserListOutput struct{ Body ListBody[User] }
+
+// PartnerInput creates a partner organisation.
+type PartnerInput struct {
+	Body struct {
+		Name  string `json:"name" minLength:"1" maxLength:"200"`
+		Type  string `json:"type" enum:"reseller,franchise,campus,broker,agency,distributor,other"`
+		Level string `json:"level,omitempty" maxLength:"64"`
+	}
+}
+
+// UpdatePartnerInput changes a partner organisation; absent fields stay.
+type UpdatePartnerInput struct {
+	ID   string `path:"id" maxLength:"36"`
+	Body struct {
+		Name   *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		Type   *string `json:"type,omitempty" enum:"reseller,franchise,campus,broker,agency,distributor,other"`
+		Level  *string `json:"level,omitempty" maxLength:"64"`
+		Status *string `json:"status,omitempty" enum:"onboarding,active,suspended,offboarded"`
+	}
+}
+
+// PartnerOutput is one partner organisation.
+type PartnerOutput struct{ Body Partner }
+
+// PartnerListOutput is a page of partner organisations.
+type PartnerListOutput struct{ Body ListBody[Partner] }
+
+// PartnerUsersInput lists the people of one partner organisation.
+type PartnerUsersInput struct {
+	PartnerID string `path:"id" maxLength:"36"`
+	ListParams
+}
+
+func (s *Server) people(ctx context.Context) PeopleStore { return s.scoped(ctx) }
+
+func registerPeopleRoutes(s *Server) {
+	ops := []string{"Operator users"}
+	register(s, huma.Operation{OperationID: "list-users", Method: http.MethodGet, Path: "/api/users", Tags: ops,
+		Summary: "List operator users", Security: UsersOrKeys}, Requires(authz.UsersRead),
+		func(ctx context.Context, in *struct{ ListParams }) (*UserListOutput, error) {
+			return s.listUsers(ctx, false, "", in.ListParams)
+		})
+	register(s, huma.Operation{OperationID: "create-user", Method: http.MethodPost, Path: "/api/users", Tags: ops,
+		Summary: "Add an operator user with roles", DefaultStatus: http.StatusCreated, Security: UsersOnly,
+		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.UsersWrite),
+		func(ctx context.Context, in *CreateUserInput) (*UserOutput, error) {
+			return s.createUser(ctx, in, "")
+		})
+	register(s, huma.Operation{OperationID: "get-user", Method: http.MethodGet, Path: "/api/users/{id}", Tags: ops,
+		Summary: "Get an operator user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.UsersRead),
+		func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.getUser(ctx, false, in.ID) })
+	register(s, huma.Operation{OperationID: "update-user", Method: http.MethodPatch, Path: "/api/users/{id}", Tags: ops,
+		Summary: "Change an operator user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		Requires(authz.UsersWrite), func(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
+			return s.updateUser(ctx, false, in)
+		})
+	register(s, huma.Operation{OperationID: "deactivate-user", Method: http.MethodPost, Path: "/api/users/{id}/deactivate", Tags: ops,
+		Summary: "Deactivate an operator user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		Requires(authz.UsersWrite), func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.deactivateUser(ctx, false, in.ID) })
+
+	ps := []string{"Partners"}
+	register(s, huma.Operation{OperationID: "list-partners", Method: http.MethodGet, Path: "/api/partners", Tags: ps,
+		Summary: "List partner organisations (a partner sees its own)", Security: UsersOrKeys}, Requires(authz.PartnersRead),
+		func(ctx context.Context, in *struct{ ListParams }) (*PartnerListOutput, error) {
+			pg, err := s.cursors.page(ctx, in.ListParams)
+			if err != nil {
+				return nil, err
+			}
+			rows, next, err := s.people(ctx).ListPartners(ctx, pg)
+			if err != nil {
+				return nil, err
+			}
+			out := &PartnerListOutput{}
+			out.Body.Data = make([]Partner, 0, len(rows))
+			for i := range rows {
+				out.Body.Data = append(out.Body.Data, partnerOf(&rows[i]))
+			}
+			out.Body.NextCursor = s.cursors.encode(next)
+			return out, nil
+		})
+	register(s, huma.Operation{OperationID: "create-partner", Method: http.MethodPost, Path: "/api/partners", Tags: ps,
+		Summary: "Add a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOrKeys}, Requires(authz.PartnersWrite),
+		func(ctx context.Context, in *PartnerInput) (*PartnerOutput, error) {
+			p := &models.Partner{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: models.PartnerActive}
+			if err := s.people(ctx).CreatePartner(ctx, p); err != nil {
+				return nil, err
+			}
+			return &PartnerOutput{Body: partnerOf(p)}, nil
+		})
+	register(s, huma.Operation{OperationID: "get-partner", Method: http.MethodGet, Path: "/api/partners/{id}", Tags: ps,
+		Summary: "Get a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead),
+		func(ctx context.Context, in *IDPath) (*PartnerOutput, error) {
+			p, err := s.people(ctx).Partner(ctx, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return &PartnerOutput{Body: partnerOf(p)}, nil
+		})
+	register(s, huma.Operation{OperationID: "update-partner", Method: http.MethodPatch, Path: "/api/partners/{id}", Tags: ps,
+		Summary: "Change a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersWrite),
+		func(ctx context.Context, in *UpdatePartnerInput) (*PartnerOutput, error) {
+			p, err := s.people(ctx).UpdatePartner(ctx, in.ID, models.PartnerChanges{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: in.Body.Status})
+			if err != nil {
+				return nil, err
+			}
+			return &PartnerOutput{Body: partnerOf(p)}, nil
+		})
+
+	pu := []string{"Partner users"}
+	register(s, huma.Operation{OperationID: "list-partner-users", Method: http.MethodGet, Path: "/api/partners/{id}/users", Tags: pu,
+		Summary: "List the people of a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead),
+		func(ctx context.Context, in *PartnerUsersInput) (*UserListOutput, error) {
+			if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
+				return nil, err
+			}
+			return s.listUsers(ctx, true, in.PartnerID, in.ListParams)
+		})
+	register(s, huma.Operation{OperationID: "create-partner-user", Method: http.MethodPost, Path: "/api/partners/{id}/users", Tags: pu,
+		Summary: "Add a person to a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOnly,
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.PartnerUsersWrite),
+		func(ctx context.Context, in *CreatePartnerUserInput) (*UserOutput, error) {
+			if p := models.PrincipalFrom(ctx); p.IsPartner() && p.PartnerID != in.PartnerID {
+				return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you act for your own partner organisation only")
+			}
+			if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
+				return nil, err
+			}
+			return s.createUser(ctx, &in.CreateUserInput, in.PartnerID)
+		})
+	register(s, huma.Operation{OperationID: "update-partner-user", Method: http.MethodPatch, Path: "/api/partner-users/{id}", Tags: pu,
+		Summary: "Change a partner user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
+			return s.updateUser(ctx, true, in)
+		})
+	register(s, huma.Operation{OperationID: "deactivate-partner-user", Method: http.MethodPost, Path: "/api/partner-users/{id}/deactivate", Tags: pu,
+		Summary: "Deactivate a partner user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.deactivateUser(ctx, true, in.ID) })
+}
+
+func (s *Server) userOf(ctx context.Context, u *models.User) (User, error) {
+	roles, err := s.deps.Identity.RolesOf(ctx, u.TenantID, u.ID)
+	if err != nil {
+		return User{}, err
+	}
+	out := User{ID: u.ID, Email: u.Email, Name: u.Name, Roles: append([]string{}, roles...), Status: u.Status, CreatedAt: u.CreatedAt, DeactivatedAt: u.DeactivatedAt}
+	if u.PartnerID != nil {
+		out.PartnerID = *u.PartnerID
+	}
+	return out, nil
+}
+
+func (s *Server) listUsers(ctx context.Context, partnerUsers bool, partnerID string, l ListParams) (*UserListOutput, error) {
+	pg, err := s.cursors.page(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	rows, next, err := s.people(ctx).ListUsers(ctx, partnerUsers, partnerID, pg)
+	if err != nil {
+		return nil, err
+	}
+	out := &UserListOutput{}
+	out.Body.Data = make([]User, 0, len(rows))
+	for i := range rows {
+		u, err := s.userOf(ctx, &rows[i])
+		if err != nil {
+			return nil, err
+		}
+		out.Body.Data = append(out.Body.Data, u)
+	}
+	out.Body.NextCursor = s.cursors.encode(next)
+	return out, nil
+}
+
+// checkRoles refuses unknown roles, roles for the other audience, and roles holding a
+// permission the caller lacks (no one grants more than they hold).
+func (s *Server) checkRoles(ctx context.Context, roles []string, audience authz.Audience, field string) error {
+	p := models.PrincipalFrom(ctx)
+	var problems []models.FieldError
+	for i, name := range roles {
+		loc := field + "[" + strconv.Itoa(i) + "]"
+		role, ok := authz.BuiltinRole(name)
+		if !ok {
+			problems = append(problems, models.FieldError{Location: loc, Message: "unknown role", Value: name})
+			continue
+		}
+		if role.Audience != audience {
+			problems = append(problems, models.FieldError{Location: loc, Message: "a role for " + string(role.Audience) + " users", Value: name})
+			continue
+		}
+		for _, perm := range role.Permissions {
+			held, err := s.deps.Authorizer.Allowed(ctx, p, perm)
+			if err != nil {
+				return err
+			}
+			if !held {
+				problems = append(problems, models.FieldError{Location: loc, Message: "grants " + string(perm) + ", which you do not hold", Value: name})
+				break
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return models.Invalid("INVALID_ROLES", "the roles cannot be granted", problems...)
+	}
+	return nil
+}
+
+func (s *Server) createUser(ctx context.Context, in *CreateUserInput, partnerID string) (*UserOutput, error) {
+	audience := authz.ForOperators
+	if partnerID != "" {
+		audience = authz.ForPartners
+	}
+	if err := s.checkRoles(ctx, in.Body.Roles, audience, "body.roles"); err != nil {
+		return nil, err
+	}
+	u := &models.User{Email: in.Body.Email, Name: in.Body.Name, Status: models.UserStatusInvited}
+	if partnerID != "" {
+		u.PartnerID = &partnerID
+	}
+	if err := s.people(ctx).CreateUser(ctx, u, in.Body.Roles); err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(u.TenantID)
+	out, err := s.userOf(ctx, u)
+	return &UserOutput{Body: out}, err
+}
+
+func (s *Server) getUser(ctx context.Context, partnerUser bool, id string) (*UserOutput, error) {
+	u, err := s.people(ctx).User(ctx, partnerUser, id)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.userOf(ctx, u)
+	return &UserOutput{Body: out}, err
+}
+
+func (s *Server) updateUser(ctx context.Context, partnerUser bool, in *UpdateUserInput) (*UserOutput, error) {
+	if in.Body.Roles != nil {
+		audience := authz.ForOperators
+		if partnerUser {
+			audience = authz.ForPartners
+		}
+		if err := s.checkRoles(ctx, in.Body.Roles, audience, "body.roles"); err != nil {
+			return nil, err
+		}
+	}
+	u, err := s.people(ctx).UpdateUser(ctx, partnerUser, in.ID, in.Body.Name, in.Body.Roles)
+	if err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(u.TenantID)
+	out, err := s.userOf(ctx, u)
+	return &UserOutput{Body: out}, err
+}
+
+func (s *Server) deactivateUser(ctx context.Context, partnerUser bool, id string) (*UserOutput, error) {
+	if p := models.PrincipalFrom(ctx); p.UserID == id {
+		return nil, models.Conflict("CANNOT_DEACTIVATE_SELF", "you cannot deactivate yourself")
+	}
+	u, err := s.people(ctx).DeactivateUser(ctx, partnerUser, id)
+	if err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(u.TenantID)
+	out, err := s.userOf(ctx, u)
+	return &UserOutput{Body: out}, err
+}
