@@ -37,6 +37,8 @@ type Config struct {
 	TrustedProxies []string
 	// CursorKey signs list cursors; random per process when empty.
 	CursorKey []byte
+	// SignupEnabled opens POST /api/signup to anyone.
+	SignupEnabled bool
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.
@@ -75,6 +77,8 @@ type Deps struct {
 	Scope    func(*models.Principal) ScopedStore
 	// Tokens issues and verifies access tokens.
 	Tokens *authn.Tokens
+	// Tenants creates tenants (sign-up).
+	Tenants TenantCreator
 }
 
 // Server is the assembled HTTP interface.
@@ -88,6 +92,8 @@ type Server struct {
 	// loginByAccount and loginByClient limit failed sign-ins.
 	loginByAccount *failureLimiter
 	loginByClient  *failureLimiter
+	// signups limits sign-ups per client address.
+	signups *failureLimiter
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
 }
@@ -119,6 +125,7 @@ func New(cfg Config, deps Deps) *Server {
 		cursors:        cursors{key: cfg.CursorKey},
 		loginByAccount: newFailureLimiter(5, 15*time.Minute),
 		loginByClient:  newFailureLimiter(20, 15*time.Minute),
+		signups:        newFailureLimiter(5, time.Hour),
 		dummyHash: sync.OnceValue(func() string {
 			h, _ := authn.HashPassword("partnerd timing equaliser")
 			return h
@@ -158,6 +165,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerAPIKeyRoutes(s)
 	registerAuditRoutes(s)
 	registerPeopleRoutes(s)
+	registerSignupRoutes(s)
 	return s
 }
 

@@ -33,9 +33,14 @@ func (b *syncBuffer) String() string {
 // testServer builds a Server whose JSON logs land in the returned buffer.
 func testServer(t *testing.T, deps Deps) (*Server, *syncBuffer) {
 	t.Helper()
+	return testServerWith(t, Config{Version: "test"}, deps)
+}
+
+func testServerWith(t *testing.T, cfg Config, deps Deps) (*Server, *syncBuffer) {
+	t.Helper()
 	logs := &syncBuffer{}
 	deps.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	return New(Config{Version: "test"}, deps), logs
+	return New(cfg, deps), logs
 }
 
 type response struct {

@@ -20,13 +20,19 @@ const ownerPassword = "correct horse battery staple"
 // identityServer is a Server on a real store, wired as cmd wires it.
 func identityServer(t *testing.T, st *store.Store) (*Server, *syncBuffer) {
 	t.Helper()
+	return identityServerWith(t, st, Config{Version: "test", SignupEnabled: true})
+}
+
+func identityServerWith(t *testing.T, st *store.Store, cfg Config) (*Server, *syncBuffer) {
+	t.Helper()
 	master := make([]byte, 32)
 	_, _ = rand.Read(master)
 	keys, err := models.NewKeyring(map[int][]byte{1: master}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testServer(t, Deps{
+	return testServerWith(t, cfg, Deps{
+		Tenants:    st,
 		Identity:   st,
 		Scope:      func(p *models.Principal) ScopedStore { return st.For(p) },
 		Tokens:     authn.NewTokens(keys, "partnerd", "partnerd-api"),
@@ -274,6 +280,47 @@ func TestOtherTenantsSeeNothingAndCursorsCannotBeForged(t *testing.T) {
 		}
 		if r := do(t, h, http.MethodGet, "/api/apikeys?limit=1000", nil, bearer(acme.AccessToken)...); r.Status != http.StatusOK {
 			t.Fatalf("a large limit = %d, want clamped", r.Status)
+		}
+	})
+}
+
+func TestSignupOpensATenantAndSignsTheOwnerIn(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, logs := identityServer(t, st)
+		h := s.Handler()
+		body := map[string]string{"organisationName": "Initech", "slug": "initech", "email": "peter@initech.test", "password": "tps-reports-2026!"}
+		res := do(t, h, http.MethodPost, "/api/signup", jsonBody(t, body))
+		tok := decode[tokens](t, res)
+		if res.Status != http.StatusCreated || tok.Tenant.Slug != "initech" || tok.AccessToken == "" {
+			t.Fatalf("signup = %d %s", res.Status, res.Body)
+		}
+		me := decode[struct {
+			Roles []string `json:"roles"`
+		}](t, do(t, h, http.MethodGet, "/api/me", nil, bearer(tok.AccessToken)...))
+		if len(me.Roles) != 1 || me.Roles[0] != "owner" {
+			t.Fatalf("the new owner's roles = %v", me.Roles)
+		}
+		if p := do(t, h, http.MethodPost, "/api/signup", jsonBody(t, body)).problem(t); p.Status != http.StatusConflict || p.Code != "TENANT_SLUG_TAKEN" {
+			t.Fatalf("a taken slug = %+v", p)
+		}
+		bad := map[string]string{"organisationName": "X", "slug": "Not A Slug", "email": "nope", "password": "short"}
+		if p := do(t, h, http.MethodPost, "/api/signup", jsonBody(t, bad)).problem(t); p.Status != http.StatusUnprocessableEntity || len(p.Errors) != 3 {
+			t.Fatalf("bad input = %+v, want 422 naming slug, email and password", p)
+		}
+		if strings.Contains(logs.String(), "tps-reports-2026!") {
+			t.Fatal("the password reached the logs")
+		}
+		for range 5 {
+			do(t, h, http.MethodPost, "/api/signup", jsonBody(t, body))
+		}
+		if res := do(t, h, http.MethodPost, "/api/signup", jsonBody(t, body)); res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("sign-ups past the limit = %d", res.Status)
+		}
+
+		off, _ := identityServerWith(t, st, Config{Version: "test"})
+		body["slug"] = "other"
+		if p := do(t, off.Handler(), http.MethodPost, "/api/signup", jsonBody(t, body)).problem(t); p.Status != http.StatusForbidden || p.Code != "SIGNUP_DISABLED" {
+			t.Fatalf("sign-up turned off = %+v", p)
 		}
 	})
 }

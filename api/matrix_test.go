@@ -68,6 +68,10 @@ var matrix = map[string]matrixCase{
 	"login": {publicStatus: 200, call: func(f *fixture, _ string) request {
 		return request{http.MethodPost, "/api/auth/login", map[string]string{"email": f.ownerEmail, "password": ownerPassword}}
 	}},
+	"signup": {publicStatus: 201, call: func(f *fixture, _ string) request {
+		return request{http.MethodPost, "/api/signup", map[string]string{"organisationName": "Matrix", "slug": fmt.Sprintf("matrix-%d", f.seq.Add(1)),
+			"email": f.unique("signup"), "password": ownerPassword}}
+	}},
 	"refresh-token": {publicStatus: 401, call: func(*fixture, string) request {
 		return request{http.MethodPost, "/api/auth/refresh", map[string]string{"refreshToken": "pdr_unknown"}}
 	}},

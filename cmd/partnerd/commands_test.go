@@ -160,3 +160,18 @@ func TestServeUsesAnExternalTemporalAndTheConfiguredDatabase(t *testing.T) {
 func discardSDKLogger() sdklog.Logger {
 	return sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 }
+
+func TestTenantCreateOpensATenantOnce(t *testing.T) {
+	env := map[string]string{"PARTNERD_DATA_DIR": t.TempDir()}
+	code, out, errOut := runCommand(t, env, "tenant", "create", "-slug", "acme", "-name", "Acme", "-email", "owner@acme.test")
+	if code != 0 || !strings.Contains(out, `tenant "acme" created`) || !strings.Contains(out, "password") {
+		t.Fatalf("tenant create = %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runCommand(t, env, "tenant", "create", "-slug", "acme", "-name", "Again", "-email", "x@acme.test"); code != 1 || !strings.Contains(errOut, "slug") {
+		t.Fatalf("a taken slug = %d %q", code, errOut)
+	}
+	if code, _, errOut := runCommand(t, env, "tenant", "create", "-slug", "Bad Slug", "-name", "", "-email", "nope"); code != 1 ||
+		!strings.Contains(errOut, "-slug") || !strings.Contains(errOut, "-name") || !strings.Contains(errOut, "-email") {
+		t.Fatalf("bad flags = %d %q", code, errOut)
+	}
+}

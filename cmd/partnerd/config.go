@@ -45,6 +45,7 @@ type config struct {
 	BootstrapPassword string
 	TrustedProxies    []string
 	ShutdownTimeout   time.Duration
+	Signup            bool
 }
 
 // setting is one configurable value: its flag, its environment variable and its default.
@@ -69,6 +70,7 @@ var settings = []setting{
 	{"bootstrap-password", "PARTNERD_BOOTSTRAP_PASSWORD", "", "password of that owner (default: generated and printed once)"},
 	{"trusted-proxies", "PARTNERD_TRUSTED_PROXIES", "", "comma-separated IPs or CIDRs whose X-Forwarded-For is believed"},
 	{"shutdown-timeout", "PARTNERD_SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for requests and workflows to drain"},
+	{"signup", "PARTNERD_SIGNUP", "true", "allow anyone to open a tenant with POST /api/signup"},
 }
 
 // loadConfig reads flags (which win) and environment variables (then defaults), and checks
@@ -196,6 +198,10 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 	}
 	if c.ShutdownTimeout, err = time.ParseDuration(get("PARTNERD_SHUTDOWN_TIMEOUT")); err != nil || c.ShutdownTimeout <= 0 {
 		bad("PARTNERD_SHUTDOWN_TIMEOUT", "%q is not a positive duration such as 20s", get("PARTNERD_SHUTDOWN_TIMEOUT"))
+	}
+
+	if c.Signup, err = strconv.ParseBool(get("PARTNERD_SIGNUP")); err != nil {
+		bad("PARTNERD_SIGNUP", "%q is not true or false", get("PARTNERD_SIGNUP"))
 	}
 
 	if c.Env == envProduction && !c.AllowEmbedded {

@@ -37,6 +37,8 @@ Usage:
   partnerd worker    run only a worker (scale-out); needs the same DATABASE_URL and a Temporal
                      server (TEMPORAL_ADDRESS, default 127.0.0.1:$PARTNERD_TEMPORAL_PORT)
   partnerd migrate   apply database migrations and exit
+  partnerd tenant create -slug S -name N -email E [-password P]
+                     open a tenant with its owner
   partnerd openapi   print the OpenAPI document (-spec 3.1|3.0)
   partnerd version   print the version
 
@@ -65,6 +67,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			err = runWorker(ctx, cfg, stderr)
 		case "migrate":
 			err = migrate(ctx, cfg, stdout, stderr)
+		}
+	case "tenant":
+		if len(rest) == 0 || rest[0] != "create" {
+			fmt.Fprintf(stderr, "partnerd: usage: partnerd tenant create -slug S -name N -email E\n")
+			return 2
+		}
+		var cfg config
+		cfg, err = loadConfig("tenant", nil, getenv, stderr)
+		if err == nil {
+			err = tenantCreate(ctx, cfg, rest[1:], stdout, stderr)
 		}
 	case "openapi":
 		err = printOpenAPI(rest, stdout, stderr)

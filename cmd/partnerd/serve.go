@@ -116,6 +116,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		Identity:   st,
 		Scope:      func(p *models.Principal) api.ScopedStore { return st.For(p) },
 		Tokens:     authn.NewTokens(keyring, tokenIssuer, tokenAudience),
+		Tenants:    st,
 		Authorizer: authz.NewAuthorizer(st),
 		Readiness: []api.ReadinessCheck{
 			{Name: "database", Check: st.Ping},
@@ -171,7 +172,7 @@ const (
 
 func apiConfig(cfg config, keyring *models.Keyring) api.Config {
 	cursorKey, _ := keyring.DeriveKey(keyring.Current(), "list cursors")
-	return api.Config{Version: version, TrustedProxies: cfg.TrustedProxies, CursorKey: cursorKey}
+	return api.Config{Version: version, TrustedProxies: cfg.TrustedProxies, CursorKey: cursorKey, SignupEnabled: cfg.Signup}
 }
 
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, error) {

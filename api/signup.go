@@ -1,0 +1,58 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/models"
+)
+
+// TenantCreator creates a tenant with its owner.
+type TenantCreator interface {
+	CreateTenant(ctx context.Context, tenant *models.Tenant, owner *models.User) error
+}
+
+// SignupInput opens a new partner program. Only these fields can be set.
+type SignupInput struct {
+	Body struct {
+		OrganisationName string `json:"organisationName" minLength:"1" maxLength:"200"`
+		Slug             string `json:"slug" pattern:"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$" doc:"Lower-case letters, digits and inner hyphens; names the tenant in URLs"`
+		Email            string `json:"email" format:"email" maxLength:"320"`
+		Name             string `json:"name,omitempty" maxLength:"200" doc:"The owner's name"`
+		Password         string `json:"password" minLength:"12" maxLength:"1024"`
+	}
+}
+
+func registerSignupRoutes(s *Server) {
+	register(s, huma.Operation{
+		OperationID: "signup", Method: http.MethodPost, Path: "/api/signup", Tags: []string{tagAuth},
+		Summary:     "Open a partner program: a new tenant with its owner",
+		Description: "Signs the owner in. Limited per client address; the installation may turn sign-up off (403 SIGNUP_DISABLED).",
+		Errors:      []int{http.StatusForbidden, http.StatusConflict, http.StatusTooManyRequests}, DefaultStatus: http.StatusCreated,
+	}, Public(), s.signup)
+}
+
+func (s *Server) signup(ctx context.Context, in *SignupInput) (*TokenOutput, error) {
+	if !s.cfg.SignupEnabled {
+		return nil, models.Errorf(models.KindForbidden, "SIGNUP_DISABLED", "sign-up is turned off on this installation")
+	}
+	client := "client:" + models.RequestMetaFrom(ctx).ClientAddress
+	if blocked, retry := s.signups.blocked(client); blocked {
+		return nil, tooManyRequests(ctx, s.signups, retry, "too many sign-ups from this address; try again later")
+	}
+	s.signups.fail(client) // every attempt counts
+	hash, err := authn.HashPassword(in.Body.Password)
+	if err != nil {
+		return nil, err
+	}
+	tenant := &models.Tenant{Slug: in.Body.Slug, Name: in.Body.OrganisationName}
+	owner := &models.User{Email: in.Body.Email, Name: in.Body.Name, PasswordHash: hash, CreatedAt: time.Now().UTC()}
+	if err := s.deps.Tenants.CreateTenant(ctx, tenant, owner); err != nil {
+		return nil, err
+	}
+	return s.issueTokens(ctx, owner, nil)
+}
