@@ -25,14 +25,17 @@ build:
 ## test: every Go test with the race detector, then the linters
 test: test-go lint
 
+# The race detector runs on every package but the two that link the embedded Temporal server:
+# instrumenting the server doubles the cold build and pushed CI past its budget (ADR 6).
+SERVER_PKGS := ./cmd/... ./worker/devserver/...
 test-go:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /cmd/ -e /worker/devserver)
+	$(GO) test -count=1 $(SERVER_PKGS)
 
 ## lint: golangci-lint (with the dependency rules) and workflowcheck over workflows/
-# GOFLAGS=-race lets the linters reuse the packages `go test -race` compiled.
 lint: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
-	GOFLAGS="$(GOFLAGS) -race" $(GOLANGCI_LINT) run ./...
-	GOFLAGS="$(GOFLAGS) -race" $(WORKFLOWCHECK) ./workflows/...
+	$(GOLANGCI_LINT) run ./...
+	$(WORKFLOWCHECK) ./workflows/...
 
 tools: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
 

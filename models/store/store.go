@@ -63,12 +63,22 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("store: unsupported database URL scheme in %q (want postgres://)", RedactURL(cfg.URL))
 	}
-	db, err := gorm.Open(dialector, &gorm.Config{
-		Logger:                                   newGormLogger(cfg.Logger),
-		TranslateError:                           true,
-		DisableForeignKeyConstraintWhenMigrating: false,
-		NowFunc:                                  func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
-	})
+	gcfg := &gorm.Config{
+		Logger:         newGormLogger(cfg.Logger),
+		TranslateError: true,
+		NowFunc:        func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+	}
+	db, err := gorm.Open(dialector, gcfg)
+	// Switching a new SQLite file to WAL needs a moment of exclusive access, and SQLite answers
+	// "locked" at once instead of waiting when several processes open it at the same time.
+	for attempt := 0; err != nil && dialect == SQLite && isLocked(err) && attempt < 50; attempt++ {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(20+attempt*10) * time.Millisecond):
+		}
+		db, err = gorm.Open(gormlite.Open(sqliteDSN(cfg.SQLitePath)), gcfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dialect, err)
 	}
@@ -101,6 +111,11 @@ func sqliteDSN(path string) string {
 	q.Add("_pragma", "foreign_keys(on)")
 	q.Add("_pragma", "synchronous(normal)")
 	return "file:" + filepath.ToSlash(path) + "?" + q.Encode()
+}
+
+func isLocked(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
 }
 
 // Dialect reports the engine behind the store.
