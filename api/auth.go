@@ -55,6 +55,27 @@ type RefreshInput struct {
 	}
 }
 
+// SetPasswordInput redeems a one-time token with a new password.
+type SetPasswordInput struct {
+	Body struct {
+		Token    string `json:"token" minLength:"1" maxLength:"200"`
+		Password string `json:"password" minLength:"12" maxLength:"1024" doc:"At least 12 characters"`
+	}
+}
+
+func (s *Server) redeem(ctx context.Context, purpose string, in *SetPasswordInput) (*models.User, error) {
+	hash, err := authn.HashPassword(in.Body.Password)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.deps.Identity.RedeemUserToken(ctx, purpose, authn.HashKey(in.Body.Token), hash, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(u.TenantID)
+	return u, nil
+}
+
 // PasswordChangeInput changes the caller's password.
 type PasswordChangeInput struct {
 	Body struct {
@@ -107,6 +128,26 @@ func registerAuthRoutes(s *Server) {
 		Summary: "Sign out: revoke a refresh token and its family", DefaultStatus: http.StatusNoContent,
 	}, Public(), func(ctx context.Context, in *RefreshInput) (*struct{}, error) {
 		return nil, s.deps.Identity.RevokeRefreshFamily(ctx, authn.HashKey(in.Body.RefreshToken), time.Now().UTC())
+	})
+
+	register(s, huma.Operation{
+		OperationID: "accept-invitation", Method: http.MethodPost, Path: "/api/auth/accept-invitation", Tags: []string{tagAuth},
+		Summary: "Accept an invitation: set a password and sign in", Errors: []int{http.StatusUnauthorized},
+	}, Public(), func(ctx context.Context, in *SetPasswordInput) (*TokenOutput, error) {
+		u, err := s.redeem(ctx, models.TokenInvitation, in)
+		if err != nil {
+			return nil, err
+		}
+		return s.issueTokens(ctx, u, nil)
+	})
+
+	register(s, huma.Operation{
+		OperationID: "reset-password", Method: http.MethodPost, Path: "/api/auth/reset-password", Tags: []string{tagAuth},
+		Summary: "Set a new password with a one-time reset token; ends every session", DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusUnauthorized},
+	}, Public(), func(ctx context.Context, in *SetPasswordInput) (*struct{}, error) {
+		_, err := s.redeem(ctx, models.TokenPasswordReset, in)
+		return nil, err
 	})
 
 	register(s, huma.Operation{

@@ -20,6 +20,7 @@ type IdentityStore interface {
 	RevokeRefreshFamily(ctx context.Context, hash string, now time.Time) error
 	APIKeyByLookup(ctx context.Context, lookupID string) (*models.APIKey, error)
 	TouchAPIKey(ctx context.Context, id string, now time.Time, interval time.Duration) error
+	RedeemUserToken(ctx context.Context, purpose, hash, passwordHash string, now time.Time) (*models.User, error)
 }
 
 // ScopedStore is the store as one principal sees it: every method is limited to the principal's

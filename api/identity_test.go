@@ -324,3 +324,93 @@ func TestSignupOpensATenantAndSignsTheOwnerIn(t *testing.T) {
 		}
 	})
 }
+
+func TestInvitationsAndPasswordResetsWorkOnce(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, logs := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		owner := login(t, h, email, ownerPassword)
+
+		created := do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "ana@acme.test", "name": "Ana", "roles": []string{"analyst"}}), bearer(owner.AccessToken)...)
+		inv := decode[struct {
+			ID         string `json:"id"`
+			Status     string `json:"status"`
+			Invitation struct {
+				Token string `json:"token"`
+			} `json:"invitation"`
+		}](t, created)
+		if created.Status != http.StatusCreated || inv.Status != "invited" || !strings.HasPrefix(inv.Invitation.Token, "pdt_") {
+			t.Fatalf("create user = %d %s", created.Status, created.Body)
+		}
+		if res := do(t, h, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": "ana@acme.test", "password": "anything-at-all"})); res.Status != http.StatusUnauthorized {
+			t.Fatalf("an invited user signed in before accepting: %d", res.Status)
+		}
+		accept := do(t, h, http.MethodPost, "/api/auth/accept-invitation", jsonBody(t, map[string]string{"token": inv.Invitation.Token, "password": "ana-chooses-this-one"}))
+		tok := decode[tokens](t, accept)
+		if accept.Status != http.StatusOK || tok.AccessToken == "" {
+			t.Fatalf("accept = %d %s", accept.Status, accept.Body)
+		}
+		me := decode[struct {
+			Roles       []string `json:"roles"`
+			Permissions []string `json:"permissions"`
+		}](t, do(t, h, http.MethodGet, "/api/me", nil, bearer(tok.AccessToken)...))
+		if len(me.Roles) != 1 || me.Roles[0] != "analyst" || len(me.Permissions) == 0 {
+			t.Fatalf("the new user's me = %+v", me)
+		}
+		if res := do(t, h, http.MethodPost, "/api/auth/accept-invitation", jsonBody(t, map[string]string{"token": inv.Invitation.Token, "password": "second-try-password"})); res.Status != http.StatusUnauthorized {
+			t.Fatalf("an invitation worked twice: %d", res.Status)
+		}
+
+		reset := decode[OneTimeToken](t, do(t, h, http.MethodPost, "/api/users/"+inv.ID+"/password-reset", nil, bearer(owner.AccessToken)...))
+		if res := do(t, h, http.MethodPost, "/api/auth/reset-password", jsonBody(t, map[string]string{"token": reset.Token, "password": "ana-new-password-2"})); res.Status != http.StatusNoContent {
+			t.Fatalf("reset = %d %s", res.Status, res.Body)
+		}
+		if res := do(t, h, http.MethodPost, "/api/auth/refresh", jsonBody(t, map[string]string{"refreshToken": tok.RefreshToken})); res.Status != http.StatusUnauthorized {
+			t.Fatalf("a session survived the password reset: %d", res.Status)
+		}
+		login(t, h, "ana@acme.test", "ana-new-password-2")
+		if res := do(t, h, http.MethodPost, "/api/auth/reset-password", jsonBody(t, map[string]string{"token": reset.Token, "password": "ana-third-password"})); res.Status != http.StatusUnauthorized {
+			t.Fatalf("a reset token worked twice: %d", res.Status)
+		}
+
+		analyst := login(t, h, "ana@acme.test", "ana-new-password-2")
+		escalate := do(t, h, http.MethodPatch, "/api/users/"+inv.ID, jsonBody(t, map[string]any{"roles": []string{"owner"}}), bearer(analyst.AccessToken)...)
+		if escalate.Status != http.StatusForbidden {
+			t.Fatalf("an analyst changed roles: %d", escalate.Status)
+		}
+		if res := do(t, h, http.MethodPost, "/api/users/"+inv.ID+"/deactivate", nil, bearer(owner.AccessToken)...); res.Status != http.StatusOK {
+			t.Fatalf("deactivate = %d %s", res.Status, res.Body)
+		}
+		if res := do(t, h, http.MethodGet, "/api/me", nil, bearer(analyst.AccessToken)...); res.Status != http.StatusUnauthorized {
+			t.Fatalf("a deactivated user's access token still works: %d", res.Status)
+		}
+		for _, secret := range []string{inv.Invitation.Token, reset.Token, "ana-new-password-2"} {
+			if strings.Contains(logs.String(), secret) {
+				t.Fatal("a one-time token or password reached the logs")
+			}
+		}
+	})
+}
+
+func TestAdminsCannotGrantRolesBeyondTheirOwnPermissions(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		owner := login(t, h, email, ownerPassword)
+		created := decode[struct {
+			ID         string                 `json:"id"`
+			Invitation struct{ Token string } `json:"invitation"`
+		}](t, do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "adm@acme.test", "name": "Adm", "roles": []string{"admin"}}), bearer(owner.AccessToken)...))
+		admin := decode[tokens](t, do(t, h, http.MethodPost, "/api/auth/accept-invitation", jsonBody(t, map[string]string{"token": created.Invitation.Token, "password": "admin-password-1"})))
+		res := do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "x@acme.test", "name": "X", "roles": []string{"owner"}}), bearer(admin.AccessToken)...)
+		if p := res.problem(t); p.Status != http.StatusUnprocessableEntity || p.Code != "INVALID_ROLES" {
+			t.Fatalf("an admin granting owner = %+v", p)
+		}
+		res = do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "y@acme.test", "name": "Y", "roles": []string{"partner_user"}}), bearer(admin.AccessToken)...)
+		if p := res.problem(t); p.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("a partner role for an operator = %+v", p)
+		}
+	})
+}

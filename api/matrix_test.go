@@ -28,6 +28,8 @@ type fixture struct {
 	p1User      string // a partner user of partner1 to act on
 	p2User      string // a partner user of partner2
 	opUser      string // an operator user to act on
+	opReset     string // an operator user to reset
+	p1Reset     string // a partner user of partner1 to reset
 	apiKeyID    string
 	keyFor      map[authz.Permission]string // a machine key holding exactly one permission
 	keyWithout  string                      // a machine key holding only profile:read
@@ -104,6 +106,22 @@ var matrix = map[string]matrixCase{
 	}},
 	"deactivate-user": {byID: true, call: func(f *fixture, _ string) request {
 		return request{http.MethodPost, "/api/users/" + f.opUser + "/deactivate", nil}
+	}},
+	"reset-user-password": {byID: true, call: func(f *fixture, _ string) request {
+		return request{http.MethodPost, "/api/users/" + f.opReset + "/password-reset", nil}
+	}},
+	"reset-partner-user-password": {byID: true,
+		call: func(f *fixture, _ string) request {
+			return request{http.MethodPost, "/api/partner-users/" + f.p1Reset + "/password-reset", nil}
+		},
+		otherPartner: func(f *fixture) request {
+			return request{http.MethodPost, "/api/partner-users/" + f.p2User + "/password-reset", nil}
+		}},
+	"accept-invitation": {publicStatus: 401, call: func(*fixture, string) request {
+		return request{http.MethodPost, "/api/auth/accept-invitation", map[string]string{"token": "pdt_unknown", "password": ownerPassword}}
+	}},
+	"reset-password": {publicStatus: 401, call: func(*fixture, string) request {
+		return request{http.MethodPost, "/api/auth/reset-password", map[string]string{"token": "pdt_unknown", "password": ownerPassword}}
 	}},
 	"list-partners": {call: get("/api/partners")},
 	"create-partner": {call: func(*fixture, string) request {
@@ -311,6 +329,8 @@ func buildFixture(t *testing.T, st *store.Store, h http.Handler) *fixture {
 	f.opUser = newUser("target-op@matrix.test", nil, authz.RoleSupport)
 	f.p1User = newUser("target-p1@matrix.test", &p1.ID, authz.RolePartnerUser)
 	f.p2User = newUser("target-p2@matrix.test", &p2.ID, authz.RolePartnerUser)
+	f.opReset = newUser("reset-op@matrix.test", nil, authz.RoleSupport)
+	f.p1Reset = newUser("reset-p1@matrix.test", &p1.ID, authz.RolePartnerUser)
 	f.foreign = login(t, h, foreignEmail, ownerPassword).AccessToken
 
 	mint := func(scopes ...authz.Permission) (string, string) {

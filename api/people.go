@@ -2,12 +2,15 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 )
@@ -50,6 +53,47 @@ type PeopleStore interface {
 	ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error)
 	Partner(ctx context.Context, id string) (*models.Partner, error)
 	UpdatePartner(ctx context.Context, id string, c models.PartnerChanges) (*models.Partner, error)
+	IssueUserToken(ctx context.Context, partnerUser bool, userID, purpose, hash string, expiresAt time.Time) error
+}
+
+// One-time links: an invitation lasts a week, a password reset a day.
+const (
+	invitationTTL    = 7 * 24 * time.Hour
+	passwordResetTTL = 24 * time.Hour
+)
+
+// OneTimeToken lets a person set a password; it is shown only in the response that issues it.
+type OneTimeToken struct {
+	Token     string    `json:"token" doc:"Give it to the person; it works once"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// OneTimeTokenOutput is a freshly issued one-time token.
+type OneTimeTokenOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         OneTimeToken
+}
+
+// CreatedUserOutput is a new person with the invitation that lets them set a password.
+type CreatedUserOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         struct {
+		User
+		Invitation OneTimeToken `json:"invitation" doc:"For POST /api/auth/accept-invitation; shown only here"`
+	}
+}
+
+func (s *Server) issueUserToken(ctx context.Context, partnerUser bool, userID, purpose string, ttl time.Duration) (OneTimeToken, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return OneTimeToken{}, err
+	}
+	token := "pdt_" + base64.RawURLEncoding.EncodeToString(b)
+	exp := time.Now().UTC().Add(ttl).Truncate(time.Second)
+	if err := s.people(ctx).IssueUserToken(ctx, partnerUser, userID, purpose, authn.HashKey(token), exp); err != nil {
+		return OneTimeToken{}, err
+	}
+	return OneTimeToken{Token: token, ExpiresAt: exp}, nil
 }
 
 // CreateUserInput adds a person. Only these fields can be set.
@@ -126,8 +170,14 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "create-user", Method: http.MethodPost, Path: "/api/users", Tags: ops,
 		Summary: "Add an operator user with roles", DefaultStatus: http.StatusCreated, Security: UsersOnly,
 		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.UsersWrite),
-		func(ctx context.Context, in *CreateUserInput) (*UserOutput, error) {
+		func(ctx context.Context, in *CreateUserInput) (*CreatedUserOutput, error) {
 			return s.createUser(ctx, in, "")
+		})
+	register(s, huma.Operation{OperationID: "reset-user-password", Method: http.MethodPost, Path: "/api/users/{id}/password-reset", Tags: ops,
+		Summary: "Issue a one-time password-reset token for an operator user", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		Requires(authz.UsersWrite), func(ctx context.Context, in *IDPath) (*OneTimeTokenOutput, error) {
+			t, err := s.issueUserToken(ctx, false, in.ID, models.TokenPasswordReset, passwordResetTTL)
+			return &OneTimeTokenOutput{CacheControl: "no-store", Body: t}, err
 		})
 	register(s, huma.Operation{OperationID: "get-user", Method: http.MethodGet, Path: "/api/users/{id}", Tags: ops,
 		Summary: "Get an operator user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.UsersRead),
@@ -201,7 +251,7 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "create-partner-user", Method: http.MethodPost, Path: "/api/partners/{id}/users", Tags: pu,
 		Summary: "Add a person to a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOnly,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.PartnerUsersWrite),
-		func(ctx context.Context, in *CreatePartnerUserInput) (*UserOutput, error) {
+		func(ctx context.Context, in *CreatePartnerUserInput) (*CreatedUserOutput, error) {
 			if p := models.PrincipalFrom(ctx); p.IsPartner() && p.PartnerID != in.PartnerID {
 				return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you act for your own partner organisation only")
 			}
@@ -218,6 +268,12 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "deactivate-partner-user", Method: http.MethodPost, Path: "/api/partner-users/{id}/deactivate", Tags: pu,
 		Summary: "Deactivate a partner user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.deactivateUser(ctx, true, in.ID) })
+	register(s, huma.Operation{OperationID: "reset-partner-user-password", Method: http.MethodPost, Path: "/api/partner-users/{id}/password-reset", Tags: pu,
+		Summary: "Issue a one-time password-reset token for a partner user", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *IDPath) (*OneTimeTokenOutput, error) {
+			t, err := s.issueUserToken(ctx, true, in.ID, models.TokenPasswordReset, passwordResetTTL)
+			return &OneTimeTokenOutput{CacheControl: "no-store", Body: t}, err
+		})
 }
 
 func (s *Server) userOf(ctx context.Context, u *models.User) (User, error) {
@@ -287,7 +343,7 @@ func (s *Server) checkRoles(ctx context.Context, roles []string, audience authz.
 	return nil
 }
 
-func (s *Server) createUser(ctx context.Context, in *CreateUserInput, partnerID string) (*UserOutput, error) {
+func (s *Server) createUser(ctx context.Context, in *CreateUserInput, partnerID string) (*CreatedUserOutput, error) {
 	audience := authz.ForOperators
 	if partnerID != "" {
 		audience = authz.ForPartners
@@ -303,8 +359,17 @@ func (s *Server) createUser(ctx context.Context, in *CreateUserInput, partnerID 
 		return nil, err
 	}
 	s.deps.Authorizer.Invalidate(u.TenantID)
-	out, err := s.userOf(ctx, u)
-	return &UserOutput{Body: out}, err
+	inv, err := s.issueUserToken(ctx, partnerID != "", u.ID, models.TokenInvitation, invitationTTL)
+	if err != nil {
+		return nil, err
+	}
+	view, err := s.userOf(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	out := &CreatedUserOutput{CacheControl: "no-store"}
+	out.Body.User, out.Body.Invitation = view, inv
+	return out, nil
 }
 
 func (s *Server) getUser(ctx context.Context, partnerUser bool, id string) (*UserOutput, error) {

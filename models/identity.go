@@ -134,3 +134,22 @@ type AuditFilter struct {
 type PartnerChanges struct {
 	Name, Type, Level, Status *string
 }
+
+// Purposes of one-time user tokens.
+const (
+	TokenInvitation    = "invitation"
+	TokenPasswordReset = "password_reset"
+)
+
+// UserToken is a one-time token that lets a user set a password (an invitation or a password
+// reset); only its hash is stored.
+type UserToken struct {
+	ID        string `gorm:"primaryKey;size:36"`
+	TenantID  string `gorm:"size:36;not null;index"`
+	UserID    string `gorm:"size:36;not null;index"`
+	Purpose   string `gorm:"size:32;not null"`
+	Hash      string `gorm:"size:64;not null;uniqueIndex"`
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}

@@ -18,6 +18,7 @@ func migrations() []*gormigrate.Migration {
 	return []*gormigrate.Migration{
 		{ID: "0001_tenants_users", Migrate: migrate0001TenantsUsers},
 		{ID: "0002_identity", Migrate: migrate0002Identity},
+		{ID: "0003_user_tokens", Migrate: migrate0003UserTokens},
 	}
 }
 
@@ -157,4 +158,18 @@ func migrate0002Identity(tx *gorm.DB) error {
 		return err
 	}
 	return tx.Exec("ALTER TABLE users DROP COLUMN role").Error
+}
+
+func migrate0003UserTokens(tx *gorm.DB) error {
+	type userToken struct {
+		ID        string `gorm:"primaryKey;size:36"`
+		TenantID  string `gorm:"size:36;not null;index"`
+		UserID    string `gorm:"size:36;not null;index"`
+		Purpose   string `gorm:"size:32;not null"`
+		Hash      string `gorm:"size:64;not null;uniqueIndex"`
+		CreatedAt time.Time
+		ExpiresAt time.Time
+		UsedAt    *time.Time
+	}
+	return tx.Migrator().CreateTable(&userToken{})
 }
