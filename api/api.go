@@ -166,6 +166,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerAuditRoutes(s)
 	registerPeopleRoutes(s)
 	registerSignupRoutes(s)
+	registerRoleRoutes(s)
 	return s
 }
 

@@ -32,6 +32,7 @@ type ScopedStore interface {
 	RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, error)
 	ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error)
 	PeopleStore
+	RoleStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

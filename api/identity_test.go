@@ -414,3 +414,46 @@ func TestAdminsCannotGrantRolesBeyondTheirOwnPermissions(t *testing.T) {
 		}
 	})
 }
+
+func TestCustomRolesGrantTheirPermissionsAtOnce(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		owner := login(t, h, email, ownerPassword)
+		role := decode[struct {
+			ID string `json:"id"`
+		}](t, do(t, h, http.MethodPost, "/api/roles", jsonBody(t, map[string]any{"name": "auditor", "audience": "operator", "permissions": []string{"audit:read", "profile:read"}}), bearer(owner.AccessToken)...))
+		if role.ID == "" {
+			t.Fatal("role not created")
+		}
+		created := decode[struct {
+			ID         string `json:"id"`
+			Invitation struct{ Token string } `json:"invitation"`
+		}](t, do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "aud@acme.test", "name": "Aud", "roles": []string{"auditor"}}), bearer(owner.AccessToken)...))
+		aud := decode[tokens](t, do(t, h, http.MethodPost, "/api/auth/accept-invitation", jsonBody(t, map[string]string{"token": created.Invitation.Token, "password": "auditor-password-1"})))
+		if r := do(t, h, http.MethodGet, "/api/audit-log", nil, bearer(aud.AccessToken)...); r.Status != http.StatusOK {
+			t.Fatalf("the custom role does not grant audit:read: %d", r.Status)
+		}
+		if r := do(t, h, http.MethodGet, "/api/users", nil, bearer(aud.AccessToken)...); r.Status != http.StatusForbidden {
+			t.Fatalf("the custom role grants more than it lists: %d", r.Status)
+		}
+		do(t, h, http.MethodPatch, "/api/roles/"+role.ID, jsonBody(t, map[string]any{"permissions": []string{"profile:read"}}), bearer(owner.AccessToken)...)
+		if r := do(t, h, http.MethodGet, "/api/audit-log", nil, bearer(aud.AccessToken)...); r.Status != http.StatusForbidden {
+			t.Fatalf("a permission removed from the role still works: %d", r.Status)
+		}
+		if r := do(t, h, http.MethodDelete, "/api/roles/"+role.ID, nil, bearer(owner.AccessToken)...); r.Status != http.StatusNoContent {
+			t.Fatalf("delete role = %d", r.Status)
+		}
+		if r := do(t, h, http.MethodGet, "/api/me", nil, bearer(aud.AccessToken)...); r.Status != http.StatusForbidden {
+			t.Fatalf("a deleted role still grants profile:read: %d", r.Status)
+		}
+		bad := do(t, h, http.MethodPost, "/api/roles", jsonBody(t, map[string]any{"name": "leaky", "audience": "partner", "permissions": []string{"audit:read", "made:up"}}), bearer(owner.AccessToken)...)
+		if p := bad.problem(t); p.Status != http.StatusUnprocessableEntity || len(p.Errors) != 2 {
+			t.Fatalf("a partner role with operator-only and unknown permissions = %+v", p)
+		}
+		if p := do(t, h, http.MethodPost, "/api/roles", jsonBody(t, map[string]any{"name": "owner", "audience": "operator", "permissions": []string{"profile:read"}}), bearer(owner.AccessToken)...).problem(t); p.Status != http.StatusConflict {
+			t.Fatalf("a custom role named like a built-in one = %d", p.Status)
+		}
+	})
+}

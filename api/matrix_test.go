@@ -29,6 +29,8 @@ type fixture struct {
 	p2User      string // a partner user of partner2
 	opUser      string // an operator user to act on
 	opReset     string // an operator user to reset
+	roleID      string // a custom role to read and change
+	newRole     func() string
 	p1Reset     string // a partner user of partner1 to reset
 	apiKeyID    string
 	keyFor      map[authz.Permission]string // a machine key holding exactly one permission
@@ -122,6 +124,21 @@ var matrix = map[string]matrixCase{
 	}},
 	"reset-password": {publicStatus: 401, call: func(*fixture, string) request {
 		return request{http.MethodPost, "/api/auth/reset-password", map[string]string{"token": "pdt_unknown", "password": ownerPassword}}
+	}},
+	"list-roles": {call: get("/api/roles")},
+	"create-role": {call: func(f *fixture, _ string) request {
+		return request{http.MethodPost, "/api/roles", map[string]any{"name": fmt.Sprintf("matrix_%d", f.seq.Add(1)), "audience": "operator", "permissions": []string{"profile:read"}}}
+	}},
+	"get-role": {byID: true, call: func(f *fixture, _ string) request { return request{http.MethodGet, "/api/roles/" + f.roleID, nil} }},
+	"update-role": {byID: true, call: func(f *fixture, _ string) request {
+		return request{http.MethodPatch, "/api/roles/" + f.roleID, map[string]any{"description": "changed"}}
+	}},
+	"delete-role": {byID: true, call: func(f *fixture, role string) request {
+		id := f.roleID
+		if role != "foreign" && role != "" {
+			id = f.newRole()
+		}
+		return request{http.MethodDelete, "/api/roles/" + id, nil}
 	}},
 	"list-partners": {call: get("/api/partners")},
 	"create-partner": {call: func(*fixture, string) request {
@@ -332,6 +349,14 @@ func buildFixture(t *testing.T, st *store.Store, h http.Handler) *fixture {
 	f.opReset = newUser("reset-op@matrix.test", nil, authz.RoleSupport)
 	f.p1Reset = newUser("reset-p1@matrix.test", &p1.ID, authz.RolePartnerUser)
 	f.foreign = login(t, h, foreignEmail, ownerPassword).AccessToken
+	f.newRole = func() string {
+		r := &models.CustomRole{Name: fmt.Sprintf("fixture_%d", f.seq.Add(1)), Audience: "operator", Permissions: `["profile:read"]`}
+		if err := sc.CreateCustomRole(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	f.roleID = f.newRole()
 
 	mint := func(scopes ...authz.Permission) (string, string) {
 		k, err := authn.NewMachineKey()

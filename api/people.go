@@ -319,8 +319,15 @@ func (s *Server) checkRoles(ctx context.Context, roles []string, audience authz.
 		loc := field + "[" + strconv.Itoa(i) + "]"
 		role, ok := authz.BuiltinRole(name)
 		if !ok {
-			problems = append(problems, models.FieldError{Location: loc, Message: "unknown role", Value: name})
-			continue
+			custom, err := s.roles(ctx).CustomRole(ctx, name, true)
+			if models.ErrorKind(err) == models.KindNotFound {
+				problems = append(problems, models.FieldError{Location: loc, Message: "unknown role", Value: name})
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			role = roleOf(custom).Role
 		}
 		if role.Audience != audience {
 			problems = append(problems, models.FieldError{Location: loc, Message: "a role for " + string(role.Audience) + " users", Value: name})
