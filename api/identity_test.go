@@ -428,7 +428,7 @@ func TestCustomRolesGrantTheirPermissionsAtOnce(t *testing.T) {
 			t.Fatal("role not created")
 		}
 		created := decode[struct {
-			ID         string `json:"id"`
+			ID         string                 `json:"id"`
 			Invitation struct{ Token string } `json:"invitation"`
 		}](t, do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "aud@acme.test", "name": "Aud", "roles": []string{"auditor"}}), bearer(owner.AccessToken)...))
 		aud := decode[tokens](t, do(t, h, http.MethodPost, "/api/auth/accept-invitation", jsonBody(t, map[string]string{"token": created.Invitation.Token, "password": "auditor-password-1"})))
