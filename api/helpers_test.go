@@ -31,12 +31,12 @@ func (b *syncBuffer) String() string {
 }
 
 // testServer builds a Server whose JSON logs land in the returned buffer.
-func testServer(t *testing.T, deps Deps) (*Server, *syncBuffer) {
+func testServer(t testing.TB, deps Deps) (*Server, *syncBuffer) {
 	t.Helper()
 	return testServerWith(t, Config{Version: "test"}, deps)
 }
 
-func testServerWith(t *testing.T, cfg Config, deps Deps) (*Server, *syncBuffer) {
+func testServerWith(t testing.TB, cfg Config, deps Deps) (*Server, *syncBuffer) {
 	t.Helper()
 	logs := &syncBuffer{}
 	deps.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -73,4 +73,12 @@ func do(t *testing.T, h http.Handler, method, target string, body io.Reader, hea
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
+
+func doBench(h http.Handler, body string) int {
+	req := httptest.NewRequest(http.MethodPost, "/api/auth/login", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
 }

@@ -18,12 +18,12 @@ import (
 const ownerPassword = "correct horse battery staple"
 
 // identityServer is a Server on a real store, wired as cmd wires it.
-func identityServer(t *testing.T, st *store.Store) (*Server, *syncBuffer) {
+func identityServer(t testing.TB, st *store.Store) (*Server, *syncBuffer) {
 	t.Helper()
 	return identityServerWith(t, st, Config{Version: "test", SignupEnabled: true})
 }
 
-func identityServerWith(t *testing.T, st *store.Store, cfg Config) (*Server, *syncBuffer) {
+func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *syncBuffer) {
 	t.Helper()
 	master := make([]byte, 32)
 	_, _ = rand.Read(master)
@@ -41,7 +41,7 @@ func identityServerWith(t *testing.T, st *store.Store, cfg Config) (*Server, *sy
 }
 
 // seedTenant creates a tenant whose owner signs in with ownerPassword.
-func seedTenant(t *testing.T, st *store.Store, slug string) (tenantID, ownerEmail string) {
+func seedTenant(t testing.TB, st *store.Store, slug string) (tenantID, ownerEmail string) {
 	t.Helper()
 	hash, err := authn.HashPassword(ownerPassword)
 	if err != nil {
