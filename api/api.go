@@ -167,6 +167,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerPeopleRoutes(s)
 	registerSignupRoutes(s)
 	registerRoleRoutes(s)
+	registerTenantRoutes(s)
 	return s
 }
 

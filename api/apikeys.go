@@ -145,6 +145,13 @@ func (s *Server) createAPIKey(ctx context.Context, in *CreateMachineKeyInput) (*
 			problems = append(problems, models.FieldError{Location: loc, Message: "you do not hold this permission", Value: scope})
 		}
 	}
+	if in.Body.PartnerID != "" {
+		if _, err := s.people(ctx).Partner(ctx, in.Body.PartnerID); models.ErrorKind(err) == models.KindNotFound {
+			problems = append(problems, models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: in.Body.PartnerID})
+		} else if err != nil {
+			return nil, err
+		}
+	}
 	if in.Body.ExpiresAt != nil && !in.Body.ExpiresAt.After(time.Now()) {
 		problems = append(problems, models.FieldError{Location: "body.expiresAt", Message: "must be in the future"})
 	}

@@ -33,6 +33,7 @@ type ScopedStore interface {
 	ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error)
 	PeopleStore
 	RoleStore
+	TenantStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

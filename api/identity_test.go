@@ -457,3 +457,37 @@ func TestCustomRolesGrantTheirPermissionsAtOnce(t *testing.T) {
 		}
 	})
 }
+
+func TestTenantRenameIsAuditedAndKeysBindOnlyToKnownPartners(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		owner := login(t, h, email, ownerPassword)
+		if r := do(t, h, http.MethodPatch, "/api/tenant", jsonBody(t, map[string]any{"name": "Acme Partners"}), bearer(owner.AccessToken)...); r.Status != http.StatusOK || !strings.Contains(string(r.Body), "Acme Partners") {
+			t.Fatalf("rename = %d %s", r.Status, r.Body)
+		}
+		audit := do(t, h, http.MethodGet, "/api/audit-log?action=tenant.updated", nil, bearer(owner.AccessToken)...)
+		if !strings.Contains(string(audit.Body), `"changedFields":["name"]`) {
+			t.Fatalf("the rename is not audited with its field: %s", audit.Body)
+		}
+		res := do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "k", "scopes": []string{"partners:read"}, "partnerId": "01900000-0000-7000-8000-000000000000"}), bearer(owner.AccessToken)...)
+		if p := res.problem(t); p.Status != http.StatusUnprocessableEntity || p.Errors[0].Location != "body.partnerId" {
+			t.Fatalf("a key bound to an unknown partner = %+v", p)
+		}
+		partner := decode[struct {
+			ID string `json:"id"`
+		}](t, do(t, h, http.MethodPost, "/api/partners", jsonBody(t, map[string]any{"name": "P", "type": "broker"}), bearer(owner.AccessToken)...))
+		other := decode[struct {
+			ID string `json:"id"`
+		}](t, do(t, h, http.MethodPost, "/api/partners", jsonBody(t, map[string]any{"name": "Q", "type": "broker"}), bearer(owner.AccessToken)...))
+		key := decode[keyOut](t, do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "k", "scopes": []string{"partners:read"}, "partnerId": partner.ID}), bearer(owner.AccessToken)...))
+		list := decode[ListBody[Partner]](t, do(t, h, http.MethodGet, "/api/partners", nil, bearer(key.Key)...))
+		if len(list.Data) != 1 || list.Data[0].ID != partner.ID {
+			t.Fatalf("a partner-bound key lists %+v, want only its partner", list.Data)
+		}
+		if r := do(t, h, http.MethodGet, "/api/partners/"+other.ID, nil, bearer(key.Key)...); r.Status != http.StatusNotFound {
+			t.Fatalf("a partner-bound key reads another partner: %d", r.Status)
+		}
+	})
+}

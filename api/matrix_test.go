@@ -126,6 +126,10 @@ var matrix = map[string]matrixCase{
 		return request{http.MethodPost, "/api/auth/reset-password", map[string]string{"token": "pdt_unknown", "password": ownerPassword}}
 	}},
 	"list-roles": {call: get("/api/roles")},
+	"get-tenant": {call: get("/api/tenant")},
+	"update-tenant": {call: func(*fixture, string) request {
+		return request{http.MethodPatch, "/api/tenant", map[string]any{"name": "Matrix Program"}}
+	}},
 	"create-role": {call: func(f *fixture, _ string) request {
 		return request{http.MethodPost, "/api/roles", map[string]any{"name": fmt.Sprintf("matrix_%d", f.seq.Add(1)), "audience": "operator", "permissions": []string{"profile:read"}}}
 	}},

@@ -85,3 +85,19 @@ func (s *Store) UserByEmail(ctx context.Context, tenantID, email string) (*model
 }
 
 func normalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
+
+// RenameTenant changes the name of the principal's tenant.
+func (sc *Scoped) RenameTenant(ctx context.Context, name string) (*models.Tenant, error) {
+	t, err := sc.s.TenantByID(ctx, sc.p.TenantID)
+	if err != nil || t.Name == name {
+		return t, err
+	}
+	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Tenant{}).Where("id = ?", t.ID).Update("name", name).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, t.ID, "tenant.updated", "tenant", t.ID, "name")
+	})
+	t.Name = name
+	return t, err
+}
