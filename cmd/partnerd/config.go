@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/models"
 )
 
 // Environment names.
@@ -38,6 +39,8 @@ type config struct {
 	TemporalNamespace string
 	TemporalPort      int
 	SecretKey         []byte
+	SecretKeyVersion  int
+	RetiredKeys       map[int][]byte
 	AllowEmbedded     bool
 	LogLevel          slog.Level
 	LogFormat         string
@@ -62,7 +65,8 @@ var settings = []setting{
 	{"temporal-address", "TEMPORAL_ADDRESS", "", "host:port of a Temporal frontend; empty starts the embedded server"},
 	{"temporal-namespace", "TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
 	{"temporal-port", "PARTNERD_TEMPORAL_PORT", "7233", "frontend port of the embedded Temporal server"},
-	{"secret-key", "PARTNERD_SECRET_KEY", "", "base64 of 32 random bytes; generated into the data directory in development"},
+	{"secret-key", "PARTNERD_SECRET_KEY", "", "[vN:]base64 of 32 random bytes (version N, default 1); generated into the data directory in development"},
+	{"retired-secret-keys", "PARTNERD_RETIRED_SECRET_KEYS", "", "comma-separated vN:base64 keys that still open sealed secrets and verify tokens after a rotation"},
 	{"allow-embedded", "PARTNERD_ALLOW_EMBEDDED", "false", "allow the embedded database, Temporal server and generated key in production"},
 	{"log-level", "PARTNERD_LOG_LEVEL", "info", "debug, info, warn or error"},
 	{"log-format", "PARTNERD_LOG_FORMAT", "", "text or json (default: json in production, text otherwise)"},
@@ -151,12 +155,32 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 	}
 	c.TemporalPort = port
 
+	c.SecretKeyVersion = 1
 	if raw := get("PARTNERD_SECRET_KEY"); raw != "" {
-		key, err := decodeSecretKey(raw)
+		v, key, err := decodeVersionedKey(raw, 1)
 		if err != nil {
 			bad("PARTNERD_SECRET_KEY", "%v", err)
 		}
-		c.SecretKey = key
+		c.SecretKey, c.SecretKeyVersion = key, v
+	}
+	c.RetiredKeys = map[int][]byte{}
+	for raw := range strings.SplitSeq(get("PARTNERD_RETIRED_SECRET_KEYS"), ",") {
+		if raw = strings.TrimSpace(raw); raw == "" {
+			continue
+		}
+		if !strings.HasPrefix(raw, "v") {
+			bad("PARTNERD_RETIRED_SECRET_KEYS", "each key needs its version, as vN:base64")
+			continue
+		}
+		v, key, err := decodeVersionedKey(raw, 0)
+		switch {
+		case err != nil:
+			bad("PARTNERD_RETIRED_SECRET_KEYS", "%v", err)
+		case v == c.SecretKeyVersion:
+			bad("PARTNERD_RETIRED_SECRET_KEYS", "version %d is the current key's version", v)
+		default:
+			c.RetiredKeys[v] = key
+		}
 	}
 	if c.AllowEmbedded, err = strconv.ParseBool(get("PARTNERD_ALLOW_EMBEDDED")); err != nil {
 		bad("PARTNERD_ALLOW_EMBEDDED", "%q is not true or false", get("PARTNERD_ALLOW_EMBEDDED"))
@@ -226,6 +250,20 @@ func validPort(p string, allowZero bool) bool {
 	return err == nil && n <= 65535 && (n > 0 || allowZero && n == 0)
 }
 
+// decodeVersionedKey reads "vN:base64" or, without a prefix, base64 with version def.
+func decodeVersionedKey(raw string, def int) (int, []byte, error) {
+	v := def
+	if prefix, rest, ok := strings.Cut(raw, ":"); ok && strings.HasPrefix(prefix, "v") {
+		n, err := strconv.Atoi(prefix[1:])
+		if err != nil || n < 1 {
+			return 0, nil, fmt.Errorf("%q is not a key version (v1, v2, ...)", prefix)
+		}
+		v, raw = n, rest
+	}
+	key, err := decodeSecretKey(raw)
+	return v, key, err
+}
+
 // decodeSecretKey accepts 32 bytes in standard or URL-safe base64, with or without padding.
 func decodeSecretKey(raw string) ([]byte, error) {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
@@ -249,6 +287,20 @@ func redactedURL(raw string) string {
 
 // secretKeyFile is where development keeps its generated key.
 func secretKeyFile(dataDir string) string { return filepath.Join(dataDir, "secret.key") }
+
+// keyring builds the master keyring: the current key (configured or kept in the data
+// directory) and the retired ones.
+func keyring(c config) (*models.Keyring, error) {
+	current, err := resolveSecretKey(c)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[int][]byte{c.SecretKeyVersion: current}
+	for v, k := range c.RetiredKeys {
+		keys[v] = k
+	}
+	return models.NewKeyring(keys, c.SecretKeyVersion)
+}
 
 // resolveSecretKey returns the configured key or, when none is set (development, or production
 // with embedded defaults allowed), the one kept in the data directory, made on first run.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"io"
 	"os"
@@ -123,5 +124,32 @@ func TestDevelopmentSecretKeyIsGeneratedOnceAndKept(t *testing.T) {
 	got, _ := resolveSecretKey(config{DataDir: dir, SecretKey: configured})
 	if got[0] != 7 {
 		t.Fatal("a configured key did not win over the file")
+	}
+}
+
+func TestSecretKeysRotateWithVersions(t *testing.T) {
+	k1 := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32))
+	k2 := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{2}, 32))
+	c, err := loadConfig("serve", nil, envOf(map[string]string{
+		"PARTNERD_SECRET_KEY": "v2:" + k2, "PARTNERD_RETIRED_SECRET_KEYS": "v1:" + k1,
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := keyring(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ring.Current() != 2 || len(ring.Versions()) != 2 {
+		t.Fatalf("keyring current %d versions %v", ring.Current(), ring.Versions())
+	}
+	for name, env := range map[string]map[string]string{
+		"a retired key without version":          {"PARTNERD_SECRET_KEY": k2, "PARTNERD_RETIRED_SECRET_KEYS": k1},
+		"a retired key with the current version": {"PARTNERD_SECRET_KEY": "v1:" + k2, "PARTNERD_RETIRED_SECRET_KEYS": "v1:" + k1},
+		"a bad version":                          {"PARTNERD_SECRET_KEY": "vx:" + k2},
+	} {
+		if _, err := loadConfig("serve", nil, envOf(env), io.Discard); err == nil {
+			t.Errorf("%s was accepted", name)
+		}
 	}
 }

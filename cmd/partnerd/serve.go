@@ -61,11 +61,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		}
 		defer unlock()
 	}
-	secretKey, err := resolveSecretKey(cfg)
-	if err != nil {
-		return fmt.Errorf("secret key: %w", err)
-	}
-	keyring, err := models.NewKeyring(map[int][]byte{1: secretKey}, 1)
+	keys, err := keyring(cfg)
 	if err != nil {
 		return fmt.Errorf("secret key: %w", err)
 	}
@@ -111,11 +107,11 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	}
 	defer w.Stop()
 
-	srv := api.New(apiConfig(cfg, keyring), api.Deps{
+	srv := api.New(apiConfig(cfg, keys), api.Deps{
 		Logger:     log,
 		Identity:   st,
 		Scope:      func(p *models.Principal) api.ScopedStore { return st.For(p) },
-		Tokens:     authn.NewTokens(keyring, tokenIssuer, tokenAudience),
+		Tokens:     authn.NewTokens(keys, tokenIssuer, tokenAudience),
 		Tenants:    st,
 		Authorizer: authz.NewAuthorizer(st),
 		Readiness: []api.ReadinessCheck{
