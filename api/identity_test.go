@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
@@ -488,6 +489,28 @@ func TestTenantRenameIsAuditedAndKeysBindOnlyToKnownPartners(t *testing.T) {
 		}
 		if r := do(t, h, http.MethodGet, "/api/partners/"+other.ID, nil, bearer(key.Key)...); r.Status != http.StatusNotFound {
 			t.Fatalf("a partner-bound key reads another partner: %d", r.Status)
+		}
+	})
+}
+
+func TestExpiredMachineKeysAreRefused(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		owner := login(t, h, email, ownerPassword)
+		if r := do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "past", "scopes": []string{"apikeys:read"}, "expiresAt": "2020-01-01T00:00:00Z"}), bearer(owner.AccessToken)...); r.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("a key expiring in the past was created: %d", r.Status)
+		}
+		expiry := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		key := decode[keyOut](t, do(t, h, http.MethodPost, "/api/apikeys", jsonBody(t, map[string]any{"name": "soon", "scopes": []string{"apikeys:read"}, "expiresAt": expiry.Format(time.RFC3339)}), bearer(owner.AccessToken)...))
+		if r := do(t, h, http.MethodGet, "/api/apikeys", nil, bearer(key.Key)...); r.Status != http.StatusOK {
+			t.Fatalf("a key before its expiry = %d", r.Status)
+		}
+		auth := s.deps.Authenticator.(*credentialAuthenticator)
+		auth.now = func() time.Time { return expiry.Add(time.Second) }
+		if p := do(t, h, http.MethodGet, "/api/apikeys", nil, bearer(key.Key)...).problem(t); p.Status != http.StatusUnauthorized {
+			t.Fatalf("a key after its expiry = %d", p.Status)
 		}
 	})
 }
