@@ -87,21 +87,10 @@ func registerAPIKeyRoutes(s *Server) {
 		OperationID: "list-apikeys", Method: http.MethodGet, Path: "/api/apikeys", Tags: tags,
 		Summary: "List machine keys", Security: UsersOrKeys,
 	}, Requires(authz.APIKeysRead), func(ctx context.Context, in *struct{ ListParams }) (*MachineKeyListOutput, error) {
-		pg, err := s.cursors.page(ctx, in.ListParams)
-		if err != nil {
-			return nil, err
-		}
-		keys, next, err := s.scoped(ctx).ListAPIKeys(ctx, pg)
-		if err != nil {
-			return nil, err
-		}
-		out := &MachineKeyListOutput{}
-		out.Body.Data = make([]MachineKey, 0, len(keys))
-		for i := range keys {
-			out.Body.Data = append(out.Body.Data, apiKeyOf(&keys[i]))
-		}
-		out.Body.NextCursor = s.cursors.encode(next)
-		return out, nil
+		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.APIKey, string, error) {
+			return s.scoped(ctx).ListAPIKeys(ctx, pg)
+		}, apiKeyOf)
+		return &MachineKeyListOutput{Body: body}, err
 	})
 
 	register(s, huma.Operation{

@@ -75,3 +75,22 @@ func (c cursors) page(ctx context.Context, l ListParams) (models.Page, error) {
 	pg.After = cb.After
 	return pg, nil
 }
+
+// listPage runs one list operation: it turns the parameters into a page, fetches the rows and
+// maps each to its API view.
+func listPage[T, V any](ctx context.Context, s *Server, l ListParams,
+	fetch func(models.Page) ([]T, string, error), view func(*T) V) (ListBody[V], error) {
+	pg, err := s.cursors.page(ctx, l)
+	if err != nil {
+		return ListBody[V]{}, err
+	}
+	rows, next, err := fetch(pg)
+	if err != nil {
+		return ListBody[V]{}, err
+	}
+	out := ListBody[V]{Data: make([]V, 0, len(rows)), NextCursor: s.cursors.encode(next)}
+	for i := range rows {
+		out.Data = append(out.Data, view(&rows[i]))
+	}
+	return out, nil
+}

@@ -195,21 +195,10 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "list-partners", Method: http.MethodGet, Path: "/api/partners", Tags: ps,
 		Summary: "List partner organisations (a partner sees its own)", Security: UsersOrKeys}, Requires(authz.PartnersRead),
 		func(ctx context.Context, in *struct{ ListParams }) (*PartnerListOutput, error) {
-			pg, err := s.cursors.page(ctx, in.ListParams)
-			if err != nil {
-				return nil, err
-			}
-			rows, next, err := s.people(ctx).ListPartners(ctx, pg)
-			if err != nil {
-				return nil, err
-			}
-			out := &PartnerListOutput{}
-			out.Body.Data = make([]Partner, 0, len(rows))
-			for i := range rows {
-				out.Body.Data = append(out.Body.Data, partnerOf(&rows[i]))
-			}
-			out.Body.NextCursor = s.cursors.encode(next)
-			return out, nil
+			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Partner, string, error) {
+				return s.people(ctx).ListPartners(ctx, pg)
+			}, partnerOf)
+			return &PartnerListOutput{Body: body}, err
 		})
 	register(s, huma.Operation{OperationID: "create-partner", Method: http.MethodPost, Path: "/api/partners", Tags: ps,
 		Summary: "Add a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOrKeys}, Requires(authz.PartnersWrite),
