@@ -215,7 +215,7 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error
 }
 
 // issueTokens signs an access token for u and stores a refresh token, as the first of a new
-// family or (with rotated set) as the successor of a rotated one.
+// family or, when refresh is given, with that already-stored successor of a rotated token.
 func (s *Server) issueTokens(ctx context.Context, u *models.User, refresh *string) (*TokenOutput, error) {
 	tenant, err := s.deps.Identity.TenantByID(ctx, u.TenantID)
 	if err != nil {
@@ -301,7 +301,14 @@ func (s *Server) me(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 	out := &MeOutput{}
 	b := &out.Body
 	b.Kind, b.UserID, b.KeyID, b.PartnerID, b.Scopes = string(p.Kind), p.UserID, p.KeyID, p.PartnerID, p.Scopes
-	b.Roles = append([]string{}, p.Roles...)
+	b.Roles = []string{}
+	if p.UserID != "" {
+		roles, err := s.deps.Identity.RolesOf(ctx, p.TenantID, p.UserID)
+		if err != nil {
+			return nil, err
+		}
+		b.Roles = append(b.Roles, roles...)
+	}
 	tenant, err := s.deps.Identity.TenantByID(ctx, p.TenantID)
 	if err != nil {
 		return nil, err

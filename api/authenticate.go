@@ -111,15 +111,9 @@ func (a *credentialAuthenticator) accessToken(ctx context.Context, token string)
 	if u.Status != models.UserStatusActive {
 		return nil, invalidCredentials("the account is not active")
 	}
-	return a.principalOf(ctx, u)
-}
-
-func (a *credentialAuthenticator) principalOf(ctx context.Context, u *models.User) (*models.Principal, error) {
-	roles, err := a.store.RolesOf(ctx, u.TenantID, u.ID)
-	if err != nil {
-		return nil, err
-	}
-	p := &models.Principal{Kind: models.PrincipalOperator, TenantID: u.TenantID, UserID: u.ID, Roles: roles}
+	// Roles are not loaded here: the authorizer holds each tenant's assignments, so a request
+	// costs one user read; GET /api/me reads the roles it shows.
+	p := &models.Principal{Kind: models.PrincipalOperator, TenantID: u.TenantID, UserID: u.ID}
 	if u.PartnerID != nil && *u.PartnerID != "" {
 		p.Kind, p.PartnerID = models.PrincipalPartner, *u.PartnerID
 	}
