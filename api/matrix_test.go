@@ -172,6 +172,11 @@ var matrix = map[string]matrixCase{
 		otherPartner: func(f *fixture) request {
 			return request{http.MethodPost, "/api/partners/" + f.partner2 + "/users", map[string]any{"email": f.unique("pu"), "name": "P", "roles": []string{"partner_user"}}}
 		}},
+	"get-partner-user": {byID: true,
+		call: func(f *fixture, _ string) request {
+			return request{http.MethodGet, "/api/partner-users/" + f.p1User, nil}
+		},
+		otherPartner: func(f *fixture) request { return request{http.MethodGet, "/api/partner-users/" + f.p2User, nil} }},
 	"update-partner-user": {byID: true,
 		call: func(f *fixture, _ string) request {
 			return request{http.MethodPatch, "/api/partner-users/" + f.p1User, map[string]any{"name": "Renamed"}}

@@ -249,6 +249,9 @@ func registerPeopleRoutes(s *Server) {
 			}
 			return s.createUser(ctx, &in.CreateUserInput, in.PartnerID)
 		})
+	register(s, huma.Operation{OperationID: "get-partner-user", Method: http.MethodGet, Path: "/api/partner-users/{id}", Tags: pu,
+		Summary: "Get a partner user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead),
+		func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.getUser(ctx, true, in.ID) })
 	register(s, huma.Operation{OperationID: "update-partner-user", Method: http.MethodPatch, Path: "/api/partner-users/{id}", Tags: pu,
 		Summary: "Change a partner user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
