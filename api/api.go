@@ -79,6 +79,8 @@ type Deps struct {
 	Tokens *authn.Tokens
 	// Tenants creates tenants (sign-up).
 	Tenants TenantCreator
+	// Webhooks seals webhook secrets, checks endpoint URLs and starts deliveries.
+	Webhooks WebhookDeps
 }
 
 // Server is the assembled HTTP interface.
@@ -168,6 +170,10 @@ func New(cfg Config, deps Deps) *Server {
 	registerSignupRoutes(s)
 	registerRoleRoutes(s)
 	registerTenantRoutes(s)
+	registerEventRoutes(s)
+	registerCustomerRoutes(s)
+	registerWebhookRoutes(s)
+	registerMetricRoutes(s)
 	return s
 }
 

@@ -49,7 +49,7 @@ type response struct {
 	Body   []byte
 }
 
-func (r response) problem(t *testing.T) Problem {
+func (r response) problem(t testing.TB) Problem {
 	t.Helper()
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, problemContentType) {
 		t.Fatalf("content type = %q, want %s; body %s", ct, problemContentType, r.Body)
@@ -61,7 +61,7 @@ func (r response) problem(t *testing.T) Problem {
 	return p
 }
 
-func do(t *testing.T, h http.Handler, method, target string, body io.Reader, headers ...string) response {
+func do(t testing.TB, h http.Handler, method, target string, body io.Reader, headers ...string) response {
 	t.Helper()
 	req := httptest.NewRequest(method, target, body)
 	if body != nil {

@@ -34,6 +34,10 @@ type ScopedStore interface {
 	PeopleStore
 	RoleStore
 	TenantStore
+	EventsStore
+	CustomerStore
+	WebhookStore
+	MetricStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

@@ -38,6 +38,7 @@ func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *sy
 		Scope:      func(p *models.Principal) ScopedStore { return st.For(p) },
 		Tokens:     authn.NewTokens(keys, "partnerd", "partnerd-api"),
 		Authorizer: authz.NewAuthorizer(st),
+		Webhooks:   WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
 	})
 }
 
@@ -56,7 +57,7 @@ func seedTenant(t testing.TB, st *store.Store, slug string) (tenantID, ownerEmai
 	return tenant.ID, owner.Email
 }
 
-func jsonBody(t *testing.T, v any) *strings.Reader {
+func jsonBody(t testing.TB, v any) *strings.Reader {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -65,7 +66,7 @@ func jsonBody(t *testing.T, v any) *strings.Reader {
 	return strings.NewReader(string(b))
 }
 
-func decode[T any](t *testing.T, r response) T {
+func decode[T any](t testing.TB, r response) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(r.Body, &v); err != nil {
@@ -83,7 +84,7 @@ type tokens struct {
 	} `json:"tenant"`
 }
 
-func login(t *testing.T, h http.Handler, email, password string) tokens {
+func login(t testing.TB, h http.Handler, email, password string) tokens {
 	t.Helper()
 	res := do(t, h, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": email, "password": password}))
 	if res.Status != http.StatusOK {

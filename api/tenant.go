@@ -15,20 +15,22 @@ import (
 type TenantOutput struct {
 	Body struct {
 		TenantRef
-		CreatedAt time.Time `json:"createdAt"`
+		IngestCreatesCustomers bool      `json:"ingestCreatesCustomers" doc:"Whether ingesting an event for an unknown email creates an unattributed customer"`
+		CreatedAt              time.Time `json:"createdAt"`
 	}
 }
 
 // UpdateTenantInput changes the tenant's profile; absent fields stay.
 type UpdateTenantInput struct {
 	Body struct {
-		Name *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		Name                   *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		IngestCreatesCustomers *bool   `json:"ingestCreatesCustomers,omitempty" doc:"Whether ingesting an event for an unknown email creates an unattributed customer (default true)"`
 	}
 }
 
 // TenantStore is what the tenant operations need of the scoped store.
 type TenantStore interface {
-	RenameTenant(ctx context.Context, name string) (*models.Tenant, error)
+	UpdateTenant(ctx context.Context, c models.TenantChanges) (*models.Tenant, error)
 }
 
 func registerTenantRoutes(s *Server) {
@@ -37,6 +39,7 @@ func registerTenantRoutes(s *Server) {
 		o := &TenantOutput{}
 		o.Body.TenantRef = TenantRef{ID: t.ID, Slug: t.Slug, Name: t.Name}
 		o.Body.CreatedAt = t.CreatedAt
+		o.Body.IngestCreatesCustomers = t.IngestCreatesCustomers
 		return o
 	}
 	register(s, huma.Operation{OperationID: "get-tenant", Method: http.MethodGet, Path: "/api/tenant", Tags: tags,
@@ -51,14 +54,7 @@ func registerTenantRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "update-tenant", Method: http.MethodPatch, Path: "/api/tenant", Tags: tags,
 		Summary: "Change the tenant's profile", Security: UsersOnly}, Requires(authz.TenantWrite),
 		func(ctx context.Context, in *UpdateTenantInput) (*TenantOutput, error) {
-			if in.Body.Name == nil {
-				t, err := s.deps.Identity.TenantByID(ctx, models.PrincipalFrom(ctx).TenantID)
-				if err != nil {
-					return nil, err
-				}
-				return out(t), nil
-			}
-			t, err := s.scoped(ctx).RenameTenant(ctx, *in.Body.Name)
+			t, err := s.scoped(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers})
 			if err != nil {
 				return nil, err
 			}

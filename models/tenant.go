@@ -7,12 +7,14 @@ import (
 
 // Tenant is one operator company running one partner program; the isolation boundary.
 type Tenant struct {
-	ID            string    `json:"id" gorm:"primaryKey;size:36"`
-	Slug          string    `json:"slug" gorm:"size:63;uniqueIndex"`
-	Name          string    `json:"name" gorm:"size:200"`
-	PolicyVersion int64     `json:"-" gorm:"not null;default:0"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	ID            string `json:"id" gorm:"primaryKey;size:36"`
+	Slug          string `json:"slug" gorm:"size:63;uniqueIndex"`
+	Name          string `json:"name" gorm:"size:200"`
+	PolicyVersion int64  `json:"-" gorm:"not null;default:0"`
+	// IngestCreatesCustomers lets ingest create an unattributed customer for an unknown email.
+	IngestCreatesCustomers bool      `json:"ingestCreatesCustomers" gorm:"not null;default:true"`
+	CreatedAt              time.Time `json:"createdAt"`
+	UpdatedAt              time.Time `json:"updatedAt"`
 }
 
 // User is a person who signs in: an operator of a tenant, or (with PartnerID set) a partner user.
@@ -44,3 +46,9 @@ var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 // ValidSlug reports whether s can name a tenant in URLs: lower-case letters, digits and inner
 // hyphens, 1 to 63 characters.
 func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
+
+// TenantChanges are the tenant fields an update sets; nil fields stay.
+type TenantChanges struct {
+	Name                   *string
+	IngestCreatesCustomers *bool
+}

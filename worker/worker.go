@@ -12,14 +12,25 @@ import (
 
 // Deps are the activity structs with their dependencies filled in.
 type Deps struct {
-	System *activities.System
+	System   *activities.System
+	Events   *activities.Events
+	Webhooks *activities.Webhooks
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
 // environment, so that they run exactly what production runs.
 func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.Probe)
+	r.RegisterWorkflow(workflows.EventFanout)
+	r.RegisterWorkflow(workflows.OutboxRelay)
+	r.RegisterWorkflow(workflows.WebhookDelivery)
 	r.RegisterActivity(deps.System)
+	if deps.Events != nil {
+		r.RegisterActivity(deps.Events)
+	}
+	if deps.Webhooks != nil {
+		r.RegisterActivity(deps.Webhooks)
+	}
 }
 
 // New builds a worker on the partnerd task queue; Start or Run it.

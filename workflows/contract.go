@@ -26,3 +26,47 @@ type ProbeResult struct {
 func ProbeWorkflowID(caller string, t time.Time) string {
 	return "probe-" + caller + "-" + t.UTC().Format("20060102T150405.000000000")
 }
+
+// EventFanoutInput names one committed event to hand to its subscribers.
+type EventFanoutInput struct {
+	TenantID string
+	EventID  string
+	Type     string
+}
+
+// EventFanoutResult says what the fan-out started.
+type EventFanoutResult struct {
+	// Webhooks are the ids of the webhook endpoints a delivery was started for.
+	Webhooks []string
+}
+
+// EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
+func EventWorkflowID(eventID string) string { return "event-" + eventID }
+
+// WebhookDeliveryInput asks for one event to be delivered to one webhook endpoint.
+type WebhookDeliveryInput struct {
+	TenantID  string
+	WebhookID string
+	EventID   string
+	// DeliveryID names an existing delivery to replay; empty for a first delivery.
+	DeliveryID string
+}
+
+// WebhookDeliveryWorkflowID is the id of the workflow delivering an event to an endpoint.
+func WebhookDeliveryWorkflowID(eventID, webhookID string) string {
+	return "delivery-" + eventID + "-" + webhookID
+}
+
+// OutboxRelayWorkflowID is the id of the one workflow that hands over events whose dispatch
+// after commit did not happen.
+const OutboxRelayWorkflowID = "outbox-relay"
+
+// OutboxRelayInput configures the relay.
+type OutboxRelayInput struct {
+	// TenantID is empty: the relay serves the whole installation.
+	TenantID string
+	// Interval is the pause between two passes; Age is how old an outbox row must be before
+	// the relay takes it (younger ones are still being dispatched after their commit).
+	Interval time.Duration
+	Age      time.Duration
+}

@@ -40,6 +40,17 @@ const (
 	APIKeysRead       Permission = "apikeys:read"
 	APIKeysWrite      Permission = "apikeys:write"
 	AuditRead         Permission = "audit:read"
+	CustomersRead     Permission = "customers:read"
+	CustomersWrite    Permission = "customers:write"
+	EventsRead        Permission = "events:read"
+	// EventsWrite lets a machine key ingest customer events.
+	EventsWrite     Permission = "events:write"
+	MetricsRead     Permission = "metrics:read"
+	MetricsWrite    Permission = "metrics:write"
+	DashboardsRead  Permission = "dashboards:read"
+	DashboardsWrite Permission = "dashboards:write"
+	WebhooksRead    Permission = "webhooks:read"
+	WebhooksWrite   Permission = "webhooks:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -59,6 +70,16 @@ var catalogue = []Entry{
 	{APIKeysRead, "List and see machine keys (never their secrets)."},
 	{APIKeysWrite, "Create and revoke machine keys."},
 	{AuditRead, "Read the audit log."},
+	{CustomersRead, "List and see customers (partners: their own)."},
+	{CustomersWrite, "Create, change and delete customers (partners: their own; only operators change attribution)."},
+	{EventsRead, "List and see events and the event type catalogue (partners: their own customers' events)."},
+	{EventsWrite, "Ingest customer events (machine keys only)."},
+	{MetricsRead, "List metrics and compute them (partners: over their own customers' events)."},
+	{MetricsWrite, "Create, change and delete metrics."},
+	{DashboardsRead, "See and render dashboards (partners: their level's, with their own data)."},
+	{DashboardsWrite, "Create, change and delete dashboards and assign them to levels."},
+	{WebhooksRead, "List webhook endpoints, their deliveries and attempts."},
+	{WebhooksWrite, "Create, change, delete, rotate, test and replay webhook endpoints."},
 }
 
 // Catalogue returns a copy of every permission with its description.

@@ -56,20 +56,25 @@ func builtinRoles() []Role {
 		{Name: RolePartnerManager, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, RolesRead,
 			PartnersRead, PartnersWrite, PartnerUsersRead, PartnerUsersWrite,
-		}, Description: "Runs the partner network: partner organisations and their people."},
+			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
+		}, Description: "Runs the partner network: partner organisations, their people and customers."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
+			CustomersRead, EventsRead, MetricsRead, DashboardsRead,
 		}, Description: "Commissions, balances and payouts; reads partners and the audit log."},
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
-		}, Description: "Helps partners: reads partners and their people."},
+			CustomersRead, EventsRead, WebhooksRead,
+		}, Description: "Helps partners: reads partners, their people and customers, events and webhook deliveries."},
 		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},
 		{Name: RolePartnerAdmin, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead, PartnerUsersWrite,
-		}, Description: "Manages its own partner organisation and its people."},
+			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
+		}, Description: "Manages its own partner organisation, its people and its customers."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
+			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 		}, Description: "A member of a partner organisation."},
 	}
 }

@@ -19,6 +19,9 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0001_tenants_users", Migrate: migrate0001TenantsUsers},
 		{ID: "0002_identity", Migrate: migrate0002Identity},
 		{ID: "0003_user_tokens", Migrate: migrate0003UserTokens},
+		{ID: "0004_events_customers", Migrate: migrate0004Events},
+		{ID: "0005_webhooks", Migrate: migrate0005Webhooks},
+		{ID: "0006_metrics_dashboards", Migrate: migrate0006Metrics},
 	}
 }
 

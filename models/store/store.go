@@ -39,8 +39,10 @@ type Config struct {
 
 // Store is a handle on the database.
 type Store struct {
-	db      *gorm.DB
-	dialect Dialect
+	db       *gorm.DB
+	dialect  Dialect
+	dispatch Dispatcher
+	subs     subscriptions
 }
 
 // Open connects to the configured database. It does not migrate; call Migrate for that.
@@ -91,6 +93,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetMaxOpenConns(8)
 	} else {
 		sqlDB.SetMaxOpenConns(32)
+		sqlDB.SetMaxIdleConns(32)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	s := &Store{db: db, dialect: dialect}

@@ -47,6 +47,7 @@ func (s *Store) CreateTenant(ctx context.Context, tenant *models.Tenant, owner *
 
 func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner *models.User) error {
 	tenant.ID = models.NewID()
+	tenant.IngestCreatesCustomers = true
 	if err := tx.Create(tenant).Error; err != nil {
 		return err
 	}
@@ -86,18 +87,30 @@ func (s *Store) UserByEmail(ctx context.Context, tenantID, email string) (*model
 
 func normalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
 
-// RenameTenant changes the name of the principal's tenant.
-func (sc *Scoped) RenameTenant(ctx context.Context, name string) (*models.Tenant, error) {
+// UpdateTenant changes the profile and settings of the principal's tenant.
+func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*models.Tenant, error) {
 	t, err := sc.s.TenantByID(ctx, sc.p.TenantID)
-	if err != nil || t.Name == name {
-		return t, err
+	if err != nil {
+		return nil, err
+	}
+	updates := map[string]any{}
+	var changed []string
+	if c.Name != nil && *c.Name != t.Name {
+		updates["name"], t.Name = *c.Name, *c.Name
+		changed = append(changed, "name")
+	}
+	if c.IngestCreatesCustomers != nil && *c.IngestCreatesCustomers != t.IngestCreatesCustomers {
+		updates["ingest_creates_customers"], t.IngestCreatesCustomers = *c.IngestCreatesCustomers, *c.IngestCreatesCustomers
+		changed = append(changed, "ingestCreatesCustomers")
+	}
+	if len(changed) == 0 {
+		return t, nil
 	}
 	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Tenant{}).Where("id = ?", t.ID).Update("name", name).Error; err != nil {
+		if err := tx.Model(&models.Tenant{}).Where("id = ?", t.ID).Updates(updates).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, t.ID, "tenant.updated", "tenant", t.ID, "name")
+		return writeAudit(ctx, tx, t.ID, "tenant.updated", "tenant", t.ID, changed...)
 	})
-	t.Name = name
 	return t, err
 }

@@ -25,7 +25,7 @@ const PostgresEnv = "PARTNERD_TEST_DATABASE_URL"
 // Engine is one database a test can run on.
 type Engine struct {
 	Name string
-	open func(t *testing.T) store.Config
+	open func(t testing.TB) store.Config
 }
 
 // Engines lists the engines available to this test run; it fails t in CI when Postgres is
@@ -58,7 +58,7 @@ func Run(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 }
 
 // Open returns a new, empty, migrated store on engine e, closed when the test ends.
-func Open(t *testing.T, e Engine) *store.Store {
+func Open(t testing.TB, e Engine) *store.Store {
 	t.Helper()
 	cfg := e.open(t)
 	ctx := context.Background()
@@ -76,13 +76,13 @@ func Open(t *testing.T, e Engine) *store.Store {
 // Config returns the connection settings of a new, empty database on engine e without opening it.
 func Config(t *testing.T, e Engine) store.Config { return e.open(t) }
 
-func sqliteConfig(t *testing.T) store.Config {
+func sqliteConfig(t testing.TB) store.Config {
 	return store.Config{SQLitePath: filepath.Join(t.TempDir(), "partnerd.db")}
 }
 
 // postgresConfig creates a schema of its own for the test, so tests run in parallel on one
 // database, and drops it when the test ends.
-func postgresConfig(t *testing.T) store.Config {
+func postgresConfig(t testing.TB) store.Config {
 	base := PostgresURL(t)
 	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
 	if err != nil {

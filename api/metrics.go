@@ -1,0 +1,247 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
+)
+
+// MetricStore is what the metric and dashboard operations need of the scoped store.
+type MetricStore interface {
+	CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error
+	ListMetrics(ctx context.Context, pg models.Page) ([]models.Metric, string, error)
+	Metric(ctx context.Context, id string) (*models.Metric, error)
+	UpdateMetric(ctx context.Context, id string, ch models.MetricChanges) (*models.Metric, error)
+	DeleteMetric(ctx context.Context, id string) error
+	ComputeMetric(ctx context.Context, id string, q models.MetricQuery) (*models.MetricResult, error)
+	DashboardStore
+}
+
+const tagMetrics = "Metrics"
+
+// JSONScalar is a JSON string, number, boolean or null passed through unchanged: numbers keep
+// every digit.
+type JSONScalar json.RawMessage
+
+// Schema declares JSONScalar as any scalar.
+func (JSONScalar) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Description: "A string, number, boolean or null"}
+}
+
+// MarshalJSON writes the value as it is.
+func (v JSONScalar) MarshalJSON() ([]byte, error) {
+	if len(v) == 0 {
+		return []byte("null"), nil
+	}
+	return v, nil
+}
+
+// UnmarshalJSON keeps the raw value.
+func (v *JSONScalar) UnmarshalJSON(b []byte) error {
+	*v = append((*v)[:0], b...)
+	return nil
+}
+
+// MetricFilterBody keeps only events whose payload value at path is (eq) or is not (neq) value.
+type MetricFilterBody struct {
+	Path  string     `json:"path" maxLength:"200" doc:"Dotted payload path, e.g. plan or invoice.currency"`
+	Op    string     `json:"op" enum:"eq,neq" doc:"eq: the value at path equals value; neq: it differs or is missing"`
+	Value JSONScalar `json:"value" doc:"A JSON scalar; numbers compare by value (1 equals 1.0)"`
+}
+
+// Metric is a metric definition as the API shows it.
+type Metric struct {
+	ID        string             `json:"id"`
+	Name      string             `json:"name"`
+	Kind      string             `json:"kind" enum:"count,sum,unique"`
+	EventType string             `json:"eventType"`
+	Field     string             `json:"field,omitempty"`
+	Filters   []MetricFilterBody `json:"filters" nullable:"false"`
+	CreatedAt time.Time          `json:"createdAt"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+func metricOf(m *models.Metric) Metric {
+	out := Metric{ID: m.ID, Name: m.Name, Kind: m.Kind, EventType: m.EventType, Field: m.Field,
+		Filters: []MetricFilterBody{}, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+	for _, f := range m.FilterList() {
+		out.Filters = append(out.Filters, MetricFilterBody{Path: f.Path, Op: f.Op, Value: JSONScalar(f.Value)})
+	}
+	return out
+}
+
+func filtersOf(in []MetricFilterBody) []models.MetricFilter {
+	out := make([]models.MetricFilter, 0, len(in))
+	for _, f := range in {
+		out = append(out, models.MetricFilter{Path: f.Path, Op: f.Op, Value: json.RawMessage(f.Value)})
+	}
+	return out
+}
+
+// MetricBody is a metric definition as clients send it.
+type MetricBody struct {
+	Name      string             `json:"name" minLength:"1" maxLength:"200"`
+	Kind      string             `json:"kind" enum:"count,sum,unique" doc:"count: matching events; sum: the integer payload field added up; unique: distinct values of the field"`
+	EventType string             `json:"eventType" maxLength:"128" doc:"An event type, or a pattern with * wildcards (invoice.*)"`
+	Field     string             `json:"field,omitempty" maxLength:"200" doc:"For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped."`
+	Filters   []MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
+}
+
+// CreateMetricInput defines a metric.
+type CreateMetricInput struct {
+	Body MetricBody
+}
+
+// UpdateMetricInput changes a metric; absent fields stay. A change of what it computes
+// rebuilds its rollup on the next compute.
+type UpdateMetricInput struct {
+	ID   string `path:"id" maxLength:"36"`
+	Body struct {
+		Name      *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
+		Kind      *string             `json:"kind,omitempty" enum:"count,sum,unique"`
+		EventType *string             `json:"eventType,omitempty" maxLength:"128"`
+		Field     *string             `json:"field,omitempty" maxLength:"200"`
+		Filters   *[]MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
+	}
+}
+
+// MetricOutput is one metric.
+type MetricOutput struct {
+	Body Metric
+}
+
+// MetricListOutput is a page of metrics.
+type MetricListOutput struct {
+	Body ListBody[Metric]
+}
+
+// ComputeMetricInput asks for a metric's value.
+type ComputeMetricInput struct {
+	ID           string    `path:"id" maxLength:"36"`
+	From         time.Time `query:"from" doc:"Start (RFC 3339), rounded down to the hour (to the day for unique metrics); default 30 days before to"`
+	To           time.Time `query:"to" doc:"End, exclusive (RFC 3339), rounded up to the hour (to the day for unique metrics); default now"`
+	Interval     string    `query:"interval" enum:"hour,day,week,month" doc:"Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0"`
+	PartnerID    string    `query:"partnerId" maxLength:"36" doc:"Only this partner's customers' events. Partners always get their own; naming another partner is 403."`
+	PartnerLevel string    `query:"partnerLevel" maxLength:"64" doc:"Only events of partners currently at this level"`
+}
+
+// MetricPoint is one interval of a time series.
+type MetricPoint struct {
+	Start time.Time `json:"start"`
+	Value int64     `json:"value"`
+}
+
+// MetricValue is a computed metric.
+type MetricValue struct {
+	MetricID string        `json:"metricId"`
+	Kind     string        `json:"kind" enum:"count,sum,unique"`
+	From     time.Time     `json:"from" doc:"The start actually computed"`
+	To       time.Time     `json:"to" doc:"The end actually computed, exclusive"`
+	Interval string        `json:"interval,omitempty"`
+	Value    int64         `json:"value" doc:"The count, the integer sum or the number of distinct values"`
+	Skipped  int64         `json:"skipped" doc:"Matching events left out because their field was missing or, for sums, not an integer"`
+	Series   []MetricPoint `json:"series,omitempty"`
+}
+
+func metricValueOf(id, interval string, r *models.MetricResult) MetricValue {
+	v := MetricValue{MetricID: id, Kind: r.Kind, From: r.From, To: r.To, Interval: interval, Value: r.Value, Skipped: r.Skipped}
+	if interval != "" {
+		v.Series = make([]MetricPoint, 0, len(r.Series))
+		for _, p := range r.Series {
+			v.Series = append(v.Series, MetricPoint{Start: p.Start, Value: p.Value})
+		}
+	}
+	return v
+}
+
+// MetricValueOutput is a computed metric.
+type MetricValueOutput struct {
+	Body MetricValue
+}
+
+func registerMetricRoutes(s *Server) {
+	tags := []string{tagMetrics}
+	register(s, huma.Operation{
+		OperationID: "create-metric", Method: http.MethodPost, Path: "/api/metrics", Tags: tags,
+		Summary: "Define a metric", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
+		Errors: []int{http.StatusUnprocessableEntity},
+	}, Requires(authz.MetricsWrite), func(ctx context.Context, in *CreateMetricInput) (*MetricOutput, error) {
+		b := in.Body
+		m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
+		if err := s.metrics(ctx).CreateMetric(ctx, m, filtersOf(b.Filters)); err != nil {
+			return nil, err
+		}
+		return &MetricOutput{Body: metricOf(m)}, nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "list-metrics", Method: http.MethodGet, Path: "/api/metrics", Tags: tags,
+		Summary: "List metrics", Security: UsersOrKeys,
+	}, Requires(authz.MetricsRead), func(ctx context.Context, in *struct{ ListParams }) (*MetricListOutput, error) {
+		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Metric, string, error) {
+			return s.metrics(ctx).ListMetrics(ctx, pg)
+		}, metricOf)
+		return &MetricListOutput{Body: body}, err
+	})
+
+	register(s, huma.Operation{
+		OperationID: "get-metric", Method: http.MethodGet, Path: "/api/metrics/{id}", Tags: tags,
+		Summary: "Get a metric", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
+	}, Requires(authz.MetricsRead), func(ctx context.Context, in *IDPath) (*MetricOutput, error) {
+		m, err := s.metrics(ctx).Metric(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return &MetricOutput{Body: metricOf(m)}, nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "update-metric", Method: http.MethodPatch, Path: "/api/metrics/{id}", Tags: tags,
+		Summary: "Change a metric", Security: UsersOrKeys,
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, Requires(authz.MetricsWrite), func(ctx context.Context, in *UpdateMetricInput) (*MetricOutput, error) {
+		b := in.Body
+		ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
+		if b.Filters != nil {
+			f := filtersOf(*b.Filters)
+			ch.Filters = &f
+		}
+		m, err := s.metrics(ctx).UpdateMetric(ctx, in.ID, ch)
+		if err != nil {
+			return nil, err
+		}
+		return &MetricOutput{Body: metricOf(m)}, nil
+	})
+
+	register(s, huma.Operation{
+		OperationID: "delete-metric", Method: http.MethodDelete, Path: "/api/metrics/{id}", Tags: tags,
+		Summary: "Delete a metric", Description: "A metric shown on a dashboard cannot be deleted (409 METRIC_IN_USE).",
+		Security: UsersOrKeys, DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound, http.StatusConflict},
+	}, Requires(authz.MetricsWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
+		return nil, s.metrics(ctx).DeleteMetric(ctx, in.ID)
+	})
+
+	register(s, huma.Operation{
+		OperationID: "compute-metric", Method: http.MethodGet, Path: "/api/metrics/{id}/compute", Tags: tags,
+		Summary:     "Compute a metric",
+		Description: "The value over a range and, with interval, a time series. Partners always get their own customers' events only.",
+		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, Requires(authz.MetricsRead), func(ctx context.Context, in *ComputeMetricInput) (*MetricValueOutput, error) {
+		r, err := s.metrics(ctx).ComputeMetric(ctx, in.ID, models.MetricQuery{From: in.From, To: in.To, Interval: in.Interval,
+			PartnerID: in.PartnerID, PartnerLevel: in.PartnerLevel})
+		if err != nil {
+			return nil, err
+		}
+		return &MetricValueOutput{Body: metricValueOf(in.ID, in.Interval, r)}, nil
+	})
+
+	registerDashboardRoutes(s)
+}
+
+func (s *Server) metrics(ctx context.Context) MetricStore { return s.scoped(ctx) }

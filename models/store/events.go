@@ -1,0 +1,233 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// Dispatcher hands committed events that have subscribers to their fan-out. It runs after the
+// commit of the transaction that wrote them; what it fails to hand over stays in the outbox for
+// the relay.
+type Dispatcher func(ctx context.Context, refs []models.EventRef)
+
+// SetDispatcher installs the dispatcher called after every commit that wrote events with
+// subscribers. Call it before serving.
+func (s *Store) SetDispatcher(d Dispatcher) { s.dispatch = d }
+
+// subscriptionTTL bounds how long this process may miss a subscription another process added.
+const subscriptionTTL = 2 * time.Second
+
+// subscriptions caches, per tenant, the event-type patterns something subscribes to (webhooks
+// now; playbooks and commission plans later), so that writing an event nobody listens to costs
+// no outbox row and no workflow.
+type subscriptions struct {
+	mu       sync.Mutex
+	byTenant map[string]subscriptionSet
+}
+
+type subscriptionSet struct {
+	patterns []string
+	loaded   time.Time
+}
+
+// InvalidateSubscriptions drops the cached subscriptions of a tenant after a change.
+func (s *Store) InvalidateSubscriptions(tenantID string) {
+	s.subs.mu.Lock()
+	delete(s.subs.byTenant, tenantID)
+	s.subs.mu.Unlock()
+}
+
+// subscribed reports whether anything subscribes to eventType in the tenant.
+func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (bool, error) {
+	s.subs.mu.Lock()
+	set, ok := s.subs.byTenant[tenantID]
+	s.subs.mu.Unlock()
+	if !ok || time.Since(set.loaded) > subscriptionTTL {
+		patterns, err := s.subscriptionPatterns(ctx, tenantID)
+		if err != nil {
+			return false, err
+		}
+		set = subscriptionSet{patterns: patterns, loaded: time.Now()}
+		s.subs.mu.Lock()
+		if s.subs.byTenant == nil {
+			s.subs.byTenant = map[string]subscriptionSet{}
+		}
+		s.subs.byTenant[tenantID] = set
+		s.subs.mu.Unlock()
+	}
+	return models.MatchAnyEventType(set.patterns, eventType), nil
+}
+
+// subscriptionPatterns lists the patterns every kind of subscriber of a tenant listens to.
+func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]string, error) {
+	return s.webhookEventPatterns(ctx, tenantID)
+}
+
+// eventWriter collects the events one transaction writes, to dispatch them after commit.
+type eventWriter struct {
+	s    *Store
+	refs []models.EventRef
+}
+
+// transact runs fn in a transaction. Events written through the eventWriter land in the same
+// transaction and are dispatched after it commits.
+func (s *Store) transact(ctx context.Context, fn func(tx *gorm.DB, ev *eventWriter) error) error {
+	ev := &eventWriter{s: s}
+	if err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return fn(tx, ev) }); err != nil {
+		return err
+	}
+	s.dispatchRefs(ctx, ev.refs)
+	return nil
+}
+
+func (s *Store) dispatchRefs(ctx context.Context, refs []models.EventRef) {
+	if len(refs) > 0 && s.dispatch != nil {
+		s.dispatch(context.WithoutCancel(ctx), refs)
+	}
+}
+
+// newEvent builds an event of tenantID caused by the caller in ctx.
+func newEvent(ctx context.Context, tenantID, source string, ne models.NewEvent, now time.Time) *models.Event {
+	e := &models.Event{
+		ID: models.NewID(), TenantID: tenantID, Type: ne.Type, Source: source,
+		CustomerID: ne.CustomerID, PartnerID: ne.PartnerID, Payload: ne.Payload,
+		OccurredAt: ne.OccurredAt, ReceivedAt: now, ActorKind: "system",
+		CausationID: ne.CausationID, Depth: ne.Depth,
+	}
+	if e.Payload == "" {
+		e.Payload = "{}"
+	}
+	if e.OccurredAt.IsZero() {
+		e.OccurredAt = now
+	}
+	if p := models.PrincipalFrom(ctx); p != nil {
+		e.ActorKind = string(p.Kind)
+		e.ActorID = p.UserID
+		if p.Kind == models.PrincipalMachineKey {
+			e.ActorID = p.KeyID
+		}
+	}
+	if c, ok := models.CausationFrom(ctx); ok && e.CausationID == nil {
+		id := c.EventID
+		e.CausationID, e.Depth = &id, c.Depth+1
+	}
+	return e
+}
+
+// emit writes one internal event of tenantID in tx.
+func (ev *eventWriter) emit(ctx context.Context, tx *gorm.DB, tenantID string, ne models.NewEvent) (*models.Event, error) {
+	e := newEvent(ctx, tenantID, models.EventSourceInternal, ne, time.Now().UTC())
+	if err := tx.Create(e).Error; err != nil {
+		return nil, err
+	}
+	return e, ev.outbox(ctx, tx, e)
+}
+
+// outbox records e for dispatch when something subscribes to its type.
+func (ev *eventWriter) outbox(ctx context.Context, tx *gorm.DB, events ...*models.Event) error {
+	var rows []models.OutboxEntry
+	for _, e := range events {
+		sub, err := ev.s.subscribed(ctx, e.TenantID, e.Type)
+		if err != nil {
+			return err
+		}
+		if sub {
+			rows = append(rows, models.OutboxEntry{EventID: e.ID, TenantID: e.TenantID, Type: e.Type, CreatedAt: e.ReceivedAt})
+			ev.refs = append(ev.refs, models.EventRef{TenantID: e.TenantID, EventID: e.ID, Type: e.Type})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error
+}
+
+// EmitEvent writes one internal event outside of any other change, for activities that report
+// what they did (an endpoint disabled, a run finished).
+func (s *Store) EmitEvent(ctx context.Context, tenantID string, ne models.NewEvent) (*models.Event, error) {
+	var e *models.Event
+	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		var err error
+		e, err = ev.emit(ctx, tx, tenantID, ne)
+		return err
+	})
+	return e, err
+}
+
+// PendingOutbox lists events still waiting for their fan-out that were written before
+// olderThan, oldest first.
+func (s *Store) PendingOutbox(ctx context.Context, olderThan time.Time, limit int) ([]models.EventRef, error) {
+	var rows []models.OutboxEntry
+	err := s.db.WithContext(ctx).Where("created_at < ?", olderThan).Order("created_at").Limit(limit).Find(&rows).Error
+	refs := make([]models.EventRef, len(rows))
+	for i, r := range rows {
+		refs[i] = models.EventRef{TenantID: r.TenantID, EventID: r.EventID, Type: r.Type}
+	}
+	return refs, err
+}
+
+// MarkDispatched removes events whose fan-out has started from the outbox.
+func (s *Store) MarkDispatched(ctx context.Context, eventIDs []string) error {
+	if len(eventIDs) == 0 {
+		return nil
+	}
+	return s.db.WithContext(ctx).Where("event_id IN ?", eventIDs).Delete(&models.OutboxEntry{}).Error
+}
+
+// EventByID finds an event of a tenant, for workflows.
+func (s *Store) EventByID(ctx context.Context, tenantID, id string) (*models.Event, error) {
+	var e models.Event
+	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&e).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
+	}
+	return &e, err
+}
+
+// eventRows starts a query on the events the principal may see: its tenant's, and for
+// partners only those attributed to its organisation.
+func (sc *Scoped) eventRows(ctx context.Context) *gorm.DB {
+	return sc.partnerRows(ctx, &models.Event{}, "partner_id")
+}
+
+// ListEvents lists the events the principal may see, in the order they were received.
+func (sc *Scoped) ListEvents(ctx context.Context, f models.EventFilter, pg models.Page) ([]models.Event, string, error) {
+	q := sc.eventRows(ctx)
+	if f.Type != "" {
+		if models.ValidEventType(f.Type) {
+			q = q.Where("type = ?", f.Type)
+		} else {
+			q = q.Where(`type LIKE ? ESCAPE '\'`, models.EventPatternLike(f.Type))
+		}
+	}
+	if f.CustomerID != "" {
+		q = q.Where("customer_id = ?", f.CustomerID)
+	}
+	if f.PartnerID != "" {
+		q = q.Where("partner_id = ?", f.PartnerID)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("occurred_at >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("occurred_at < ?", f.To)
+	}
+	return page(q, pg, func(e models.Event) string { return e.ID })
+}
+
+// Event finds one event the principal may see.
+func (sc *Scoped) Event(ctx context.Context, id string) (*models.Event, error) {
+	var e models.Event
+	err := sc.eventRows(ctx).Where("id = ?", id).Take(&e).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
+	}
+	return &e, err
+}

@@ -1,0 +1,129 @@
+package store_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/storetest"
+)
+
+// recorder is a dispatcher that remembers what it was handed.
+type recorder struct {
+	mu   sync.Mutex
+	refs []models.EventRef
+}
+
+func (r *recorder) dispatch(_ context.Context, refs []models.EventRef) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refs = append(r.refs, refs...)
+}
+
+func (r *recorder) types() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ref := range r.refs {
+		out = append(out, ref.Type)
+	}
+	return out
+}
+
+func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		rec := &recorder{}
+		s.SetDispatcher(rec.dispatch)
+		owner := newTenant(t, s, "bus")
+		other := newTenant(t, s, "other")
+		sc := s.For(owner)
+		ingest := func(sc *store.Scoped, types ...string) {
+			t.Helper()
+			var in []models.IngestEvent
+			for _, typ := range types {
+				in = append(in, models.IngestEvent{CustomerEmail: "c@example.com", Type: typ, Payload: "{}"})
+			}
+			res, err := sc.Ingest(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				if r.Status != models.IngestStored {
+					t.Fatalf("ingest: %+v", r)
+				}
+			}
+		}
+		ingest(sc, "invoice.paid")
+		if got := rec.types(); len(got) != 0 {
+			t.Fatalf("events without subscribers were dispatched: %v", got)
+		}
+		hook := &models.Webhook{URL: "https://hooks.example.com/in", Enabled: true, Secret: "sealed"}
+		if err := sc.CreateWebhook(ctx, hook, []string{"invoice.*"}); err != nil {
+			t.Fatal(err)
+		}
+		ingest(sc, "invoice.paid", "invoice.refunded", "seat.added")
+		ingest(s.For(other), "invoice.paid") // another tenant's webhook list is empty
+		if got := rec.types(); !slices.Equal(got, []string{"invoice.paid", "invoice.refunded"}) {
+			t.Fatalf("dispatched %v, want the two invoice events of the subscribed tenant", got)
+		}
+		pending, err := s.PendingOutbox(ctx, time.Now().Add(time.Second), 100)
+		if err != nil || len(pending) != 2 {
+			t.Fatalf("outbox = %v %v, want the two dispatched-but-unmarked events", pending, err)
+		}
+		if young, _ := s.PendingOutbox(ctx, time.Now().Add(-time.Hour), 100); len(young) != 0 {
+			t.Fatalf("rows younger than the age were offered: %v", young)
+		}
+		if err := s.MarkDispatched(ctx, []string{pending[0].EventID}); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := s.PendingOutbox(ctx, time.Now().Add(time.Second), 100); len(left) != 1 || left[0].EventID != pending[1].EventID {
+			t.Fatalf("after marking one: %v", left)
+		}
+		ids, err := s.WebhooksFor(ctx, owner.TenantID, "invoice.paid")
+		if err != nil || !slices.Equal(ids, []string{hook.ID}) {
+			t.Fatalf("webhooks for invoice.paid = %v %v", ids, err)
+		}
+		// Disabling the endpoint stops the outbox at once in this process.
+		off := false
+		if _, err := sc.UpdateWebhook(ctx, hook.ID, models.WebhookChanges{Enabled: &off}); err != nil {
+			t.Fatal(err)
+		}
+		ingest(sc, "invoice.paid")
+		if got := rec.types(); len(got) != 2 {
+			t.Fatalf("an event for a disabled endpoint was dispatched: %v", got)
+		}
+	})
+}
+
+func TestInternalEventsRecordActorAndCausation(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		owner := newTenant(t, s, "causes")
+		email := "x@example.com"
+		c := &models.Customer{Email: &email}
+		if err := s.For(owner).CreateCustomer(models.WithPrincipal(ctx, owner), c); err != nil {
+			t.Fatal(err)
+		}
+		evs, _, err := s.For(owner).ListEvents(ctx, models.EventFilter{Type: "customer.*"}, models.Page{Limit: 10})
+		if err != nil || len(evs) != 1 {
+			t.Fatalf("events = %v %v", evs, err)
+		}
+		first := evs[0]
+		if first.ActorKind != string(models.PrincipalOperator) || first.ActorID != owner.UserID || first.Source != models.EventSourceInternal || first.Depth != 0 {
+			t.Fatalf("first event = %+v", first)
+		}
+		caused, err := s.EmitEvent(models.WithCausation(ctx, models.Causation{EventID: first.ID, Depth: first.Depth}), owner.TenantID,
+			models.NewEvent{Type: models.EventWebhookTested, Payload: `{"webhookId":"w"}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caused.CausationID == nil || *caused.CausationID != first.ID || caused.Depth != 1 || caused.ActorKind != "system" {
+			t.Fatalf("caused event = %+v", caused)
+		}
+	})
+}

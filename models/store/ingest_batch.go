@@ -1,0 +1,261 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// Group commit of ingested events: concurrent ingest requests hand their events to one
+// transaction (one multi-row INSERT, one read of the client ids, one commit) instead of running
+// a transaction each. Each request waits for the commit of the transaction holding its events
+// and answers only then, so nothing is acknowledged before it is durable; a failed transaction
+// fails every request it held. Nothing outlives the requests: the goroutine of one of the
+// waiting requests runs the transaction.
+const (
+	// ingestMaxInflight is how many group transactions may run at the same time.
+	ingestMaxInflight = 2
+	// ingestMaxGroup bounds the events of one group transaction.
+	ingestMaxGroup = 2000
+	// ingestCommitTimeout bounds one group transaction, which no single client may cancel.
+	ingestCommitTimeout = 30 * time.Second
+	// ingestInsertChunk is the number of rows per INSERT statement.
+	ingestInsertChunk = 500
+)
+
+// ingestGroups queues the events of concurrent ingest requests of one Store.
+type ingestGroups struct {
+	mu       sync.Mutex
+	queue    []*ingestWork
+	inflight int
+}
+
+// ingestWork is the events of one request, waiting for their group's commit.
+type ingestWork struct {
+	ctx    context.Context
+	events []*models.Event
+	// storedID maps each client event id of events to the id of the event stored under it,
+	// which differs from ours when another request stored it first.
+	storedID map[string]string
+	err      error
+	done     chan struct{} // closed after the group's commit or failure
+	lead     chan struct{} // receives when this request's goroutine must run the next group
+	asked    bool          // lead was signalled
+}
+
+const ingestGroupsKey = "partnerd:ingest-groups"
+
+// ingestQueue is the group-commit queue of s. It lives in the settings of the root session, so
+// there is exactly one per Store.
+func (s *Store) ingestQueue() *ingestGroups {
+	if g, ok := s.db.Statement.Settings.Load(ingestGroupsKey); ok {
+		return g.(*ingestGroups)
+	}
+	g, _ := s.db.Statement.Settings.LoadOrStore(ingestGroupsKey, &ingestGroups{})
+	return g.(*ingestGroups)
+}
+
+// commitIngest stores events (which carry their tenant) in a group transaction with those of
+// concurrent requests and reports, for each client event id among them, the id of the event
+// stored under it. It returns after the commit.
+func (s *Store) commitIngest(ctx context.Context, events []*models.Event) (map[string]string, error) {
+	w := &ingestWork{ctx: ctx, events: events, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	q := s.ingestQueue()
+	q.mu.Lock()
+	q.queue = append(q.queue, w)
+	leading := q.inflight < ingestMaxInflight
+	if leading {
+		q.inflight++
+	}
+	q.mu.Unlock()
+	for {
+		if leading {
+			q.runGroup(s)
+			leading = false
+		}
+		select {
+		case <-w.done:
+			// A group of another request may have taken our events after we were asked to
+			// lead; the slot we were handed must be used or freed.
+			select {
+			case <-w.lead:
+				q.runGroup(s)
+			default:
+			}
+			return w.storedID, w.err
+		case <-w.lead:
+			leading = true
+		}
+	}
+}
+
+// runGroup commits the longest prefix of the queue that fits in a group, then hands its slot to
+// the first request still waiting, or frees it.
+func (q *ingestGroups) runGroup(s *Store) {
+	q.mu.Lock()
+	n, size := 0, 0
+	for n < len(q.queue) && (n == 0 || size+len(q.queue[n].events) <= ingestMaxGroup) {
+		size += len(q.queue[n].events)
+		n++
+	}
+	if n == 0 {
+		q.inflight--
+		q.mu.Unlock()
+		return
+	}
+	group := q.queue[:n:n]
+	q.queue = q.queue[n:]
+	if len(q.queue) == 0 {
+		q.queue = nil
+	}
+	q.mu.Unlock()
+
+	s.commitGroup(group)
+	for _, w := range group {
+		close(w.done)
+	}
+
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, w := range q.queue {
+		if !w.asked {
+			w.asked = true
+			w.lead <- struct{}{}
+			return
+		}
+	}
+	q.inflight--
+}
+
+// commitGroup runs the transaction of one group and records its outcome in each work.
+func (s *Store) commitGroup(group []*ingestWork) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(group[0].ctx), ingestCommitTimeout)
+	defer cancel()
+	var events []*models.Event
+	for _, w := range group {
+		events = append(events, w.events...)
+	}
+	var stored map[string]map[string]string // tenant → client id → stored id
+	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(events, ingestInsertChunk).Error; err != nil {
+			return err
+		}
+		var err error
+		if stored, err = storedClientIDs(tx, events); err != nil {
+			return err
+		}
+		fresh := events[:0:0]
+		for _, e := range events {
+			if e.ExternalID == nil || stored[e.TenantID][*e.ExternalID] == e.ID {
+				fresh = append(fresh, e)
+			}
+		}
+		return ev.outbox(ctx, tx, fresh...)
+	})
+	for _, w := range group {
+		if err != nil {
+			w.err = err
+			continue
+		}
+		for _, e := range w.events {
+			if e.ExternalID == nil {
+				continue
+			}
+			if w.storedID == nil {
+				w.storedID = map[string]string{}
+			}
+			w.storedID[*e.ExternalID] = stored[e.TenantID][*e.ExternalID]
+		}
+	}
+}
+
+// storedClientIDs reads, per tenant, the ids of the events stored under the client ids of events.
+func storedClientIDs(tx *gorm.DB, events []*models.Event) (map[string]map[string]string, error) {
+	byTenant := map[string][]string{}
+	for _, e := range events {
+		if e.ExternalID != nil {
+			byTenant[e.TenantID] = append(byTenant[e.TenantID], *e.ExternalID)
+		}
+	}
+	out := make(map[string]map[string]string, len(byTenant))
+	for tenant, ext := range byTenant {
+		ids := map[string]string{}
+		for start := 0; start < len(ext); start += ingestInsertChunk {
+			var have []struct{ ID, ExternalID string }
+			chunk := ext[start:min(start+ingestInsertChunk, len(ext))]
+			if err := tx.Model(&models.Event{}).Select("id, external_id").
+				Where("tenant_id = ? AND external_id IN ?", tenant, chunk).Find(&have).Error; err != nil {
+				return nil, err
+			}
+			for _, h := range have {
+				ids[h.ExternalID] = h.ID
+			}
+		}
+		out[tenant] = ids
+	}
+	return out, nil
+}
+
+// Customers resolved by ingest are remembered for a short while per Store, so that a stream of
+// events of known customers costs no customer read per request. A change to a customer (its
+// email, its partner, its deletion) reaches ingest after at most customerCacheTTL.
+const (
+	customerCacheTTL = 2 * time.Second
+	customerCacheMax = 50_000
+)
+
+// customerCache maps tenant and email (or id) to a customer seen lately.
+type customerCache struct {
+	mu sync.Mutex
+	m  map[string]cachedCustomer
+}
+
+type cachedCustomer struct {
+	c    *models.Customer
+	seen time.Time
+}
+
+const customerCacheKey = "partnerd:ingest-customers"
+
+func (s *Store) customerCache() *customerCache {
+	if c, ok := s.db.Statement.Settings.Load(customerCacheKey); ok {
+		return c.(*customerCache)
+	}
+	c, _ := s.db.Statement.Settings.LoadOrStore(customerCacheKey, &customerCache{m: map[string]cachedCustomer{}})
+	return c.(*customerCache)
+}
+
+func byEmailKey(tenantID, email string) string { return tenantID + "\x00e\x00" + email }
+func byIDKey(tenantID, id string) string       { return tenantID + "\x00i\x00" + id }
+
+// get returns the customer cached under key, if it is fresh.
+func (cc *customerCache) get(key string, now time.Time) *models.Customer {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	e, ok := cc.m[key]
+	if !ok || now.Sub(e.seen) > customerCacheTTL {
+		return nil
+	}
+	return e.c
+}
+
+// put remembers customers of a tenant by email and by id.
+func (cc *customerCache) put(tenantID string, found []models.Customer, now time.Time) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if len(cc.m)+2*len(found) > customerCacheMax {
+		clear(cc.m)
+	}
+	for i := range found {
+		c := &found[i]
+		cc.m[byIDKey(tenantID, c.ID)] = cachedCustomer{c, now}
+		if c.Email != nil {
+			cc.m[byEmailKey(tenantID, *c.Email)] = cachedCustomer{c, now}
+		}
+	}
+}

@@ -1,0 +1,523 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// webhookEventPatterns lists the event-type patterns of a tenant's enabled webhooks.
+func (s *Store) webhookEventPatterns(ctx context.Context, tenantID string) ([]string, error) {
+	hooks, err := s.enabledWebhooks(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := range hooks {
+		out = append(out, hooks[i].Patterns()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// WebhooksFor lists the ids of a tenant's enabled webhook endpoints subscribed to eventType.
+func (s *Store) WebhooksFor(ctx context.Context, tenantID, eventType string) ([]string, error) {
+	hooks, err := s.enabledWebhooks(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for i := range hooks {
+		if models.MatchAnyEventType(hooks[i].Patterns(), eventType) {
+			ids = append(ids, hooks[i].ID)
+		}
+	}
+	return ids, nil
+}
+
+func (s *Store) enabledWebhooks(ctx context.Context, tenantID string) ([]models.Webhook, error) {
+	var hooks []models.Webhook
+	err := s.db.WithContext(ctx).Select("id", "event_types").
+		Where("tenant_id = ? AND enabled = ?", tenantID, true).Order("id").Find(&hooks).Error
+	return hooks, err
+}
+
+func webhookNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// webhookRows starts a query on the principal's webhooks. Endpoints receive every event of the
+// tenant, so partner principals see none.
+func (sc *Scoped) webhookRows(ctx context.Context, model any) *gorm.DB {
+	q := sc.tenantRows(ctx, model)
+	if sc.p.PartnerID != "" {
+		q = q.Where("1 = 0")
+	}
+	return q
+}
+
+func (sc *Scoped) operatorOnly() error {
+	if sc.p.PartnerID != "" {
+		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "webhooks are managed by operators")
+	}
+	if sc.p.TenantID == "" {
+		return models.NotFound("TENANT_NOT_FOUND", "tenant")
+	}
+	return nil
+}
+
+func eventTypesJSON(patterns []string) string {
+	p := slices.Clone(patterns)
+	slices.Sort(p)
+	b, _ := json.Marshal(slices.Compact(p))
+	return string(b)
+}
+
+// CreateWebhook adds an endpoint. The caller sets w.ID (the secret is sealed for it) and the
+// sealed secret; the tenant comes from the principal.
+func (sc *Scoped) CreateWebhook(ctx context.Context, w *models.Webhook, eventTypes []string) error {
+	if err := sc.operatorOnly(); err != nil {
+		return err
+	}
+	if w.ID == "" {
+		w.ID = models.NewID()
+	}
+	w.TenantID = sc.p.TenantID
+	w.EventTypes = eventTypesJSON(eventTypes)
+	w.CreatedAt = webhookNow()
+	w.UpdatedAt = w.CreatedAt
+	if !w.Enabled {
+		w.DisabledAt = &w.CreatedAt
+	}
+	err := sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+		if err := tx.Create(w).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, w.TenantID, "webhook.created", "webhook", w.ID, "url", "description", "eventTypes", "enabled", "secret")
+	})
+	if err == nil {
+		sc.s.InvalidateSubscriptions(w.TenantID)
+	}
+	return err
+}
+
+// ListWebhooks lists the tenant's endpoints, oldest first.
+func (sc *Scoped) ListWebhooks(ctx context.Context, pg models.Page) ([]models.Webhook, string, error) {
+	return page(sc.webhookRows(ctx, &models.Webhook{}), pg, func(w models.Webhook) string { return w.ID })
+}
+
+// Webhook finds one endpoint of the tenant.
+func (sc *Scoped) Webhook(ctx context.Context, id string) (*models.Webhook, error) {
+	var w models.Webhook
+	err := sc.webhookRows(ctx, &models.Webhook{}).Where("id = ?", id).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
+	}
+	return &w, err
+}
+
+// UpdateWebhook changes an endpoint. Enabling it again clears the record of its failures.
+func (sc *Scoped) UpdateWebhook(ctx context.Context, id string, ch models.WebhookChanges) (*models.Webhook, error) {
+	w, err := sc.Webhook(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	updates := map[string]any{}
+	var changed []string
+	if ch.URL != nil && *ch.URL != w.URL {
+		w.URL = *ch.URL
+		updates["url"], changed = w.URL, append(changed, "url")
+	}
+	if ch.Description != nil && *ch.Description != w.Description {
+		w.Description = *ch.Description
+		updates["description"], changed = w.Description, append(changed, "description")
+	}
+	if ch.EventTypes != nil {
+		if et := eventTypesJSON(ch.EventTypes); et != w.EventTypes {
+			w.EventTypes = et
+			updates["event_types"], changed = et, append(changed, "eventTypes")
+		}
+	}
+	t := webhookNow()
+	if ch.Enabled != nil && *ch.Enabled != w.Enabled {
+		w.Enabled = *ch.Enabled
+		updates["enabled"], changed = w.Enabled, append(changed, "enabled")
+		if w.Enabled {
+			w.DisabledAt, w.DisabledReason, w.FailingSince = nil, "", nil
+		} else {
+			w.DisabledAt, w.DisabledReason = &t, ""
+		}
+		updates["disabled_at"], updates["disabled_reason"], updates["failing_since"] = w.DisabledAt, w.DisabledReason, w.FailingSince
+	}
+	if len(changed) == 0 {
+		return w, nil
+	}
+	w.UpdatedAt = t
+	updates["updated_at"] = t
+	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+		res := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ?", sc.p.TenantID, w.ID).Updates(updates)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
+		}
+		return writeAudit(ctx, tx, w.TenantID, "webhook.updated", "webhook", w.ID, changed...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sc.s.InvalidateSubscriptions(w.TenantID)
+	return w, nil
+}
+
+// DeleteWebhook removes an endpoint with its deliveries; deliveries still retrying stop at
+// their next attempt.
+func (sc *Scoped) DeleteWebhook(ctx context.Context, id string) error {
+	w, err := sc.Webhook(ctx, id)
+	if err != nil {
+		return err
+	}
+	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+		where := "tenant_id = ? AND webhook_id = ?"
+		if err := tx.Where(where, w.TenantID, w.ID).Delete(&models.WebhookAttempt{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where(where, w.TenantID, w.ID).Delete(&models.WebhookDelivery{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("tenant_id = ? AND id = ?", w.TenantID, w.ID).Delete(&models.Webhook{}).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, w.TenantID, "webhook.deleted", "webhook", w.ID)
+	})
+	if err == nil {
+		sc.s.InvalidateSubscriptions(w.TenantID)
+	}
+	return err
+}
+
+// RotateWebhookSecret replaces an endpoint's secret; the previous one keeps signing until
+// rot.PreviousExpiresAt. It answers a conflict when another rotation came first.
+func (sc *Scoped) RotateWebhookSecret(ctx context.Context, id string, rot models.WebhookSecretRotation) (*models.Webhook, error) {
+	w, err := sc.Webhook(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t := webhookNow()
+	exp := rot.PreviousExpiresAt.UTC().Truncate(time.Microsecond)
+	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+		res := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ? AND secret = ?", w.TenantID, w.ID, rot.Expect).
+			Updates(map[string]any{"secret": rot.Secret, "secret_hint": rot.SecretHint, "previous_secret": rot.PreviousSecret,
+				"previous_secret_expires_at": exp, "updated_at": t})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return models.Conflict("SECRET_ROTATED_MEANWHILE", "the secret was rotated by another request; try again")
+		}
+		return writeAudit(ctx, tx, w.TenantID, "webhook.secret_rotated", "webhook", w.ID, "secret")
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.Secret, w.SecretHint, w.PreviousSecret, w.PreviousSecretExpiresAt, w.UpdatedAt = rot.Secret, rot.SecretHint, rot.PreviousSecret, &exp, t
+	return w, nil
+}
+
+// CreateTestDelivery records a test-send of a synthetic message to an endpoint; d.ID and
+// d.MessageID may be preset, d.Body holds the message.
+func (sc *Scoped) CreateTestDelivery(ctx context.Context, webhookID string, d *models.WebhookDelivery) error {
+	w, err := sc.Webhook(ctx, webhookID)
+	if err != nil {
+		return err
+	}
+	if d.ID == "" {
+		d.ID = models.NewID()
+	}
+	if d.MessageID == "" {
+		d.MessageID = d.ID
+	}
+	d.TenantID, d.WebhookID, d.Test, d.Status, d.EventID = w.TenantID, w.ID, true, models.DeliveryPending, nil
+	d.CreatedAt = webhookNow()
+	d.UpdatedAt = d.CreatedAt
+	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+		if err := tx.Create(d).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, w.TenantID, "webhook.tested", "webhook", w.ID)
+	})
+}
+
+// ListWebhookDeliveries lists the deliveries of an endpoint, oldest first.
+func (sc *Scoped) ListWebhookDeliveries(ctx context.Context, webhookID string, f models.DeliveryFilter, pg models.Page) ([]models.WebhookDelivery, string, error) {
+	if _, err := sc.Webhook(ctx, webhookID); err != nil {
+		return nil, "", err
+	}
+	q := sc.webhookRows(ctx, &models.WebhookDelivery{}).Where("webhook_id = ?", webhookID).Omit("body")
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	return page(q, pg, func(d models.WebhookDelivery) string { return d.ID })
+}
+
+// maxAttemptsShown bounds the attempts a delivery's detail lists (the newest ones).
+const maxAttemptsShown = 200
+
+// WebhookDelivery finds one delivery of an endpoint with its attempts, oldest first.
+func (sc *Scoped) WebhookDelivery(ctx context.Context, webhookID, deliveryID string) (*models.WebhookDelivery, []models.WebhookAttempt, error) {
+	var d models.WebhookDelivery
+	err := sc.webhookRows(ctx, &models.WebhookDelivery{}).Where("webhook_id = ? AND id = ?", webhookID, deliveryID).Take(&d).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var attempts []models.WebhookAttempt
+	err = sc.s.db.WithContext(ctx).Where("tenant_id = ? AND delivery_id = ?", d.TenantID, d.ID).
+		Order("number DESC").Limit(maxAttemptsShown).Find(&attempts).Error
+	slices.Reverse(attempts)
+	return &d, attempts, err
+}
+
+// ReplayWebhookDelivery records that a delivery is sent again and returns it with its replay
+// count raised. The endpoint must be enabled.
+func (sc *Scoped) ReplayWebhookDelivery(ctx context.Context, webhookID, deliveryID string) (*models.WebhookDelivery, error) {
+	w, err := sc.Webhook(ctx, webhookID)
+	if err != nil {
+		return nil, err
+	}
+	d, _, err := sc.WebhookDelivery(ctx, webhookID, deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	if !w.Enabled {
+		return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled; enable it before replaying")
+	}
+	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+		if err := tx.Model(&models.WebhookDelivery{}).Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).
+			Update("replays", gorm.Expr("replays + 1")).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).Take(d).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, d.TenantID, "webhook.delivery_replayed", "webhook_delivery", d.ID)
+	})
+	return d, err
+}
+
+// BeginWebhookDelivery starts a delivery for a workflow: it creates the delivery of an event to
+// an endpoint (once, however often it is called) or, for a replay or a test-send, marks the
+// named delivery pending again. It answers not found when the endpoint, the event or the
+// delivery is gone, and a conflict when the endpoint is disabled.
+func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStart) (*models.WebhookDelivery, error) {
+	var w models.Webhook
+	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", in.TenantID, in.WebhookID).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d models.WebhookDelivery
+	if in.DeliveryID != "" {
+		err := s.db.WithContext(ctx).Where("tenant_id = ? AND webhook_id = ? AND id = ?", in.TenantID, in.WebhookID, in.DeliveryID).Take(&d).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !w.Enabled && !d.Test {
+			return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled")
+		}
+		t := webhookNow()
+		err = s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).
+			Updates(map[string]any{"status": models.DeliveryPending, "completed_at": nil, "updated_at": t}).Error
+		d.Status, d.CompletedAt, d.UpdatedAt = models.DeliveryPending, nil, t
+		return &d, err
+	}
+	if !w.Enabled {
+		return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled")
+	}
+	e, err := s.EventByID(ctx, in.TenantID, in.EventID)
+	if err != nil {
+		return nil, err
+	}
+	t := webhookNow()
+	d = models.WebhookDelivery{ID: models.NewID(), TenantID: in.TenantID, WebhookID: w.ID, EventID: &e.ID, EventType: e.Type,
+		MessageID: e.ID, Status: models.DeliveryPending, CreatedAt: t, UpdatedAt: t}
+	if err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error; err != nil {
+		return nil, err
+	}
+	var stored models.WebhookDelivery
+	err = s.db.WithContext(ctx).Where("tenant_id = ? AND webhook_id = ? AND event_id = ?", in.TenantID, w.ID, e.ID).Take(&stored).Error
+	return &stored, err
+}
+
+// WebhookDispatch loads what one attempt of a delivery needs. It answers not found when the
+// endpoint or the delivery is gone.
+func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, deliveryID string) (*models.WebhookDispatch, error) {
+	var out models.WebhookDispatch
+	db := s.db.WithContext(ctx)
+	err := db.Where("tenant_id = ? AND id = ?", tenantID, webhookID).Take(&out.Webhook).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = db.Where("tenant_id = ? AND webhook_id = ? AND id = ?", tenantID, webhookID, deliveryID).Take(&out.Delivery).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case out.Delivery.Body != nil:
+		out.Body = []byte(*out.Delivery.Body)
+	case out.Delivery.EventID != nil:
+		e, err := s.EventByID(ctx, tenantID, *out.Delivery.EventID)
+		if err != nil {
+			return nil, err
+		}
+		if out.Body, err = models.WebhookBody(e); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
+	}
+	return &out, nil
+}
+
+// RecordWebhookAttempt stores one attempt and decides what follows: success ends the delivery
+// and clears the endpoint's failure record; a failure starts or continues it, a 410 or a
+// failure lasting rec.DisableAfter disables the endpoint (emitting webhook.disabled), and a
+// failed final attempt ends the delivery. Test-sends never change the endpoint. Recording the
+// same attempt id again changes nothing and reports the delivery's status.
+func (s *Store) RecordWebhookAttempt(ctx context.Context, rec models.AttemptRecord) (models.AttemptOutcome, error) {
+	var out models.AttemptOutcome
+	at := rec.At.UTC().Truncate(time.Microsecond)
+	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		var d models.WebhookDelivery
+		err := tx.Where("tenant_id = ? AND id = ?", rec.TenantID, rec.DeliveryID).Take(&d).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			out.Status = models.DeliveryCancelled
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var seen int64
+		if err := tx.Model(&models.WebhookAttempt{}).Where("id = ?", rec.AttemptID).Count(&seen).Error; err != nil {
+			return err
+		}
+		if seen > 0 {
+			out.Status = d.Status
+			return nil
+		}
+		if err := tx.Model(&models.WebhookDelivery{}).Where("id = ?", d.ID).Update("attempts", gorm.Expr("attempts + 1")).Error; err != nil {
+			return err
+		}
+		if err := tx.Model(&models.WebhookDelivery{}).Select("attempts").Where("id = ?", d.ID).Scan(&d.Attempts).Error; err != nil {
+			return err
+		}
+		a := models.WebhookAttempt{ID: rec.AttemptID, TenantID: rec.TenantID, WebhookID: d.WebhookID, DeliveryID: d.ID, Number: d.Attempts,
+			StatusCode: rec.StatusCode, LatencyMS: rec.LatencyMS, ResponseBody: rec.ResponseBody, Error: webhookTruncate(rec.Error, 1000), AttemptedAt: at}
+		if err := tx.Create(&a).Error; err != nil {
+			return err
+		}
+		ok := models.Succeeded(rec.StatusCode)
+		out.Status = models.DeliveryPending
+		switch {
+		case ok:
+			out.Status = models.DeliverySucceeded
+		case d.Test || rec.Final:
+			out.Status = models.DeliveryFailed
+		}
+		if !d.Test {
+			if err := s.recordEndpointHealth(ctx, tx, ev, rec, at, ok, &out); err != nil {
+				return err
+			}
+		}
+		upd := map[string]any{"status": out.Status, "last_status_code": rec.StatusCode, "updated_at": webhookNow()}
+		if out.Status != models.DeliveryPending {
+			upd["completed_at"] = at
+		}
+		return tx.Model(&models.WebhookDelivery{}).Where("id = ?", d.ID).Updates(upd).Error
+	})
+	if err == nil && out.Disabled {
+		s.InvalidateSubscriptions(rec.TenantID)
+	}
+	return out, err
+}
+
+// recordEndpointHealth keeps an endpoint's failure record and disables it when it answered 410
+// or failed for too long.
+func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *eventWriter, rec models.AttemptRecord, at time.Time, ok bool, out *models.AttemptOutcome) error {
+	hook := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ?", rec.TenantID, rec.WebhookID)
+	if ok {
+		return hook.Update("failing_since", nil).Error
+	}
+	if err := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ? AND failing_since IS NULL", rec.TenantID, rec.WebhookID).
+		Update("failing_since", at).Error; err != nil {
+		return err
+	}
+	var w models.Webhook
+	err := tx.Where("tenant_id = ? AND id = ?", rec.TenantID, rec.WebhookID).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		out.Status = models.DeliveryCancelled
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	reason := ""
+	switch {
+	case rec.StatusCode == 410:
+		reason = models.WebhookDisabledGone
+	case rec.DisableAfter > 0 && w.FailingSince != nil && at.Sub(*w.FailingSince) >= rec.DisableAfter:
+		reason = models.WebhookDisabledFailing
+	}
+	if reason == "" {
+		return nil
+	}
+	out.Status = models.DeliveryFailed
+	res := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ? AND enabled = ?", rec.TenantID, rec.WebhookID, true).
+		Updates(map[string]any{"enabled": false, "disabled_reason": reason, "disabled_at": at, "updated_at": webhookNow()})
+	if res.Error != nil || res.RowsAffected == 0 {
+		return res.Error
+	}
+	out.Disabled, out.DisabledReason = true, reason
+	if err := writeAudit(ctx, tx, rec.TenantID, "webhook.disabled", "webhook", rec.WebhookID, "enabled"); err != nil {
+		return err
+	}
+	payload, _ := json.Marshal(models.WebhookDisabledPayload{WebhookID: w.ID, URL: w.URL, Reason: reason})
+	_, err = ev.emit(ctx, tx, rec.TenantID, models.NewEvent{Type: models.EventWebhookDisabled, Payload: string(payload)})
+	return err
+}
+
+// EndWebhookDelivery sets the final status of a delivery that stopped without an attempt.
+func (s *Store) EndWebhookDelivery(ctx context.Context, tenantID, deliveryID, status string) error {
+	t := webhookNow()
+	return s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where("tenant_id = ? AND id = ?", tenantID, deliveryID).
+		Updates(map[string]any{"status": status, "completed_at": t, "updated_at": t}).Error
+}
+
+func webhookTruncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n-- // do not cut a UTF-8 sequence
+	}
+	return s[:n]
+}
