@@ -264,20 +264,20 @@ var metadataAddresses = []netip.Addr{netip.MustParseAddr("169.254.169.254"), net
 
 // WebhookAddressBlocked says why deliveries may not go to ip (loopback, private, link-local,
 // CGNAT, unspecified, multicast, metadata), or "" when they may. An address inside one of
-// allowed is never blocked.
+// allowed is not blocked, except a cloud metadata service, which never is reachable.
 func WebhookAddressBlocked(ip netip.Addr, allowed []netip.Prefix) string {
 	ip = ip.Unmap().WithZone("")
-	for _, p := range allowed {
-		if p.Contains(ip) {
-			return ""
-		}
-	}
 	if !ip.IsValid() {
 		return "invalid"
 	}
 	for _, m := range metadataAddresses {
 		if ip == m {
 			return "metadata service"
+		}
+	}
+	for _, p := range allowed {
+		if p.Contains(ip) {
+			return ""
 		}
 	}
 	if ip.Is6() {
