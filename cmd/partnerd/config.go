@@ -49,7 +49,16 @@ type config struct {
 	TrustedProxies    []string
 	ShutdownTimeout   time.Duration
 	Signup            bool
+	// WebhookAllowedNetworks are private or loopback networks webhook deliveries may reach.
+	WebhookAllowedNetworks []netip.Prefix
+	// WebhookRetrySchedule is the wait before each delivery attempt; WebhookDisableAfter how
+	// long an endpoint may fail before it is disabled.
+	WebhookRetrySchedule []time.Duration
+	WebhookDisableAfter  time.Duration
 }
+
+// defaultWebhookSchedule is the Svix schedule of CONVENTIONS.md.
+const defaultWebhookSchedule = "0s,5s,5m,30m,2h,5h,10h,10h"
 
 // setting is one configurable value: its flag, its environment variable and its default.
 type setting struct {
@@ -75,6 +84,9 @@ var settings = []setting{
 	{"trusted-proxies", "PARTNERD_TRUSTED_PROXIES", "", "comma-separated IPs or CIDRs whose X-Forwarded-For is believed"},
 	{"shutdown-timeout", "PARTNERD_SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for requests and workflows to drain"},
 	{"signup", "PARTNERD_SIGNUP", "true", "allow anyone to open a tenant with POST /api/signup"},
+	{"webhook-allowed-networks", "PARTNERD_WEBHOOK_ALLOWED_NETWORKS", "", "comma-separated CIDRs of private or loopback networks webhook deliveries may reach (none by default)"},
+	{"webhook-retry-schedule", "PARTNERD_WEBHOOK_RETRY_SCHEDULE", defaultWebhookSchedule, "comma-separated waits before each webhook delivery attempt"},
+	{"webhook-disable-after", "PARTNERD_WEBHOOK_DISABLE_AFTER", "120h", "how long a webhook endpoint may keep failing before it is disabled"},
 }
 
 // loadConfig reads flags (which win) and environment variables (then defaults), and checks
@@ -226,6 +238,32 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 
 	if c.Signup, err = strconv.ParseBool(get("PARTNERD_SIGNUP")); err != nil {
 		bad("PARTNERD_SIGNUP", "%q is not true or false", get("PARTNERD_SIGNUP"))
+	}
+
+	for n := range strings.SplitSeq(get("PARTNERD_WEBHOOK_ALLOWED_NETWORKS"), ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(n)
+		if err != nil {
+			bad("PARTNERD_WEBHOOK_ALLOWED_NETWORKS", "%q is not a CIDR such as 127.0.0.0/8", n)
+			continue
+		}
+		c.WebhookAllowedNetworks = append(c.WebhookAllowedNetworks, prefix.Masked())
+	}
+	for w := range strings.SplitSeq(get("PARTNERD_WEBHOOK_RETRY_SCHEDULE"), ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(w))
+		if err != nil || d < 0 {
+			bad("PARTNERD_WEBHOOK_RETRY_SCHEDULE", "%q is not a duration such as 5m", w)
+			continue
+		}
+		c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
+	}
+	if len(c.WebhookRetrySchedule) > 20 {
+		bad("PARTNERD_WEBHOOK_RETRY_SCHEDULE", "at most 20 attempts")
+	}
+	if c.WebhookDisableAfter, err = time.ParseDuration(get("PARTNERD_WEBHOOK_DISABLE_AFTER")); err != nil || c.WebhookDisableAfter <= 0 {
+		bad("PARTNERD_WEBHOOK_DISABLE_AFTER", "%q is not a positive duration such as 120h", get("PARTNERD_WEBHOOK_DISABLE_AFTER"))
 	}
 
 	if c.Env == envProduction && !c.AllowEmbedded {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envOf(kv map[string]string) func(string) string {
@@ -22,6 +23,9 @@ func TestConfigDefaults(t *testing.T) {
 	if c.HTTPAddr != "127.0.0.1:8080" || filepath.Base(c.DataDir) != ".data" || c.TemporalPort != 7233 ||
 		c.Env != envDevelopment || c.LogFormat != "text" || c.DatabaseURL != "" || c.TemporalAddress != "" {
 		t.Fatalf("defaults = %+v", c)
+	}
+	if len(c.WebhookRetrySchedule) != 8 || c.WebhookRetrySchedule[2] != 5*time.Minute || c.WebhookDisableAfter != 120*time.Hour || len(c.WebhookAllowedNetworks) != 0 {
+		t.Fatalf("webhook defaults = %v %v %v", c.WebhookRetrySchedule, c.WebhookDisableAfter, c.WebhookAllowedNetworks)
 	}
 }
 
@@ -39,17 +43,20 @@ func TestConfigFlagsWinOverEnvironment(t *testing.T) {
 
 func TestConfigReportsEveryBadValueWithItsVariable(t *testing.T) {
 	_, err := loadConfig("serve", nil, envOf(map[string]string{
-		"PARTNERD_ENV":                "staging",
-		"PARTNERD_HTTP_ADDR":          "localhost",
-		"DATABASE_URL":                "mysql://root:hunter2@db/x",
-		"TEMPORAL_ADDRESS":            "temporal",
-		"PARTNERD_TEMPORAL_PORT":      "70000",
-		"PARTNERD_SECRET_KEY":         base64.StdEncoding.EncodeToString([]byte("too short")),
-		"PARTNERD_LOG_LEVEL":          "loud",
-		"PARTNERD_BOOTSTRAP_EMAIL":    "not-an-email",
-		"PARTNERD_BOOTSTRAP_PASSWORD": "short",
-		"PARTNERD_TRUSTED_PROXIES":    "10.0.0.0/8, proxy.local",
-		"PARTNERD_SHUTDOWN_TIMEOUT":   "-1s",
+		"PARTNERD_ENV":                      "staging",
+		"PARTNERD_HTTP_ADDR":                "localhost",
+		"DATABASE_URL":                      "mysql://root:hunter2@db/x",
+		"TEMPORAL_ADDRESS":                  "temporal",
+		"PARTNERD_TEMPORAL_PORT":            "70000",
+		"PARTNERD_SECRET_KEY":               base64.StdEncoding.EncodeToString([]byte("too short")),
+		"PARTNERD_LOG_LEVEL":                "loud",
+		"PARTNERD_BOOTSTRAP_EMAIL":          "not-an-email",
+		"PARTNERD_BOOTSTRAP_PASSWORD":       "short",
+		"PARTNERD_TRUSTED_PROXIES":          "10.0.0.0/8, proxy.local",
+		"PARTNERD_SHUTDOWN_TIMEOUT":         "-1s",
+		"PARTNERD_WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1",
+		"PARTNERD_WEBHOOK_RETRY_SCHEDULE":   "0s,soon",
+		"PARTNERD_WEBHOOK_DISABLE_AFTER":    "0s",
 	}), io.Discard)
 	if err == nil {
 		t.Fatal("bad configuration accepted")
@@ -57,7 +64,8 @@ func TestConfigReportsEveryBadValueWithItsVariable(t *testing.T) {
 	msg := err.Error()
 	for _, name := range []string{"PARTNERD_ENV", "PARTNERD_HTTP_ADDR", "DATABASE_URL", "TEMPORAL_ADDRESS", "PARTNERD_TEMPORAL_PORT",
 		"PARTNERD_SECRET_KEY", "PARTNERD_LOG_LEVEL", "PARTNERD_BOOTSTRAP_EMAIL", "PARTNERD_BOOTSTRAP_PASSWORD",
-		"PARTNERD_TRUSTED_PROXIES", "PARTNERD_SHUTDOWN_TIMEOUT"} {
+		"PARTNERD_TRUSTED_PROXIES", "PARTNERD_SHUTDOWN_TIMEOUT", "PARTNERD_WEBHOOK_ALLOWED_NETWORKS",
+		"PARTNERD_WEBHOOK_RETRY_SCHEDULE", "PARTNERD_WEBHOOK_DISABLE_AFTER"} {
 		if !strings.Contains(msg, name+":") {
 			t.Errorf("the error does not name %s:\n%s", name, msg)
 		}

@@ -101,11 +101,14 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	}
 	defer tc.Close()
 
-	w := worker.New(tc, workerDeps(st))
+	w := worker.New(tc, workerDeps(cfg, keys, st, tc, log))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer w.Stop()
+	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
+		log.Warn("outbox relay not started; a worker will start it", "error", err)
+	}
 
 	srv := api.New(apiConfig(cfg, keys), api.Deps{
 		Logger:     log,
@@ -114,6 +117,11 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		Tokens:     authn.NewTokens(keys, tokenIssuer, tokenAudience),
 		Tenants:    st,
 		Authorizer: authz.NewAuthorizer(st),
+		Webhooks: api.WebhookDeps{
+			Keyring:         keys,
+			Starter:         &worker.WebhookStarter{Client: tc},
+			AllowedNetworks: cfg.WebhookAllowedNetworks,
+		},
 		Readiness: []api.ReadinessCheck{
 			{Name: "database", Check: st.Ping},
 			{Name: "temporal", Check: func(ctx context.Context) error {
@@ -198,8 +206,22 @@ func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger
 	return tc, nil
 }
 
-func workerDeps(st *store.Store) worker.Deps {
-	return worker.Deps{System: &activities.System{DB: st, Version: version}}
+// workerDeps wires the activities and installs the event dispatcher on the store, so that
+// events written by the API and by activities reach their fan-out right after commit.
+func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Client, log *slog.Logger) worker.Deps {
+	d := &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
+	st.SetDispatcher(d.Dispatch)
+	return worker.Deps{
+		System: &activities.System{DB: st, Version: version},
+		Events: &activities.Events{Store: st, Starter: d},
+		Webhooks: &activities.Webhooks{
+			Store:           st,
+			Keyring:         keys,
+			Schedule:        cfg.WebhookRetrySchedule,
+			DisableAfter:    cfg.WebhookDisableAfter,
+			AllowedNetworks: cfg.WebhookAllowedNetworks,
+		},
+	}
 }
 
 // bootstrapLogin is the owner login created on an empty database, for the banner.
@@ -305,6 +327,10 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 		return err
 	}
 	defer st.Close()
+	keys, err := keyring(cfg)
+	if err != nil {
+		return fmt.Errorf("secret key: %w", err)
+	}
 	addr := cfg.TemporalAddress
 	if addr == "" {
 		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.TemporalPort))
@@ -314,7 +340,10 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 		return err
 	}
 	defer tc.Close()
-	w := worker.New(tc, workerDeps(st))
+	w := worker.New(tc, workerDeps(cfg, keys, st, tc, log))
+	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
+		log.Warn("outbox relay not started", "error", err)
+	}
 	log.Info("worker running", "temporal", addr, "task_queue", workflows.TaskQueue)
 	return w.Run(ctxInterrupt(ctx))
 }
