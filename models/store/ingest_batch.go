@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
 )
@@ -133,6 +134,11 @@ func (q *ingestGroups) runGroup(s *Store) {
 }
 
 // commitGroup runs the transaction of one group and records its outcome in each work.
+//
+// Rows are inserted in the order of their tenant and client id, so that two group transactions
+// that race for the same client ids wait for each other instead of deadlocking. The INSERT
+// returns the ids it stored; only the events it skipped (their client id was stored before, by
+// an earlier or concurrent transaction or by another event of this group) cost a read.
 func (s *Store) commitGroup(group []*ingestWork) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(group[0].ctx), ingestCommitTimeout)
 	defer cancel()
@@ -140,19 +146,39 @@ func (s *Store) commitGroup(group []*ingestWork) {
 	for _, w := range group {
 		events = append(events, w.events...)
 	}
+	slices.SortStableFunc(events, func(a, b *models.Event) int {
+		if c := strings.Compare(a.TenantID, b.TenantID); c != 0 {
+			return c
+		}
+		return strings.Compare(deref(a.ExternalID), deref(b.ExternalID))
+	})
 	var stored map[string]map[string]string // tenant → client id → stored id
 	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(events, ingestInsertChunk).Error; err != nil {
-			return err
+		inserted := make(map[string]bool, len(events))
+		for start := 0; start < len(events); start += ingestInsertChunk {
+			if err := insertEvents(tx, events[start:min(start+ingestInsertChunk, len(events))], inserted); err != nil {
+				return err
+			}
+		}
+		fresh := make([]*models.Event, 0, len(events))
+		var skipped []*models.Event
+		for _, e := range events {
+			if inserted[e.ID] {
+				fresh = append(fresh, e)
+			} else {
+				skipped = append(skipped, e)
+			}
 		}
 		var err error
-		if stored, err = storedClientIDs(tx, events); err != nil {
+		if stored, err = storedClientIDs(tx, skipped); err != nil {
 			return err
 		}
-		fresh := events[:0:0]
-		for _, e := range events {
-			if e.ExternalID == nil || stored[e.TenantID][*e.ExternalID] == e.ID {
-				fresh = append(fresh, e)
+		for _, e := range fresh {
+			if e.ExternalID != nil {
+				if stored[e.TenantID] == nil {
+					stored[e.TenantID] = map[string]string{}
+				}
+				stored[e.TenantID][*e.ExternalID] = e.ID
 			}
 		}
 		return ev.outbox(ctx, tx, fresh...)
@@ -174,6 +200,44 @@ func (s *Store) commitGroup(group []*ingestWork) {
 	}
 }
 
+// eventColumns are the columns insertEvents writes, in the order of eventValues.
+const eventColumns = "id, tenant_id, type, source, customer_id, partner_id, actor_kind, actor_id, causation_id, depth, external_id, payload, occurred_at, received_at"
+
+func eventValues(e *models.Event) []any {
+	return []any{e.ID, e.TenantID, e.Type, e.Source, e.CustomerID, e.PartnerID, e.ActorKind, e.ActorID,
+		e.CausationID, e.Depth, e.ExternalID, e.Payload, e.OccurredAt, e.ReceivedAt}
+}
+
+// insertEvents writes events in one statement, skipping those whose client id is taken, and
+// marks the ids it stored in inserted. (Both engines return only the rows inserted.)
+func insertEvents(tx *gorm.DB, events []*models.Event, inserted map[string]bool) error {
+	var sql strings.Builder
+	sql.Grow(64 + len(eventColumns) + len(events)*44)
+	sql.WriteString("INSERT INTO events (" + eventColumns + ") VALUES ")
+	args := make([]any, 0, len(events)*14)
+	for i, e := range events {
+		if i > 0 {
+			sql.WriteByte(',')
+		}
+		sql.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		args = append(args, eventValues(e)...)
+	}
+	sql.WriteString(" ON CONFLICT DO NOTHING RETURNING id")
+	rows, err := tx.Raw(sql.String(), args...).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		inserted[id] = true
+	}
+	return rows.Err()
+}
+
 // storedClientIDs reads, per tenant, the ids of the events stored under the client ids of events.
 func storedClientIDs(tx *gorm.DB, events []*models.Event) (map[string]map[string]string, error) {
 	byTenant := map[string][]string{}
@@ -182,9 +246,10 @@ func storedClientIDs(tx *gorm.DB, events []*models.Event) (map[string]map[string
 			byTenant[e.TenantID] = append(byTenant[e.TenantID], *e.ExternalID)
 		}
 	}
-	out := make(map[string]map[string]string, len(byTenant))
+	out := make(map[string]map[string]string, len(byTenant)+1)
 	for tenant, ext := range byTenant {
 		ids := map[string]string{}
+		ext = uniq(ext)
 		for start := 0; start < len(ext); start += ingestInsertChunk {
 			var have []struct{ ID, ExternalID string }
 			chunk := ext[start:min(start+ingestInsertChunk, len(ext))]

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Measures event ingest on Postgres in one run, on loopback, and prints a summary:
+#   1. raw single-row INSERT rate into the events table (pgbench, 32 clients) — the baseline;
+#   2. POST /api/events/ingest with wrk, 32 connections: rate and latency distribution;
+#   3. POST /api/events/batch with bench/ingestload, 500 events per request: events/s;
+#   4. an exactly-once check: single and batch load with racing duplicate eventIds, then every
+#      acknowledged eventId is counted in the database.
+# It creates (and drops first) its own database; never point it at the database tests use.
+#
+# Usage: bench/ingest.sh            (from the repository root)
+# Environment (defaults):
+#   PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres BENCH_DB=partnerd_bench
+#   BENCH_ADDR=127.0.0.1:8089 BENCH_DURATION=30 (seconds per pgbench/wrk run) BENCH_CONNS=32
+#   BENCH_LOG_LEVEL=info (the server's request log; info logs every request, as serve does)
+#   BENCH_CUSTOMERS=1000 BENCH_BATCH_REQUESTS=400 (batch requests of 500 events)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PGHOST="${PGHOST:-127.0.0.1}" PGPORT="${PGPORT:-5432}" PGUSER="${PGUSER:-postgres}"
+DB="${BENCH_DB:-partnerd_bench}"
+ADDR="${BENCH_ADDR:-127.0.0.1:8089}"
+DURATION="${BENCH_DURATION:-30}"
+CONNS="${BENCH_CONNS:-32}"
+LOG_LEVEL="${BENCH_LOG_LEVEL:-info}"
+CUSTOMERS="${BENCH_CUSTOMERS:-1000}"
+BATCH_REQUESTS="${BENCH_BATCH_REQUESTS:-400}"
+OUT=bench/out
+URL="postgres://${PGUSER}@${PGHOST}:${PGPORT}/${DB}?sslmode=disable"
+
+if [ "$DB" = test ]; then
+	echo "refusing to use the database the tests use" >&2
+	exit 2
+fi
+for tool in pgbench wrk psql createdb go; do
+	command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install -y wrk postgresql-client)" >&2; exit 2; }
+done
+mkdir -p "$OUT"
+
+echo "== build"
+go build -o "$OUT/server" ./bench/server
+go build -o "$OUT/ingestload" ./bench/ingestload
+
+echo "== database $DB (recreated)"
+dropdb --if-exists "$DB"
+createdb "$DB"
+
+echo "== server on $ADDR (log level $LOG_LEVEL)"
+rm -f "$OUT/key"
+"$OUT/server" -db "$URL" -addr "$ADDR" -keyfile "$OUT/key" -customers "$CUSTOMERS" \
+	-log-level "$LOG_LEVEL" -pprof "${BENCH_PPROF:-}" >"$OUT/server.out" 2>"$OUT/server.log" &
+SERVER=$!
+trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
+for _ in $(seq 1 600); do
+	[ -s "$OUT/key" ] && grep -q "bench server on" "$OUT/server.out" 2>/dev/null && break
+	kill -0 "$SERVER" 2>/dev/null || { cat "$OUT/server.log" >&2; exit 1; }
+	sleep 0.1
+done
+KEY="$(cat "$OUT/key")"
+TENANT="$(psql -d "$DB" -Atc "SELECT id FROM tenants WHERE slug = 'bench'")"
+CUSTOMER="$(psql -d "$DB" -Atc "SELECT id FROM customers WHERE tenant_id = '$TENANT' ORDER BY id LIMIT 1")"
+RUN="wrk-$(date +%s)"
+
+echo "== load before: $(uptime)"
+
+echo "== 1. raw INSERT: pgbench -n -M prepared -c $CONNS -j 2 -T $DURATION -f bench/rawinsert.sql"
+pgbench -n -M prepared -c "$CONNS" -j 2 -T "$DURATION" -f bench/rawinsert.sql \
+	-D tenant="$TENANT" -D customer="$CUSTOMER" -d "$DB" | tee "$OUT/pgbench.txt"
+RAW_TPS="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$OUT/pgbench.txt" | head -1)"
+
+echo "== 2. single ingest: wrk -t2 -c$CONNS -d${DURATION}s --latency -s bench/ingest.lua"
+psql -d "$DB" -qAtc "CHECKPOINT" >/dev/null
+BENCH_KEY="$KEY" BENCH_RUN="$RUN" BENCH_CUSTOMERS="$CUSTOMERS" \
+	wrk -t2 -c"$CONNS" -d"${DURATION}s" --latency -s bench/ingest.lua "http://$ADDR" | tee "$OUT/wrk.txt"
+WRK_RATE="$(sed -n 's/^rate \([0-9.]*\) req\/s/\1/p' "$OUT/wrk.txt")"
+WRK_P99="$(sed -n 's/^latency p99 \([0-9.]*\) ms/\1/p' "$OUT/wrk.txt")"
+WRK_BAD="$(sed -n 's/^requests [0-9]*, non-200 \([0-9]*\),.*/\1/p' "$OUT/wrk.txt")"
+WRK_ROWS="$(psql -d "$DB" -Atc "SELECT count(*) FROM events WHERE external_id LIKE '$RUN-%'")"
+WRK_DISTINCT="$(psql -d "$DB" -Atc "SELECT count(DISTINCT external_id) FROM events WHERE external_id LIKE '$RUN-%'")"
+
+echo "== 3. batch ingest: ingestload -batch 500 -clients 4 -requests $BATCH_REQUESTS -dup 0"
+"$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -db "$URL" -batch 500 -clients 4 \
+	-requests "$BATCH_REQUESTS" -dup 0 -customers "$CUSTOMERS" | tee "$OUT/batch.txt"
+BATCH_RATE="$(sed -n 's/.*events acknowledged [0-9]* (\([0-9.]*\)\/s).*/\1/p' "$OUT/batch.txt")"
+
+echo "== 4. exactly-once under racing duplicates"
+"$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -db "$URL" -clients 32 \
+	-requests 20000 -dup 0.1 -customers "$CUSTOMERS" | tee "$OUT/once-single.txt" || true
+"$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -db "$URL" -batch 100 -clients 16 \
+	-requests 400 -dup 0.1 -customers "$CUSTOMERS" | tee "$OUT/once-batch.txt" || true
+
+echo "== load after: $(uptime)"
+
+ratio="$(awk -v a="$WRK_RATE" -v b="$RAW_TPS" 'BEGIN { printf "%.0f", 100 * a / b }')"
+verdict() { if awk "BEGIN { exit !($1) }"; then echo met; else echo MISSED; fi; }
+cat <<EOF | tee "$OUT/summary.txt"
+
+== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, Postgres $(psql -d "$DB" -Atc 'SHOW server_version'))
+raw single-row INSERT (pgbench, $CONNS clients):  ${RAW_TPS} rows/s
+single ingest (wrk, $CONNS connections):          ${WRK_RATE} req/s = ${ratio} % of raw  [target >= 60 %: $(verdict "$ratio >= 60")]
+single ingest p99 at that load:                   ${WRK_P99} ms  [target < 25 ms: $(verdict "$WRK_P99 < 25")]
+single ingest non-200 answers:                    ${WRK_BAD}; rows ${WRK_ROWS} for ${WRK_DISTINCT} eventIds
+batch ingest (500 per request, 4 clients):        ${BATCH_RATE} events/s  [target >= 50000: $(verdict "$BATCH_RATE >= 50000")]
+exactly-once (single):                            $(grep -c 'exactly-once: OK' "$OUT/once-single.txt" | sed 's/1/OK/;s/^0$/FAILED/')
+exactly-once (batch):                             $(grep -c 'exactly-once: OK' "$OUT/once-batch.txt" | sed 's/1/OK/;s/^0$/FAILED/')
+EOF

@@ -1,0 +1,305 @@
+// Command ingestload drives POST /api/events/ingest (or /api/events/batch) on loopback with
+// concurrent clients, records every acknowledged event, and then proves from the database that
+// every acknowledged eventId is stored exactly once and under the id the API answered.
+//
+// Some requests deliberately send an eventId again (a retry of an earlier event, possibly still
+// in flight on another client), so duplicates race with their originals.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+type options struct {
+	url, keyFile, db, run string
+	clients, requests     int
+	batch, customers      int
+	dupRate               float64
+	duration              time.Duration
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.url, "url", "http://127.0.0.1:8089", "base URL of the API (loopback)")
+	flag.StringVar(&o.keyFile, "keyfile", "bench/out/key", "file holding the machine key")
+	flag.StringVar(&o.db, "db", "", "postgres:// URL of the server's database, for the exactly-once check (empty: no check)")
+	flag.StringVar(&o.run, "run", "", "eventId prefix of this run (default: time-based)")
+	flag.IntVar(&o.clients, "clients", 32, "concurrent clients (connections)")
+	flag.IntVar(&o.requests, "requests", 20000, "requests in all (bounded)")
+	flag.DurationVar(&o.duration, "duration", 60*time.Second, "stop sending after this long, even if requests remain")
+	flag.IntVar(&o.batch, "batch", 0, "events per request on the batch route; 0 uses the single-event route")
+	flag.IntVar(&o.customers, "customers", 1000, "seeded customers bench-<n>@example.com to pick from")
+	flag.Float64Var(&o.dupRate, "dup", 0.05, "share of events that resend an earlier eventId")
+	flag.Parse()
+	if o.run == "" {
+		o.run = fmt.Sprintf("load-%d", time.Now().UnixNano())
+	}
+	key, err := os.ReadFile(o.keyFile)
+	if err != nil {
+		fail(err)
+	}
+	res := drive(o, strings.TrimSpace(string(key)))
+	res.print(o)
+	if o.db != "" {
+		if err := verify(o, res); err != nil {
+			fail(err)
+		}
+	}
+}
+
+// ack is what the API answered for one event.
+type ack struct {
+	id, status string
+}
+
+type result struct {
+	mu        sync.Mutex
+	acked     map[string][]ack // eventId → every acknowledgement of it
+	sent      map[string]bool  // every eventId sent, acknowledged or not
+	latencies []time.Duration
+	events    atomic.Int64 // events acknowledged (stored or duplicate)
+	failed    atomic.Int64 // requests without a 200
+	elapsed   time.Duration
+}
+
+func drive(o options, key string) *result {
+	res := &result{acked: map[string][]ack{}, sent: map[string]bool{}}
+	tr := &http.Transport{MaxIdleConnsPerHost: o.clients, MaxConnsPerHost: o.clients}
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), o.duration)
+	defer cancel()
+	var next atomic.Int64
+	var recentMu sync.Mutex
+	recent := make([]string, 0, 1024) // eventIds sent lately, for duplicates
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range o.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(c), uint64(start.UnixNano())))
+			var lat []time.Duration
+			defer func() {
+				res.mu.Lock()
+				res.latencies = append(res.latencies, lat...)
+				res.mu.Unlock()
+			}()
+			for ctx.Err() == nil {
+				n := next.Add(1)
+				if n > int64(o.requests) {
+					return
+				}
+				count := max(o.batch, 1)
+				ids := make([]string, count)
+				for i := range ids {
+					ids[i] = fmt.Sprintf("%s-%d-%d", o.run, n, i)
+					recentMu.Lock()
+					if len(recent) > 0 && rng.Float64() < o.dupRate {
+						ids[i] = recent[rng.IntN(len(recent))]
+					} else if len(recent) < cap(recent) {
+						recent = append(recent, ids[i])
+					} else {
+						recent[rng.IntN(len(recent))] = ids[i]
+					}
+					recentMu.Unlock()
+				}
+				body := requestBody(o, rng, ids)
+				res.mu.Lock()
+				for _, id := range ids {
+					res.sent[id] = true
+				}
+				res.mu.Unlock()
+				t0 := time.Now()
+				acks, err := send(ctx, client, o, key, body, ids)
+				if err != nil {
+					if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() == nil {
+						res.failed.Add(1)
+						if res.failed.Load() <= 3 {
+							fmt.Fprintln(os.Stderr, "request failed:", err)
+						}
+					}
+					continue
+				}
+				lat = append(lat, time.Since(t0))
+				res.mu.Lock()
+				for id, a := range acks {
+					res.acked[id] = append(res.acked[id], a...)
+					res.events.Add(int64(len(a)))
+				}
+				res.mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	return res
+}
+
+type eventBody struct {
+	CustomerEmail string         `json:"customerEmail"`
+	Type          string         `json:"type"`
+	EventID       string         `json:"eventId"`
+	Payload       map[string]any `json:"payload"`
+}
+
+func requestBody(o options, rng *rand.Rand, ids []string) []byte {
+	events := make([]eventBody, len(ids))
+	for i, id := range ids {
+		events[i] = eventBody{
+			CustomerEmail: fmt.Sprintf("bench-%d@example.com", rng.IntN(o.customers)),
+			Type:          "feature.used", EventID: id,
+			Payload: map[string]any{"feature": "export", "seats": rng.IntN(50), "plan": "pro"},
+		}
+	}
+	var v any = events[0]
+	if o.batch > 0 {
+		v = map[string]any{"events": events}
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// send posts one request and returns the acknowledgements by eventId.
+func send(ctx context.Context, client *http.Client, o options, key string, body []byte, ids []string) (map[string][]ack, error) {
+	path := "/api/events/ingest"
+	if o.batch > 0 {
+		path = "/api/events/batch"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.url+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %.300s", resp.StatusCode, b)
+	}
+	acks := map[string][]ack{}
+	if o.batch == 0 {
+		var r struct{ ID, Status string }
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, err
+		}
+		acks[ids[0]] = append(acks[ids[0]], ack{r.ID, r.Status})
+		return acks, nil
+	}
+	var r struct {
+		Results []struct {
+			Index      int
+			ID, Status string
+		}
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	for _, x := range r.Results {
+		if x.Status == "stored" || x.Status == "duplicate" {
+			acks[ids[x.Index]] = append(acks[ids[x.Index]], ack{x.ID, x.Status})
+		}
+	}
+	return acks, nil
+}
+
+func (r *result) print(o options) {
+	slices.Sort(r.latencies)
+	pct := func(p float64) float64 {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return float64(r.latencies[min(len(r.latencies)-1, int(float64(len(r.latencies))*p))].Microseconds()) / 1000
+	}
+	secs := r.elapsed.Seconds()
+	fmt.Printf("run %s: %d clients, batch %d, %.1f s\n", o.run, o.clients, o.batch, secs)
+	fmt.Printf("requests ok %d (%.0f/s), failed %d; events acknowledged %d (%.0f/s)\n",
+		len(r.latencies), float64(len(r.latencies))/secs, r.failed.Load(), r.events.Load(), float64(r.events.Load())/secs)
+	fmt.Printf("latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", pct(0.50), pct(0.90), pct(0.99), pct(1))
+}
+
+// verify counts the stored events of this run and checks every acknowledgement against them.
+func verify(o options, r *result) error {
+	db, err := gorm.Open(postgres.Open(o.db), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		return err
+	}
+	var rows []struct{ ID, ExternalID string }
+	if err := db.Raw(`SELECT e.id, e.external_id FROM events e JOIN tenants t ON t.id = e.tenant_id
+		WHERE t.slug = 'bench' AND e.external_id LIKE ?`, o.run+"-%").Scan(&rows).Error; err != nil {
+		return err
+	}
+	stored := map[string][]string{}
+	for _, row := range rows {
+		stored[row.ExternalID] = append(stored[row.ExternalID], row.ID)
+	}
+	var twice, missing, wrongID, storedAcks, dupAcks, extra int
+	for id, acks := range r.acked {
+		rowsOf := stored[id]
+		switch {
+		case len(rowsOf) == 0:
+			missing++
+			continue
+		case len(rowsOf) > 1:
+			twice++
+		}
+		storedHere := 0
+		for _, a := range acks {
+			if a.id != rowsOf[0] {
+				wrongID++
+			}
+			if a.status == "stored" {
+				storedHere++
+				storedAcks++
+			} else {
+				dupAcks++
+			}
+		}
+		if storedHere > 1 {
+			twice++ // two requests were each told they stored it
+		}
+	}
+	for id := range stored {
+		if r.acked[id] == nil {
+			extra++ // sent, stored, but the request got no 200 (e.g. cut off at the end)
+		}
+	}
+	fmt.Printf("exactly-once: distinct eventIds sent %d, acknowledged %d (stored %d, duplicate %d acknowledgements); rows in the database %d for %d eventIds\n",
+		len(r.sent), len(r.acked), storedAcks, dupAcks, len(rows), len(stored))
+	fmt.Printf("exactly-once: acknowledged but missing %d, stored more than once %d, answered id differs from the stored one %d, stored without a 200 %d\n",
+		missing, twice, wrongID, extra)
+	if missing > 0 || twice > 0 || wrongID > 0 || len(rows) != len(stored) {
+		return fmt.Errorf("exactly-once violated")
+	}
+	fmt.Println("exactly-once: OK")
+	return nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "ingestload:", err)
+	os.Exit(1)
+}
