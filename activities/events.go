@@ -42,6 +42,8 @@ type EventRoutes struct {
 	Depth int
 	// Webhooks are the enabled webhook endpoints subscribed to the event's type.
 	Webhooks []string
+	// ProtectDeal is the deal whose protection timer the event starts (deal.approved).
+	ProtectDeal string
 }
 
 // Routes finds the subscribers of an event at the time of its fan-out.
@@ -57,7 +59,11 @@ func (a *Events) Routes(ctx context.Context, in RoutesInput) (EventRoutes, error
 	if err != nil {
 		return EventRoutes{}, err
 	}
-	return EventRoutes{Found: true, Depth: e.Depth, Webhooks: hooks}, nil
+	routes := EventRoutes{Found: true, Depth: e.Depth, Webhooks: hooks}
+	if e.Type == models.EventDealApproved && e.SubjectID != nil {
+		routes.ProtectDeal = *e.SubjectID
+	}
+	return routes, nil
 }
 
 // RelayInput says which outbox rows a relay pass takes.

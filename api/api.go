@@ -174,6 +174,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerCustomerRoutes(s)
 	registerWebhookRoutes(s)
 	registerMetricRoutes(s)
+	registerDealRoutes(s)
 	return s
 }
 

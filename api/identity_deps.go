@@ -38,6 +38,7 @@ type ScopedStore interface {
 	CustomerStore
 	WebhookStore
 	MetricStore
+	DealStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

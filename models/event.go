@@ -36,6 +36,8 @@ type Event struct {
 	// the links of the chain.
 	CausationID *string `gorm:"size:36"`
 	Depth       int     `gorm:"not null;default:0"`
+	// SubjectID is the record the event is about (a deal), for that record's timeline.
+	SubjectID *string `gorm:"size:36"`
 	// ExternalID is the client's idempotency key for ingested events, unique per tenant.
 	ExternalID *string `gorm:"size:200"`
 	// Payload is a JSON object.
@@ -84,6 +86,8 @@ type NewEvent struct {
 	// CausationID and Depth continue a chain started by another event.
 	CausationID *string
 	Depth       int
+	// SubjectID is the record the event is about, when it is not the customer.
+	SubjectID *string
 }
 
 var eventTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)

@@ -1,5 +1,7 @@
 package models
 
+import "time"
+
 // Types of the events the service emits about its own changes.
 const (
 	EventCustomerCreated    = "customer.created"
@@ -8,7 +10,37 @@ const (
 	EventCustomerDeleted    = "customer.deleted"
 	EventWebhookDisabled    = "webhook.disabled"
 	EventWebhookTested      = "webhook.tested"
+
+	EventDealRegistered         = "deal.registered"
+	EventDealApproved           = "deal.approved"
+	EventDealRejected           = "deal.rejected"
+	EventDealStageChanged       = "deal.stage_changed"
+	EventDealWon                = "deal.won"
+	EventDealLost               = "deal.lost"
+	EventDealExpiring           = "deal.expiring"
+	EventDealExpired            = "deal.expired"
+	EventDealExtensionRequested = "deal.extension_requested"
+	EventDealExtended           = "deal.extended"
 )
+
+// DealEventPayload is the payload of deal.* events.
+type DealEventPayload struct {
+	DealID          string     `json:"dealId"`
+	PartnerID       string     `json:"partnerId"`
+	Status          string     `json:"status"`
+	PipelineID      string     `json:"pipelineId"`
+	StageID         string     `json:"stageId"`
+	StageName       string     `json:"stageName"`
+	PreviousStageID string     `json:"previousStageId,omitempty"`
+	CustomerCompany string     `json:"customerCompany"`
+	CustomerDomain  string     `json:"customerDomain,omitempty"`
+	CustomerID      string     `json:"customerId,omitempty" doc:"Set once the deal is won: the customer created or linked and attributed to the partner"`
+	AmountMinor     int64      `json:"amountMinor" doc:"The deal's value in minor units of currency"`
+	Currency        string     `json:"currency"`
+	Reason          string     `json:"reason,omitempty" doc:"Why the deal was rejected or lost, or why an extension was asked for"`
+	ProtectedUntil  *time.Time `json:"protectedUntil,omitempty"`
+	ConflictReview  bool       `json:"conflictReview,omitempty" doc:"The registration overlaps another partner's and awaits review"`
+}
 
 // CustomerEventPayload is the payload of customer.* events.
 type CustomerEventPayload struct {
@@ -50,5 +82,15 @@ func EventCatalogue() []EventType {
 		{EventCustomerDeleted, "A customer was deleted; its events stay.", CustomerEventPayload{}},
 		{EventWebhookDisabled, "A webhook endpoint was disabled because it answered 410 or kept failing.", WebhookDisabledPayload{}},
 		{EventWebhookTested, "An operator sent a test event to a webhook endpoint.", WebhookTestedPayload{}},
+		{EventDealRegistered, "A partner registered a deal; conflictReview tells whether it overlaps another partner's.", DealEventPayload{}},
+		{EventDealApproved, "An operator approved a deal registration; it is protected until protectedUntil.", DealEventPayload{}},
+		{EventDealRejected, "An operator rejected a deal registration.", DealEventPayload{}},
+		{EventDealStageChanged, "A deal moved to another open stage.", DealEventPayload{}},
+		{EventDealWon, "A deal was won: amount, currency, partner and the attributed customer.", DealEventPayload{}},
+		{EventDealLost, "A deal was lost.", DealEventPayload{}},
+		{EventDealExpiring, "A deal's protection ends within seven days unless it progresses or is extended.", DealEventPayload{}},
+		{EventDealExpired, "A deal's protection ended without progress.", DealEventPayload{}},
+		{EventDealExtensionRequested, "A partner asked for a longer protection of a deal.", DealEventPayload{}},
+		{EventDealExtended, "An operator extended a deal's protection.", DealEventPayload{}},
 	}
 }

@@ -12,9 +12,11 @@ type Tenant struct {
 	Name          string `json:"name" gorm:"size:200"`
 	PolicyVersion int64  `json:"-" gorm:"not null;default:0"`
 	// IngestCreatesCustomers lets ingest create an unattributed customer for an unknown email.
-	IngestCreatesCustomers bool      `json:"ingestCreatesCustomers" gorm:"not null;default:true"`
-	CreatedAt              time.Time `json:"createdAt"`
-	UpdatedAt              time.Time `json:"updatedAt"`
+	IngestCreatesCustomers bool `json:"ingestCreatesCustomers" gorm:"not null;default:true"`
+	// DealProtectionDays is how long an approved deal is protected from expiry.
+	DealProtectionDays int       `json:"dealProtectionDays" gorm:"not null;default:90"`
+	CreatedAt          time.Time `json:"createdAt"`
+	UpdatedAt          time.Time `json:"updatedAt"`
 }
 
 // User is a person who signs in: an operator of a tenant, or (with PartnerID set) a partner user.
@@ -51,4 +53,5 @@ func ValidSlug(s string) bool { return slugPattern.MatchString(s) }
 type TenantChanges struct {
 	Name                   *string
 	IngestCreatesCustomers *bool
+	DealProtectionDays     *int
 }

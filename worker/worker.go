@@ -15,6 +15,7 @@ type Deps struct {
 	System   *activities.System
 	Events   *activities.Events
 	Webhooks *activities.Webhooks
+	Deals    *activities.Deals
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -24,12 +25,16 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.EventFanout)
 	r.RegisterWorkflow(workflows.OutboxRelay)
 	r.RegisterWorkflow(workflows.WebhookDelivery)
+	r.RegisterWorkflow(workflows.DealProtection)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
 	}
 	if deps.Webhooks != nil {
 		r.RegisterActivity(deps.Webhooks)
+	}
+	if deps.Deals != nil {
+		r.RegisterActivity(deps.Deals)
 	}
 }
 

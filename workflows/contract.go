@@ -38,6 +38,8 @@ type EventFanoutInput struct {
 type EventFanoutResult struct {
 	// Webhooks are the ids of the webhook endpoints a delivery was started for.
 	Webhooks []string
+	// DealProtection is the deal whose protection timer was started.
+	DealProtection string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -70,3 +72,12 @@ type OutboxRelayInput struct {
 	Interval time.Duration
 	Age      time.Duration
 }
+
+// DealProtectionInput names the approved deal a protection timer watches.
+type DealProtectionInput struct {
+	TenantID string
+	DealID   string
+}
+
+// DealProtectionWorkflowID is the id of a deal's protection timer: one per deal.
+func DealProtectionWorkflowID(dealID string) string { return "deal-protection-" + dealID }

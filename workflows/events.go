@@ -29,6 +29,19 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 	if !routes.Found {
 		return res, nil
 	}
+	if routes.ProtectDeal != "" {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:            DealProtectionWorkflowID(routes.ProtectDeal),
+			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		})
+		child := workflow.ExecuteChildWorkflow(cctx, DealProtection, DealProtectionInput{TenantID: in.TenantID, DealID: routes.ProtectDeal})
+		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
+		if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !errors.As(err, &started) {
+			return res, err
+		}
+		res.DealProtection = routes.ProtectDeal
+	}
 	for _, hook := range routes.Webhooks {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID:            WebhookDeliveryWorkflowID(in.EventID, hook),

@@ -51,6 +51,13 @@ const (
 	DashboardsWrite Permission = "dashboards:write"
 	WebhooksRead    Permission = "webhooks:read"
 	WebhooksWrite   Permission = "webhooks:write"
+	PipelinesRead   Permission = "pipelines:read"
+	PipelinesWrite  Permission = "pipelines:write"
+	DealsRead       Permission = "deals:read"
+	DealsWrite      Permission = "deals:write"
+	// DealsApprove decides on registrations: approve, reject, resolve conflicts, assign
+	// owners, extend protection.
+	DealsApprove Permission = "deals:approve"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -80,6 +87,11 @@ var catalogue = []Entry{
 	{DashboardsWrite, "Create, change and delete dashboards and assign them to levels."},
 	{WebhooksRead, "List webhook endpoints, their deliveries and attempts."},
 	{WebhooksWrite, "Create, change, delete, rotate, test and replay webhook endpoints."},
+	{PipelinesRead, "List and see deal pipelines and their stages."},
+	{PipelinesWrite, "Create deal pipelines."},
+	{DealsRead, "List and see deals and their timelines (partners: their own)."},
+	{DealsWrite, "Register deals, change them, move them through the pipeline, add notes and ask for extensions (partners: their own)."},
+	{DealsApprove, "Approve or reject registrations, review conflicts, assign owners and extend protection (operators)."},
 }
 
 // Catalogue returns a copy of every permission with its description.

@@ -57,24 +57,27 @@ func builtinRoles() []Role {
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, RolesRead,
 			PartnersRead, PartnersWrite, PartnerUsersRead, PartnerUsersWrite,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
-		}, Description: "Runs the partner network: partner organisations, their people and customers."},
+			PipelinesRead, PipelinesWrite, DealsRead, DealsWrite, DealsApprove,
+		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
-			CustomersRead, EventsRead, MetricsRead, DashboardsRead,
-		}, Description: "Commissions, balances and payouts; reads partners and the audit log."},
+			CustomersRead, EventsRead, MetricsRead, DashboardsRead, PipelinesRead, DealsRead,
+		}, Description: "Commissions, balances and payouts; reads partners, deals and the audit log."},
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
-			CustomersRead, EventsRead, WebhooksRead,
-		}, Description: "Helps partners: reads partners, their people and customers, events and webhook deliveries."},
+			CustomersRead, EventsRead, WebhooksRead, PipelinesRead, DealsRead,
+		}, Description: "Helps partners: reads partners, their people, customers and deals, events and webhook deliveries."},
 		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},
 		{Name: RolePartnerAdmin, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead, PartnerUsersWrite,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
-		}, Description: "Manages its own partner organisation, its people and its customers."},
+			PipelinesRead, DealsRead, DealsWrite,
+		}, Description: "Manages its own partner organisation, its people, customers and deals."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
+			PipelinesRead, DealsRead, DealsWrite,
 		}, Description: "A member of a partner organisation."},
 	}
 }

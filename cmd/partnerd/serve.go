@@ -214,6 +214,7 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 	return worker.Deps{
 		System: &activities.System{DB: st, Version: version},
 		Events: &activities.Events{Store: st, Starter: d},
+		Deals:  &activities.Deals{Store: st},
 		Webhooks: &activities.Webhooks{
 			Store:           st,
 			Keyring:         keys,

@@ -65,9 +65,14 @@ func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (boo
 	return models.MatchAnyEventType(set.patterns, eventType), nil
 }
 
+// systemSubscriptions are the event types the service itself reacts to through the fan-out,
+// in every tenant: an approved deal starts its protection timer.
+var systemSubscriptions = []string{models.EventDealApproved}
+
 // subscriptionPatterns lists the patterns every kind of subscriber of a tenant listens to.
 func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]string, error) {
-	return s.webhookEventPatterns(ctx, tenantID)
+	patterns, err := s.webhookEventPatterns(ctx, tenantID)
+	return append(patterns, systemSubscriptions...), err
 }
 
 // eventWriter collects the events one transaction writes, to dispatch them after commit.
@@ -99,7 +104,7 @@ func newEvent(ctx context.Context, tenantID, source string, ne models.NewEvent, 
 		ID: models.NewID(), TenantID: tenantID, Type: ne.Type, Source: source,
 		CustomerID: ne.CustomerID, PartnerID: ne.PartnerID, Payload: ne.Payload,
 		OccurredAt: ne.OccurredAt, ReceivedAt: now, ActorKind: "system",
-		CausationID: ne.CausationID, Depth: ne.Depth,
+		CausationID: ne.CausationID, Depth: ne.Depth, SubjectID: ne.SubjectID,
 	}
 	if e.Payload == "" {
 		e.Payload = "{}"

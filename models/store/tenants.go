@@ -48,7 +48,13 @@ func (s *Store) CreateTenant(ctx context.Context, tenant *models.Tenant, owner *
 func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner *models.User) error {
 	tenant.ID = models.NewID()
 	tenant.IngestCreatesCustomers = true
+	if tenant.DealProtectionDays <= 0 {
+		tenant.DealProtectionDays = models.DefaultDealProtectionDays
+	}
 	if err := tx.Create(tenant).Error; err != nil {
+		return err
+	}
+	if _, err := createPipeline(tx, tenant.ID, "Sales", true, models.DefaultStages()); err != nil {
 		return err
 	}
 	owner.ID = models.NewID()
@@ -102,6 +108,10 @@ func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*mo
 	if c.IngestCreatesCustomers != nil && *c.IngestCreatesCustomers != t.IngestCreatesCustomers {
 		updates["ingest_creates_customers"], t.IngestCreatesCustomers = *c.IngestCreatesCustomers, *c.IngestCreatesCustomers
 		changed = append(changed, "ingestCreatesCustomers")
+	}
+	if c.DealProtectionDays != nil && *c.DealProtectionDays != t.DealProtectionDays {
+		updates["deal_protection_days"], t.DealProtectionDays = *c.DealProtectionDays, *c.DealProtectionDays
+		changed = append(changed, "dealProtectionDays")
 	}
 	if len(changed) == 0 {
 		return t, nil
