@@ -386,6 +386,9 @@ func (sc *Scoped) ingestCreatesCustomers(ctx context.Context) (bool, error) {
 // another request is kept as it is.
 func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) error {
 	now := time.Now().UTC()
+	if _, err := sc.s.subscribed(ctx, sc.p.TenantID, models.EventCustomerCreated); err != nil {
+		return err // loaded before the transaction: see warmSubscriptions
+	}
 	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		for _, email := range emails {
 			c := &models.Customer{ID: models.NewID(), TenantID: sc.p.TenantID, Email: &email, PartnerID: nonEmpty(sc.p.PartnerID), CreatedAt: now, UpdatedAt: now}

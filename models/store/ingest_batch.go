@@ -153,36 +153,14 @@ func (s *Store) commitGroup(group []*ingestWork) {
 		return strings.Compare(deref(a.ExternalID), deref(b.ExternalID))
 	})
 	var stored map[string]map[string]string // tenant → client id → stored id
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		inserted := make(map[string]bool, len(events))
-		for start := 0; start < len(events); start += ingestInsertChunk {
-			if err := insertEvents(tx, events[start:min(start+ingestInsertChunk, len(events))], inserted); err != nil {
-				return err
-			}
-		}
-		fresh := make([]*models.Event, 0, len(events))
-		var skipped []*models.Event
-		for _, e := range events {
-			if inserted[e.ID] {
-				fresh = append(fresh, e)
-			} else {
-				skipped = append(skipped, e)
-			}
-		}
-		var err error
-		if stored, err = storedClientIDs(tx, skipped); err != nil {
+	err := s.warmSubscriptions(ctx, events)
+	if err == nil {
+		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+			var err error
+			stored, err = insertGroup(ctx, tx, ev, events)
 			return err
-		}
-		for _, e := range fresh {
-			if e.ExternalID != nil {
-				if stored[e.TenantID] == nil {
-					stored[e.TenantID] = map[string]string{}
-				}
-				stored[e.TenantID][*e.ExternalID] = e.ID
-			}
-		}
-		return ev.outbox(ctx, tx, fresh...)
-	})
+		})
+	}
 	for _, w := range group {
 		if err != nil {
 			w.err = err
@@ -198,6 +176,56 @@ func (s *Store) commitGroup(group []*ingestWork) {
 			w.storedID[*e.ExternalID] = stored[e.TenantID][*e.ExternalID]
 		}
 	}
+}
+
+// insertGroup writes events in tx and reports, per tenant, the id stored under each client id.
+func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*models.Event) (map[string]map[string]string, error) {
+	inserted := make(map[string]bool, len(events))
+	for start := 0; start < len(events); start += ingestInsertChunk {
+		if err := insertEvents(tx, events[start:min(start+ingestInsertChunk, len(events))], inserted); err != nil {
+			return nil, err
+		}
+	}
+	fresh := make([]*models.Event, 0, len(events))
+	var skipped []*models.Event
+	for _, e := range events {
+		if inserted[e.ID] {
+			fresh = append(fresh, e)
+		} else {
+			skipped = append(skipped, e)
+		}
+	}
+	stored, err := storedClientIDs(tx, skipped)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range fresh {
+		if e.ExternalID != nil {
+			if stored[e.TenantID] == nil {
+				stored[e.TenantID] = map[string]string{}
+			}
+			stored[e.TenantID][*e.ExternalID] = e.ID
+		}
+	}
+	return stored, ev.outbox(ctx, tx, fresh...)
+}
+
+// warmSubscriptions loads the subscriptions of the tenants of events unless they are cached, so
+// that the outbox decisions inside the transaction that follows read nothing on another
+// connection: SQLite holds its one write lock for the whole transaction, and a read waiting for
+// a free connection of a pool held by transactions queued on that lock would stall them all.
+func (s *Store) warmSubscriptions(ctx context.Context, events []*models.Event) error {
+	var done []string
+	for _, e := range events {
+		if slices.Contains(done, e.TenantID) {
+			continue
+		}
+		done = append(done, e.TenantID)
+		if _, err := s.subscribed(ctx, e.TenantID, e.Type); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eventColumns are the columns insertEvents writes, in the order of eventValues.
