@@ -164,8 +164,8 @@ func emitDeal(ctx context.Context, tx *gorm.DB, ev *eventWriter, d *models.Deal,
 func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 	d.ID = models.NewID()
 	d.TenantID = sc.p.TenantID
-	if sc.p.PartnerID != "" {
-		d.PartnerID = sc.p.PartnerID
+	if sc.p.PartnerID != "" && d.PartnerID == "" {
+		d.PartnerID = sc.p.PartnerID // checkPartner refuses another partner's id
 	}
 	d.Status = models.DealSubmitted
 	d.CustomerDomain = models.NormalizeDomain(d.CustomerDomain)
