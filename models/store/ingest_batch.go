@@ -181,9 +181,15 @@ func (s *Store) commitGroup(group []*ingestWork) {
 // insertGroup writes events in tx and reports, per tenant, the id stored under each client id.
 func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*models.Event) (map[string]map[string]string, error) {
 	inserted := make(map[string]bool, len(events))
-	for start := 0; start < len(events); start += ingestInsertChunk {
-		if err := insertEvents(tx, events[start:min(start+ingestInsertChunk, len(events))], inserted); err != nil {
+	if tx.Dialector.Name() == string(Postgres) {
+		if err := insertEventsPostgres(ctx, tx, events, inserted); err != nil {
 			return nil, err
+		}
+	} else {
+		for start := 0; start < len(events); start += ingestInsertChunk {
+			if err := insertEvents(tx, events[start:min(start+ingestInsertChunk, len(events))], inserted); err != nil {
+				return nil, err
+			}
 		}
 	}
 	fresh := make([]*models.Event, 0, len(events))
@@ -264,6 +270,52 @@ func insertEvents(tx *gorm.DB, events []*models.Event, inserted map[string]bool)
 		inserted[id] = true
 	}
 	return rows.Err()
+}
+
+// insertEventsPostgres is insertEvents for Postgres: the values travel as one array per column,
+// so the statement has 14 parameters however many rows it writes, and Postgres parses, plans
+// and binds it at a fraction of the cost of a multi-row VALUES list. Empty strings stand for
+// NULL in the nullable id columns (no id is ever empty).
+func insertEventsPostgres(ctx context.Context, tx *gorm.DB, events []*models.Event, inserted map[string]bool) error {
+	n := len(events)
+	text := func() []string { return make([]string, n) }
+	id, tenant, typ, source, customer, partner, actorKind, actorID, causation, external, payload :=
+		text(), text(), text(), text(), text(), text(), text(), text(), text(), text(), text()
+	depth := make([]int64, n)
+	occurred, received := make([]time.Time, n), make([]time.Time, n)
+	for i, e := range events {
+		id[i], tenant[i], typ[i], source[i] = e.ID, e.TenantID, e.Type, e.Source
+		customer[i], partner[i], causation[i], external[i] = deref(e.CustomerID), deref(e.PartnerID), deref(e.CausationID), deref(e.ExternalID)
+		actorKind[i], actorID[i], depth[i], payload[i] = e.ActorKind, e.ActorID, int64(e.Depth), e.Payload
+		occurred[i], received[i] = e.OccurredAt, e.ReceivedAt
+	}
+	const sql = `INSERT INTO events (` + eventColumns + `)
+SELECT id, tenant_id, type, source, NULLIF(customer_id, ''), NULLIF(partner_id, ''), actor_kind, actor_id,
+       NULLIF(causation_id, ''), depth, NULLIF(external_id, ''), payload, occurred_at, received_at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+            $9::text[], $10::bigint[], $11::text[], $12::text[], $13::timestamptz[], $14::timestamptz[])
+     AS t(id, tenant_id, type, source, customer_id, partner_id, actor_kind, actor_id,
+          causation_id, depth, external_id, payload, occurred_at, received_at)
+ON CONFLICT DO NOTHING RETURNING id`
+	// Straight to the connection: gorm would expand each array into a list of parameters.
+	begin := time.Now()
+	rows, err := tx.Statement.ConnPool.QueryContext(ctx, sql, id, tenant, typ, source, customer, partner,
+		actorKind, actorID, causation, depth, external, payload, occurred, received)
+	if err == nil {
+		defer rows.Close()
+		for rows.Next() {
+			var got string
+			if err = rows.Scan(&got); err != nil {
+				break
+			}
+			inserted[got] = true
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	tx.Logger.Trace(ctx, begin, func() (string, int64) { return "INSERT INTO events ... unnest(...)", int64(len(inserted)) }, err)
+	return err
 }
 
 // storedClientIDs reads, per tenant, the ids of the events stored under the client ids of events.
