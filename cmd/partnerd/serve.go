@@ -229,6 +229,8 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 type bootstrapLogin struct {
 	Email, Password string
 	PasswordFromEnv bool
+	// Partners are the demo partner admins; they sign in with the same password.
+	Partners []store.DemoPartnerLogin
 }
 
 // bootstrap creates the demo tenant and its owner when the database has no tenant yet.
@@ -250,6 +252,13 @@ func bootstrap(ctx context.Context, cfg config, st *store.Store) (*bootstrapLogi
 		models.User{Email: login.Email, Name: "Demo Owner", PasswordHash: hash})
 	if err != nil || !created {
 		return nil, err
+	}
+	owners, err := st.UsersByEmail(ctx, login.Email, demoTenantSlug)
+	if err != nil || len(owners) != 1 {
+		return nil, fmt.Errorf("demo owner: %w", err)
+	}
+	if login.Partners, err = st.SeedDemo(ctx, owners[0].TenantID, owners[0].ID, hash); err != nil {
+		return nil, fmt.Errorf("demo data: %w", err)
 	}
 	return login, nil
 }
@@ -293,6 +302,9 @@ func printBanner(w io.Writer, cfg config, httpAddr, temporalAddr string, login *
 			fmt.Fprintf(w, "  password  (the one in PARTNERD_BOOTSTRAP_PASSWORD)\n")
 		} else {
 			fmt.Fprintf(w, "  password  %s\n  (shown this once; set PARTNERD_BOOTSTRAP_PASSWORD to choose it)\n", login.Password)
+		}
+		for _, p := range login.Partners {
+			fmt.Fprintf(w, "  partner   %s (%s), same password\n", p.Email, p.Partner)
 		}
 	}
 	fmt.Fprintln(w)

@@ -120,7 +120,7 @@ func TestServeRunsEverythingAndRestartsOnTheSameDataDirectory(t *testing.T) {
 		}
 	}
 	banner := first.out.String()
-	for _, want := range []string{base + "/docs", base + "/swagger/", "Temporal", `Demo tenant "demo" created`, "founder@example.test"} {
+	for _, want := range []string{base + "/docs", base + "/swagger/", "Temporal", `Demo tenant "demo" created`, "founder@example.test", "alice@northwind.demo"} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("the banner lacks %q:\n%s", want, banner)
 		}

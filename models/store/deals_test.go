@@ -376,3 +376,33 @@ func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 		}
 	})
 }
+
+func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		owner := newTenant(t, s, "demo")
+		logins, err := s.SeedDemo(context.Background(), owner.TenantID, owner.UserID, "x")
+		if err != nil || len(logins) != 2 {
+			t.Fatalf("seed = %v, %v", logins, err)
+		}
+		op := s.For(owner)
+		rows, _, err := op.ListDeals(context.Background(), models.DealFilter{}, models.Page{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		review := 0
+		for _, d := range rows {
+			seen[d.Status]++
+			if d.ConflictStatus == models.ConflictReview {
+				review++
+			}
+		}
+		if seen[models.DealSubmitted] != 2 || seen[models.DealApproved] != 1 || seen[models.DealWon] != 2 || seen[models.DealLost] != 1 || review != 1 {
+			t.Fatalf("demo deals by status %v, %d under review", seen, review)
+		}
+		users, _, err := op.ListUsers(context.Background(), true, "", models.Page{})
+		if err != nil || len(users) != 2 {
+			t.Fatalf("demo partner users = %d, %v", len(users), err)
+		}
+	})
+}

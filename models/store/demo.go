@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// DemoPartnerLogin is a partner user the demo seed created.
+type DemoPartnerLogin struct {
+	Partner, Email string
+}
+
+// SeedDemo fills a freshly bootstrapped tenant with a program to explore: two partners at
+// different levels, each with a partner admin who signs in with passwordHash, and deals in
+// several stages (submitted, under conflict review, approved and progressing, won, lost).
+func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string) ([]DemoPartnerLogin, error) {
+	op := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: ownerUserID})
+	pipes, _, err := op.ListPipelines(ctx, models.Page{})
+	if err != nil || len(pipes) == 0 {
+		return nil, fmt.Errorf("demo: the default pipeline: %w", err)
+	}
+	stage := map[string]string{}
+	for _, st := range pipes[0].Stages {
+		stage[st.Name] = st.ID
+	}
+	partners := []struct {
+		name, typ, level, email string
+	}{
+		{"Northwind Resellers", models.PartnerReseller, "gold", "alice@northwind.demo"},
+		{"Contoso Agency", models.PartnerAgency, "silver", "bob@contoso.demo"},
+	}
+	var logins []DemoPartnerLogin
+	scopes := make([]*Scoped, len(partners))
+	for i, p := range partners {
+		rec := &models.Partner{Name: p.name, Type: p.typ, Level: p.level, Status: models.PartnerActive}
+		if err := op.CreatePartner(ctx, rec); err != nil {
+			return nil, err
+		}
+		pid := rec.ID
+		u := &models.User{Email: p.email, Name: "Demo " + p.name, PartnerID: &pid, PasswordHash: passwordHash}
+		if err := op.CreateUser(ctx, u, []string{"partner_admin"}); err != nil {
+			return nil, err
+		}
+		scopes[i] = s.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: tenantID, UserID: u.ID, PartnerID: pid})
+		logins = append(logins, DemoPartnerLogin{Partner: p.name, Email: p.email})
+	}
+	type step struct {
+		approve bool
+		stage   string
+		reason  string
+	}
+	deals := []struct {
+		by                     int
+		company, domain, email string
+		amount                 int64
+		steps                  []step
+	}{
+		{0, "Initech", "initech.com", "bill@initech.com", 4_800_000, []step{{approve: true}, {stage: "Qualified"}, {stage: "Proposal"}}},
+		{0, "Hooli", "hooli.com", "gavin@hooli.com", 12_500_000, []step{{approve: true}, {stage: "Negotiation"}, {stage: "Closed won"}}},
+		{0, "Umbrella Corp", "umbrella.example", "", 950_000, nil},
+		{1, "Globex", "globex.com", "hank@globex.com", 2_200_000, []step{{approve: true}, {stage: "Qualified"}, {stage: "Closed won"}}},
+		{1, "Soylent", "soylent.example", "", 600_000, []step{{approve: true}, {stage: "Closed lost", reason: "Chose an in-house build"}}},
+		{1, "Initech Labs", "initech.com", "", 1_100_000, nil}, // overlaps Northwind's Initech: under review
+	}
+	for _, d := range deals {
+		rec := &models.Deal{CustomerCompany: d.company, CustomerDomain: d.domain, ContactEmail: d.email, AmountMinor: d.amount, Currency: "EUR"}
+		if err := scopes[d.by].RegisterDeal(ctx, rec); err != nil {
+			return nil, err
+		}
+		for _, st := range d.steps {
+			var err error
+			if st.approve {
+				_, err = op.ApproveDeal(ctx, rec.ID, ownerUserID)
+			} else {
+				_, err = scopes[d.by].MoveDeal(ctx, rec.ID, models.DealMove{StageID: stage[st.stage], Reason: st.reason})
+			}
+			if err != nil {
+				return nil, fmt.Errorf("demo deal %s: %w", d.company, err)
+			}
+		}
+	}
+	return logins, nil
+}
