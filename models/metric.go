@@ -61,8 +61,10 @@ type Metric struct {
 	// RolledUpTo is the event id up to which (inclusive) the metric's rollup holds every
 	// matching event; empty when nothing is rolled up yet.
 	RolledUpTo string `gorm:"size:36;not null"`
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Numbered is how many distinct values the rollup of a unique metric has numbered.
+	Numbered  int64 `gorm:"not null"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // MetricFilter keeps only events whose payload value at Path is (eq) or is not (neq) Value.

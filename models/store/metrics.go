@@ -3,11 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -22,12 +25,25 @@ import (
 const RollupLag = 30 * time.Second
 
 // rollupBatch is how many events one catch-up transaction folds into a rollup.
-const rollupBatch = 5000
+const rollupBatch = 20000
 
-// metricRollup is one hour of one metric for one partner ("" for unattributed events).
+// computeCatchUpBatches bounds the catch-up a compute does before answering; a longer backlog
+// (a new metric over a long history) is answered from the raw events and folded in by the
+// computes that follow.
+const computeCatchUpBatches = 5
+
+// Rollup grains, in seconds.
+const (
+	grainHour = 3600
+	grainDay  = 86400
+)
+
+// metricRollup is one hour or one day of one metric for one partner ("" for unattributed
+// events).
 type metricRollup struct {
 	TenantID    string `gorm:"primaryKey"`
 	MetricID    string `gorm:"primaryKey"`
+	Grain       int64  `gorm:"primaryKey;autoIncrement:false"`
 	BucketStart int64  `gorm:"primaryKey;autoIncrement:false"`
 	PartnerID   string `gorm:"primaryKey"`
 	Events      int64
@@ -37,16 +53,26 @@ type metricRollup struct {
 
 func (metricRollup) TableName() string { return "metric_rollups" }
 
-// metricUnique is one distinct value of a unique metric on one day for one partner.
-type metricUnique struct {
+// metricUniqueValue numbers one distinct value of a unique metric.
+type metricUniqueValue struct {
+	TenantID string `gorm:"primaryKey"`
+	MetricID string `gorm:"primaryKey"`
+	Value    string `gorm:"primaryKey"`
+	Ordinal  int64
+}
+
+func (metricUniqueValue) TableName() string { return "metric_unique_values" }
+
+// metricUniqueSet is the set of value ordinals a unique metric saw on one day for one partner.
+type metricUniqueSet struct {
 	TenantID    string `gorm:"primaryKey"`
 	MetricID    string `gorm:"primaryKey"`
 	BucketStart int64  `gorm:"primaryKey;autoIncrement:false"`
 	PartnerID   string `gorm:"primaryKey"`
-	Value       string `gorm:"primaryKey"`
+	Members     []byte
 }
 
-func (metricUnique) TableName() string { return "metric_uniques" }
+func (metricUniqueSet) TableName() string { return "metric_unique_sets" }
 
 // metricRows starts a query on the tenant's metrics. Partners read the definitions too: they
 // compute metrics over their own events.
@@ -85,7 +111,7 @@ func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []
 	m.ID = models.NewID()
 	m.TenantID = sc.p.TenantID
 	m.Filters = filtersJSON(filters)
-	m.RolledUpTo = ""
+	m.RolledUpTo, m.Numbered = "", 0
 	m.CreatedAt = metricNow()
 	m.UpdatedAt = m.CreatedAt
 	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
@@ -149,8 +175,8 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 	m.UpdatedAt = metricNow()
 	updates := map[string]any{"name": m.Name, "kind": m.Kind, "event_type": m.EventType, "field": m.Field, "filters": m.Filters, "updated_at": m.UpdatedAt}
 	if reset {
-		m.RolledUpTo = ""
-		updates["rolled_up_to"] = ""
+		m.RolledUpTo, m.Numbered = "", 0
+		updates["rolled_up_to"], updates["numbered"] = "", 0
 	}
 	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
 		res := tx.Model(&models.Metric{}).Where("tenant_id = ? AND id = ?", m.TenantID, m.ID).Updates(updates)
@@ -174,10 +200,12 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 }
 
 func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
-	if err := tx.Where("tenant_id = ? AND metric_id = ?", tenantID, metricID).Delete(&metricRollup{}).Error; err != nil {
-		return err
+	for _, table := range []any{&metricRollup{}, &metricUniqueValue{}, &metricUniqueSet{}} {
+		if err := tx.Where("tenant_id = ? AND metric_id = ?", tenantID, metricID).Delete(table).Error; err != nil {
+			return err
+		}
 	}
-	return tx.Where("tenant_id = ? AND metric_id = ?", tenantID, metricID).Delete(&metricUnique{}).Error
+	return nil
 }
 
 // DeleteMetric removes a metric and its rollup. A metric that a dashboard shows cannot be
@@ -220,11 +248,18 @@ func idBound(t time.Time) string {
 // catch-ups of one metric take turns on the metric's row. Events received after settledBefore
 // (never later than now) stay out, so that an event whose transaction commits late is not missed.
 func (s *Store) RollUpMetric(ctx context.Context, tenantID, metricID string, settledBefore time.Time) error {
+	_, err := s.rollUp(ctx, tenantID, metricID, settledBefore, 0)
+	return err
+}
+
+// rollUp is RollUpMetric stopping after maxBatches transactions (0: none); it reports whether
+// the rollup reached settledBefore.
+func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBefore time.Time, maxBatches int) (bool, error) {
 	if now := time.Now(); settledBefore.After(now) {
 		settledBefore = now
 	}
 	bound := idBound(settledBefore)
-	for {
+	for n := 0; maxBatches == 0 || n < maxBatches; n++ {
 		done := false
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			var m models.Metric
@@ -255,15 +290,17 @@ func (s *Store) RollUpMetric(ctx context.Context, tenantID, metricID string, set
 			} else {
 				done = true
 			}
-			return tx.Model(&models.Metric{}).Where("tenant_id = ? AND id = ?", tenantID, metricID).Update("rolled_up_to", mark).Error
+			return tx.Model(&models.Metric{}).Where("tenant_id = ? AND id = ?", tenantID, metricID).
+				Updates(map[string]any{"rolled_up_to": mark, "numbered": m.Numbered}).Error
 		})
 		if err != nil || done {
-			return err
+			return done, err
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return false, err
 		}
 	}
+	return false, nil
 }
 
 func matchType(q *gorm.DB, pattern string) *gorm.DB {
@@ -277,14 +314,13 @@ func matchType(q *gorm.DB, pattern string) *gorm.DB {
 }
 
 type rollupKey struct {
-	bucket  int64
-	partner string
+	grain, bucket int64
+	partner       string
 }
 
-type uniqueKey struct {
-	bucket  int64
+type setKey struct {
+	day     int64
 	partner string
-	value   string
 }
 
 var errOverflow = models.Errorf(models.KindConflict, "METRIC_OVERFLOW", "the sum no longer fits in a 64-bit integer")
@@ -296,84 +332,250 @@ func addChecked(a, b int64) (int64, error) {
 	return a + b, nil
 }
 
-// foldEvents adds events to the metric's rollup rows.
+// checkedIncrement adds the new row's column to the stored one, or yields NULL (refused by the
+// column's NOT NULL) when the sum would leave the 64-bit range: SQLite would silently turn it
+// into a float.
+func checkedIncrement(col string) clause.Expr {
+	old, add := "metric_rollups."+col, "excluded."+col
+	return gorm.Expr("CASE WHEN (" + add + " > 0 AND " + old + " > 9223372036854775807 - " + add + ") OR (" +
+		add + " < 0 AND " + old + " < (-9223372036854775807 - 1) - " + add + ") THEN NULL ELSE " + old + " + " + add + " END")
+}
+
+// isNullViolation reports whether err is a NOT NULL constraint failure (a checked increment
+// that overflowed).
+func isNullViolation(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "23502") || strings.Contains(msg, "not null constraint")
+}
+
+// foldEvents adds events to the metric's rollup: hourly and daily sums, and for unique
+// metrics the daily sets of value ordinals.
 func foldEvents(tx *gorm.DB, m *models.Metric, evs []models.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
 	eval := m.Evaluator()
 	agg := map[rollupKey]*metricRollup{}
-	uniq := map[uniqueKey]struct{}{}
+	add := func(grain, bucket int64, partner string, o models.Observation) error {
+		k := rollupKey{grain, bucket, partner}
+		r := agg[k]
+		if r == nil {
+			r = &metricRollup{TenantID: m.TenantID, MetricID: m.ID, Grain: grain, BucketStart: bucket, PartnerID: partner}
+			agg[k] = r
+		}
+		r.Events++
+		if !o.Usable {
+			r.Skipped++
+			return nil
+		}
+		var err error
+		r.Total, err = addChecked(r.Total, o.Amount)
+		return err
+	}
+	sets := map[setKey][]string{}
 	for i := range evs {
 		e := &evs[i]
 		o := eval.Observe(e.Type, e.CustomerID, e.Payload)
 		if !o.Match {
 			continue
 		}
-		k := rollupKey{bucket: e.OccurredAt.UTC().Truncate(time.Hour).Unix(), partner: deref(e.PartnerID)}
-		r := agg[k]
-		if r == nil {
-			r = &metricRollup{TenantID: m.TenantID, MetricID: m.ID, BucketStart: k.bucket, PartnerID: k.partner}
-			agg[k] = r
-		}
-		r.Events++
-		if !o.Usable {
-			r.Skipped++
-			continue
-		}
-		var err error
-		if r.Total, err = addChecked(r.Total, o.Amount); err != nil {
+		partner := deref(e.PartnerID)
+		hour := e.OccurredAt.UTC().Truncate(time.Hour).Unix()
+		day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
+		if err := add(grainHour, hour, partner, o); err != nil {
 			return err
 		}
-		if m.Kind == models.MetricUnique {
-			day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
-			uniq[uniqueKey{bucket: day, partner: k.partner, value: o.Value}] = struct{}{}
+		if err := add(grainDay, day, partner, o); err != nil {
+			return err
+		}
+		if o.Usable && m.Kind == models.MetricUnique {
+			k := setKey{day, partner}
+			sets[k] = append(sets[k], o.Value)
 		}
 	}
 	if len(agg) == 0 {
 		return nil
 	}
-	buckets := make([]int64, 0, len(agg))
-	for k := range agg {
-		buckets = append(buckets, k.bucket)
-	}
-	slices.Sort(buckets)
-	buckets = slices.Compact(buckets)
-	for chunk := range slices.Chunk(buckets, 500) {
-		var have []metricRollup
-		if err := tx.Where("tenant_id = ? AND metric_id = ? AND bucket_start IN ?", m.TenantID, m.ID, chunk).Find(&have).Error; err != nil {
-			return err
-		}
-		for _, h := range have {
-			if r := agg[rollupKey{h.BucketStart, h.PartnerID}]; r != nil {
-				var err error
-				r.Events += h.Events
-				r.Skipped += h.Skipped
-				if r.Total, err = addChecked(r.Total, h.Total); err != nil {
-					return err
-				}
-			}
-		}
-	}
 	rows := make([]*metricRollup, 0, len(agg))
 	for _, r := range agg {
 		rows = append(rows, r)
 	}
+	// Postgres refuses to update one row twice in one statement; keys are unique here.
+	slices.SortFunc(rows, func(a, b *metricRollup) int {
+		if c := cmpInt(a.Grain, b.Grain); c != 0 {
+			return c
+		}
+		if c := cmpInt(a.BucketStart, b.BucketStart); c != 0 {
+			return c
+		}
+		return strings.Compare(a.PartnerID, b.PartnerID)
+	})
 	upsert := clause.OnConflict{
-		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "metric_id"}, {Name: "bucket_start"}, {Name: "partner_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"events", "total", "skipped"}),
+		Columns: []clause.Column{{Name: "tenant_id"}, {Name: "metric_id"}, {Name: "grain"}, {Name: "bucket_start"}, {Name: "partner_id"}},
+		DoUpdates: clause.Assignments(map[string]any{
+			"events": checkedIncrement("events"), "total": checkedIncrement("total"), "skipped": checkedIncrement("skipped"),
+		}),
 	}
-	if err := tx.Clauses(upsert).CreateInBatches(rows, 500).Error; err != nil {
+	if err := tx.Clauses(upsert).CreateInBatches(rows, 1000).Error; err != nil {
+		if isNullViolation(err) {
+			return errOverflow
+		}
 		return err
 	}
-	if len(uniq) == 0 {
+	if len(sets) == 0 {
 		return nil
 	}
-	urows := make([]metricUnique, 0, len(uniq))
-	for k := range uniq {
-		urows = append(urows, metricUnique{TenantID: m.TenantID, MetricID: m.ID, BucketStart: k.bucket, PartnerID: k.partner, Value: k.value})
+	return foldSets(tx, m, sets)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	return tx.Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(urows, 500).Error
+	return 0
+}
+
+// foldSets numbers new values (counting them in m.Numbered) and merges the day sets of a batch
+// into the stored ones.
+func foldSets(tx *gorm.DB, m *models.Metric, sets map[setKey][]string) error {
+	var values []string
+	for _, vs := range sets {
+		values = append(values, vs...)
+	}
+	slices.Sort(values)
+	values = slices.Compact(values)
+	ordinals, err := lookupOrdinals(tx, m, values)
+	if err != nil {
+		return err
+	}
+	next := m.Numbered
+	var fresh []metricUniqueValue
+	for _, v := range values {
+		if _, ok := ordinals[v]; !ok {
+			ordinals[v] = next
+			fresh = append(fresh, metricUniqueValue{TenantID: m.TenantID, MetricID: m.ID, Value: v, Ordinal: next})
+			next++
+		}
+	}
+	if len(fresh) > 0 {
+		if err := tx.CreateInBatches(fresh, 1000).Error; err != nil {
+			return err
+		}
+	}
+	m.Numbered = next
+	days := make([]int64, 0, len(sets))
+	for k := range sets {
+		days = append(days, k.day)
+	}
+	slices.Sort(days)
+	days = slices.Compact(days)
+	stored := map[setKey][]byte{}
+	for chunk := range slices.Chunk(days, 500) {
+		var have []metricUniqueSet
+		if err := tx.Where("tenant_id = ? AND metric_id = ? AND bucket_start IN ?", m.TenantID, m.ID, chunk).Find(&have).Error; err != nil {
+			return err
+		}
+		for _, h := range have {
+			stored[setKey{h.BucketStart, h.PartnerID}] = h.Members
+		}
+	}
+	rows := make([]metricUniqueSet, 0, len(sets))
+	for k, vs := range sets {
+		members := decodeOrdinals(stored[k], nil)
+		for _, v := range vs {
+			members = append(members, ordinals[v])
+		}
+		rows = append(rows, metricUniqueSet{TenantID: m.TenantID, MetricID: m.ID, BucketStart: k.day, PartnerID: k.partner, Members: encodeOrdinals(members)})
+	}
+	slices.SortFunc(rows, func(a, b metricUniqueSet) int {
+		if c := cmpInt(a.BucketStart, b.BucketStart); c != 0 {
+			return c
+		}
+		return strings.Compare(a.PartnerID, b.PartnerID)
+	})
+	upsert := clause.OnConflict{
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "metric_id"}, {Name: "bucket_start"}, {Name: "partner_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"members"}),
+	}
+	return tx.Clauses(upsert).CreateInBatches(rows, 1000).Error
+}
+
+// lookupOrdinals finds the ordinals of the values the metric has numbered already.
+func lookupOrdinals(tx *gorm.DB, m *models.Metric, values []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(values))
+	for chunk := range slices.Chunk(values, 1000) {
+		var found []metricUniqueValue
+		if err := tx.Select("value", "ordinal").Where("tenant_id = ? AND metric_id = ? AND value IN ?", m.TenantID, m.ID, chunk).Find(&found).Error; err != nil {
+			return nil, err
+		}
+		for _, f := range found {
+			out[f.Value] = f.Ordinal
+		}
+	}
+	return out, nil
+}
+
+// encodeOrdinals writes ordinals sorted, without duplicates, as unsigned varint deltas.
+func encodeOrdinals(ords []int64) []byte {
+	slices.Sort(ords)
+	ords = slices.Compact(ords)
+	out := make([]byte, 0, len(ords)*2)
+	prev := int64(0)
+	for _, o := range ords {
+		out = binary.AppendUvarint(out, uint64(o-prev))
+		prev = o
+	}
+	return out
+}
+
+// decodeOrdinals appends the ordinals of an encoded set to dst.
+func decodeOrdinals(b []byte, dst []int64) []int64 {
+	prev := int64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 {
+			break
+		}
+		prev += int64(d)
+		dst = append(dst, prev)
+		b = b[n:]
+	}
+	return dst
+}
+
+// bitset is a set of ordinals.
+type bitset []uint64
+
+func (s *bitset) addEncoded(b []byte) {
+	prev := uint64(0)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 {
+			return
+		}
+		prev += d
+		s.add(prev)
+		b = b[n:]
+	}
+}
+
+func (s *bitset) add(o uint64) {
+	w := int(o / 64)
+	if w >= len(*s) {
+		*s = append(*s, make([]uint64, w+1-len(*s))...)
+	}
+	(*s)[w] |= 1 << (o % 64)
+}
+
+func (s bitset) count() int64 {
+	var n int
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return int64(n)
 }
 
 // ComputeMetric computes a metric over the events the principal may see. Partner principals
@@ -441,13 +643,15 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 		partners = append([]string{}, ids...)
 	}
-	if err := sc.s.RollUpMetric(ctx, m.TenantID, m.ID, now.Add(-RollupLag)); err != nil {
-		return nil, err
-	}
 	c := &computation{m: m, res: res, partners: partners, interval: q.Interval, starts: starts}
 	if partners != nil && len(partners) == 0 {
-		c.fill(nil, nil)
+		if err := c.fill(nil, nil); err != nil {
+			return nil, err
+		}
 		return res, nil
+	}
+	if _, err := sc.s.rollUp(ctx, m.TenantID, m.ID, now.Add(-RollupLag), computeCatchUpBatches); err != nil {
+		return nil, err
 	}
 	var opts []*sql.TxOptions
 	if sc.s.dialect == Postgres {
@@ -484,23 +688,46 @@ func (c *computation) scope(q *gorm.DB, column string) *gorm.DB {
 	return q
 }
 
+// span is a part of the range read at one grain.
+type span struct {
+	grain    int64
+	from, to int64
+}
+
+// spans covers [from, to) (whole hours) with daily rows where whole days fit, and hourly rows
+// at the edges; an hourly series reads hourly rows only.
+func (c *computation) spans() []span {
+	from, to := c.res.From.Unix(), c.res.To.Unix()
+	if c.interval == models.IntervalHour {
+		return []span{{grainHour, from, to}}
+	}
+	firstDay := models.IntervalStart(models.IntervalDay, c.res.From)
+	if firstDay.Before(c.res.From) {
+		firstDay = firstDay.AddDate(0, 0, 1)
+	}
+	lastDay := models.IntervalStart(models.IntervalDay, c.res.To)
+	if !firstDay.Before(lastDay) {
+		return []span{{grainHour, from, to}}
+	}
+	out := []span{{grainDay, firstDay.Unix(), lastDay.Unix()}}
+	if from < firstDay.Unix() {
+		out = append(out, span{grainHour, from, firstDay.Unix()})
+	}
+	if lastDay.Unix() < to {
+		out = append(out, span{grainHour, lastDay.Unix(), to})
+	}
+	return out
+}
+
 func (c *computation) run(tx *gorm.DB) error {
-	var marks []string
-	if err := tx.Model(&models.Metric{}).Where("tenant_id = ? AND id = ?", c.m.TenantID, c.m.ID).Pluck("rolled_up_to", &marks).Error; err != nil {
+	var state []models.Metric
+	if err := tx.Select("rolled_up_to", "numbered").Where("tenant_id = ? AND id = ?", c.m.TenantID, c.m.ID).Find(&state).Error; err != nil {
 		return err
 	}
-	if len(marks) == 0 {
+	if len(state) == 0 {
 		return models.NotFound("METRIC_NOT_FOUND", "metric")
 	}
-	mark := marks[0]
-	from, to := c.res.From.Unix(), c.res.To.Unix()
-	var sums []bucketSums
-	q := tx.Model(&metricRollup{}).
-		Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
-		Where("tenant_id = ? AND metric_id = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, from, to)
-	if err := c.scope(q, "partner_id").Group("bucket_start").Find(&sums).Error; err != nil {
-		return err
-	}
+	mark := state[0].RolledUpTo
 	// Events not rolled up yet.
 	var tail []models.Event
 	tq := matchType(tx.Model(&models.Event{}).Select("id", "type", "customer_id", "partner_id", "payload", "occurred_at").
@@ -510,7 +737,21 @@ func (c *computation) run(tx *gorm.DB) error {
 		return err
 	}
 	eval := c.m.Evaluator()
-	tailValues := map[int64]map[string]struct{}{} // day → values
+	var sums []bucketSums
+	for _, sp := range c.spans() {
+		var part []bucketSums
+		q := tx.Model(&metricRollup{}).
+			Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
+			Where("tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, sp.grain, sp.from, sp.to)
+		if err := c.scope(q, "partner_id").Group("bucket_start").Find(&part).Error; err != nil {
+			if isOutOfRange(err) {
+				return errOverflow
+			}
+			return err
+		}
+		sums = append(sums, part...)
+	}
+	tailValues := map[int64][]string{} // unique metrics: day → values
 	for i := range tail {
 		e := &tail[i]
 		o := eval.Observe(e.Type, e.CustomerID, e.Payload)
@@ -524,10 +765,7 @@ func (c *computation) run(tx *gorm.DB) error {
 			b.Total = o.Amount
 			if c.m.Kind == models.MetricUnique {
 				day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
-				if tailValues[day] == nil {
-					tailValues[day] = map[string]struct{}{}
-				}
-				tailValues[day][o.Value] = struct{}{}
+				tailValues[day] = append(tailValues[day], o.Value)
 			}
 		}
 		sums = append(sums, b)
@@ -535,46 +773,60 @@ func (c *computation) run(tx *gorm.DB) error {
 	if c.m.Kind != models.MetricUnique {
 		return c.fill(sums, nil)
 	}
-	// Distinct values: the rollup's per range, plus tail values the rollup does not hold.
-	counter := func(from, to time.Time) (int64, error) {
-		var n int64
-		q := tx.Model(&metricUnique{}).Select("COUNT(DISTINCT value)").
-			Where("tenant_id = ? AND metric_id = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, from.Unix(), to.Unix())
-		if err := c.scope(q, "partner_id").Scan(&n).Error; err != nil {
-			return 0, err
-		}
-		vals := map[string]struct{}{}
-		for day, vs := range tailValues {
-			if day >= from.Unix() && day < to.Unix() {
-				for v := range vs {
-					vals[v] = struct{}{}
-				}
-			}
-		}
-		if len(vals) == 0 {
-			return n, nil
-		}
-		list := make([]string, 0, len(vals))
-		for v := range vals {
-			list = append(list, v)
-		}
-		for chunk := range slices.Chunk(list, 500) {
-			var found []string
-			q := tx.Model(&metricUnique{}).Distinct("value").
-				Where("tenant_id = ? AND metric_id = ? AND bucket_start >= ? AND bucket_start < ? AND value IN ?", c.m.TenantID, c.m.ID, from.Unix(), to.Unix(), chunk)
-			if err := c.scope(q, "partner_id").Pluck("value", &found).Error; err != nil {
-				return 0, err
-			}
-			n += int64(len(chunk) - len(found))
-		}
-		return n, nil
+	sets, err := c.uniqueSets(tx, state[0].Numbered, tailValues)
+	if err != nil {
+		return err
 	}
-	return c.fill(sums, counter)
+	return c.fill(sums, sets)
 }
 
-// fill sets the result's value and series from hourly sums and, for unique metrics, a
-// distinct counter over a range.
-func (c *computation) fill(sums []bucketSums, distinct func(from, to time.Time) (int64, error)) error {
+// isOutOfRange reports whether err is a database's refusal of a sum beyond 64 bits.
+func isOutOfRange(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "out of range") || strings.Contains(msg, "integer overflow")
+}
+
+// uniqueSets reads the day sets of the rollup in the range and adds those of the values of the
+// events not rolled up yet, sorted by day.
+func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][]string) ([]metricUniqueSet, error) {
+	// Tail values the rollup has numbered take their ordinal; the others get ordinals above
+	// every numbered one, for this computation only.
+	var values []string
+	for _, vs := range tailValues {
+		values = append(values, vs...)
+	}
+	slices.Sort(values)
+	values = slices.Compact(values)
+	ordinals, err := lookupOrdinals(tx, c.m, values)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range values {
+		if _, ok := ordinals[v]; !ok {
+			ordinals[v] = next
+			next++
+		}
+	}
+	var rows []metricUniqueSet
+	q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
+		Where("tenant_id = ? AND metric_id = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, c.res.From.Unix(), c.res.To.Unix())
+	if err := c.scope(q, "partner_id").Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	for day, vs := range tailValues {
+		ords := make([]int64, 0, len(vs))
+		for _, v := range vs {
+			ords = append(ords, ordinals[v])
+		}
+		rows = append(rows, metricUniqueSet{BucketStart: day, Members: encodeOrdinals(ords)})
+	}
+	slices.SortFunc(rows, func(a, b metricUniqueSet) int { return cmpInt(a.BucketStart, b.BucketStart) })
+	return rows, nil
+}
+
+// fill sets the result's value and series from hourly or daily sums, or for unique metrics
+// from day sets sorted by day.
+func (c *computation) fill(sums []bucketSums, sets []metricUniqueSet) error {
 	res := c.res
 	res.Value, res.Skipped = 0, 0
 	res.Series = nil
@@ -584,6 +836,43 @@ func (c *computation) fill(sums []bucketSums, distinct func(from, to time.Time) 
 			res.Series[i].Start = s
 		}
 	}
+	point := func(bucket int64) int {
+		if c.interval == "" {
+			return -1
+		}
+		t := time.Unix(bucket, 0).UTC()
+		i, _ := slices.BinarySearchFunc(c.starts, t, func(p, t time.Time) int { return p.Compare(t) })
+		if i == len(c.starts) || c.starts[i].After(t) {
+			i--
+		}
+		return i
+	}
+	if c.m.Kind == models.MetricUnique {
+		for _, b := range sums {
+			res.Skipped += b.Skipped
+		}
+		var all, cur bitset
+		at := -1
+		flush := func() {
+			if at >= 0 {
+				res.Series[at].Value = cur.count()
+				clear(cur)
+			}
+		}
+		for _, s := range sets {
+			all.addEncoded(s.Members)
+			if i := point(s.BucketStart); i >= 0 {
+				if i != at {
+					flush()
+					at = i
+				}
+				cur.addEncoded(s.Members)
+			}
+		}
+		flush()
+		res.Value = all.count()
+		return nil
+	}
 	var err error
 	for _, b := range sums {
 		res.Skipped += b.Skipped
@@ -591,40 +880,13 @@ func (c *computation) fill(sums []bucketSums, distinct func(from, to time.Time) 
 		if c.m.Kind == models.MetricSum {
 			v = b.Total
 		}
-		if c.m.Kind != models.MetricUnique {
-			if res.Value, err = addChecked(res.Value, v); err != nil {
+		if res.Value, err = addChecked(res.Value, v); err != nil {
+			return err
+		}
+		if i := point(b.BucketStart); i >= 0 {
+			if res.Series[i].Value, err = addChecked(res.Series[i].Value, v); err != nil {
 				return err
 			}
-		}
-		if c.interval != "" && c.m.Kind != models.MetricUnique {
-			t := time.Unix(b.BucketStart, 0).UTC()
-			i, _ := slices.BinarySearchFunc(c.starts, t, func(p, t time.Time) int { return p.Compare(t) })
-			if i == len(c.starts) || c.starts[i].After(t) {
-				i--
-			}
-			if i >= 0 {
-				if res.Series[i].Value, err = addChecked(res.Series[i].Value, v); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if c.m.Kind != models.MetricUnique || distinct == nil {
-		return nil
-	}
-	if res.Value, err = distinct(res.From, res.To); err != nil {
-		return err
-	}
-	for i := range res.Series {
-		from, to := res.Series[i].Start, models.NextInterval(c.interval, res.Series[i].Start)
-		if from.Before(res.From) {
-			from = res.From
-		}
-		if to.After(res.To) {
-			to = res.To
-		}
-		if res.Series[i].Value, err = distinct(from, to); err != nil {
-			return err
 		}
 	}
 	return nil
