@@ -11,6 +11,9 @@ const (
 	EventWebhookDisabled    = "webhook.disabled"
 	EventWebhookTested      = "webhook.tested"
 
+	EventPartnerStatusChanged = "partner.status_changed"
+	EventPartnerLevelChanged  = "partner.level_changed"
+
 	EventDealRegistered         = "deal.registered"
 	EventDealApproved           = "deal.approved"
 	EventDealRejected           = "deal.rejected"
@@ -22,6 +25,17 @@ const (
 	EventDealExtensionRequested = "deal.extension_requested"
 	EventDealExtended           = "deal.extended"
 )
+
+// PartnerEventPayload is the payload of partner.* events.
+type PartnerEventPayload struct {
+	PartnerID      string `json:"partnerId"`
+	Name           string `json:"name"`
+	Type           string `json:"type"`
+	Level          string `json:"level,omitempty"`
+	Status         string `json:"status"`
+	PreviousStatus string `json:"previousStatus,omitempty"`
+	PreviousLevel  string `json:"previousLevel,omitempty"`
+}
 
 // DealEventPayload is the payload of deal.* events.
 type DealEventPayload struct {
@@ -82,6 +96,8 @@ func EventCatalogue() []EventType {
 		{EventCustomerDeleted, "A customer was deleted; its events stay.", CustomerEventPayload{}},
 		{EventWebhookDisabled, "A webhook endpoint was disabled because it answered 410 or kept failing.", WebhookDisabledPayload{}},
 		{EventWebhookTested, "An operator sent a test event to a webhook endpoint.", WebhookTestedPayload{}},
+		{EventPartnerStatusChanged, "A partner organisation moved in its lifecycle: onboarding, active, suspended, offboarded.", PartnerEventPayload{}},
+		{EventPartnerLevelChanged, "A partner organisation changed level.", PartnerEventPayload{}},
 		{EventDealRegistered, "A partner registered a deal; conflictReview tells whether it overlaps another partner's.", DealEventPayload{}},
 		{EventDealApproved, "An operator approved a deal registration; it is protected until protectedUntil.", DealEventPayload{}},
 		{EventDealRejected, "An operator rejected a deal registration.", DealEventPayload{}},

@@ -1,6 +1,9 @@
 package models
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Partner types.
 const (
@@ -23,6 +26,23 @@ const (
 	PartnerSuspended  = "suspended"
 	PartnerOffboarded = "offboarded"
 )
+
+// partnerTransitions are the legal moves of a partner's lifecycle.
+var partnerTransitions = map[string][]string{
+	PartnerOnboarding: {PartnerActive, PartnerOffboarded},
+	PartnerActive:     {PartnerSuspended, PartnerOffboarded},
+	PartnerSuspended:  {PartnerActive, PartnerOffboarded},
+}
+
+// CheckPartnerTransition refuses a status change the partner lifecycle does not allow, with
+// 409 ILLEGAL_PARTNER_TRANSITION: onboarding → active → suspended ⇄ active, and offboarded
+// from any state, for good.
+func CheckPartnerTransition(from, to string) *Error {
+	if slices.Contains(partnerTransitions[from], to) {
+		return nil
+	}
+	return Errorf(KindConflict, "ILLEGAL_PARTNER_TRANSITION", "a partner %s cannot become %s", from, to)
+}
 
 // Partner is a partner organisation of a tenant.
 type Partner struct {

@@ -406,3 +406,46 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 		}
 	})
 }
+
+func TestPartnerLifecycleIsCheckedAndEvented(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		owner := newTenant(t, s, "life")
+		op := s.For(owner)
+		p := &models.Partner{Name: "New", Type: models.PartnerBroker, Status: models.PartnerOnboarding}
+		if err := op.CreatePartner(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		move := func(to string) error {
+			_, err := op.UpdatePartner(ctx, p.ID, models.PartnerChanges{Status: &to})
+			return err
+		}
+		if err := move(models.PartnerSuspended); code(err) != "ILLEGAL_PARTNER_TRANSITION" {
+			t.Fatalf("onboarding → suspended: %v", err)
+		}
+		for _, to := range []string{models.PartnerActive, models.PartnerSuspended, models.PartnerActive, models.PartnerOffboarded} {
+			if err := move(to); err != nil {
+				t.Fatalf("→ %s: %v", to, err)
+			}
+		}
+		if err := move(models.PartnerActive); code(err) != "ILLEGAL_PARTNER_TRANSITION" {
+			t.Fatalf("offboarded → active: %v", err)
+		}
+		level := "platinum"
+		if _, err := op.UpdatePartner(ctx, p.ID, models.PartnerChanges{Level: &level}); err != nil {
+			t.Fatal(err)
+		}
+		evs, _, _ := op.ListEvents(ctx, models.EventFilter{Type: "partner.*"}, models.Page{Limit: 100})
+		var got []string
+		for _, e := range evs {
+			got = append(got, e.Type)
+		}
+		want := "partner.status_changed,partner.status_changed,partner.status_changed,partner.status_changed,partner.level_changed"
+		if strings.Join(got, ",") != want || !strings.Contains(evs[4].Payload, `"level":"platinum"`) {
+			t.Fatalf("partner events = %v", got)
+		}
+		if !strings.Contains(evs[3].Payload, `"status":"offboarded"`) || !strings.Contains(evs[3].Payload, `"previousStatus":"active"`) {
+			t.Fatalf("offboarding payload = %s", evs[3].Payload)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -184,6 +185,12 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 			changed = append(changed, field)
 		}
 	}
+	fromStatus, fromLevel := p.Status, p.Level
+	if c.Status != nil && *c.Status != p.Status {
+		if err := models.CheckPartnerTransition(p.Status, *c.Status); err != nil {
+			return nil, err
+		}
+	}
 	set("name", "name", c.Name, &p.Name)
 	set("type", "type", c.Type, &p.Type)
 	set("level", "level", c.Level, &p.Level)
@@ -191,13 +198,33 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 	if len(changed) == 0 {
 		return p, nil
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		if err := tx.Model(&models.Partner{}).Where("id = ? AND tenant_id = ?", p.ID, p.TenantID).Updates(updates).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...)
+		if err := writeAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {
+			return err
+		}
+		if p.Status != fromStatus {
+			if err := emitPartner(ctx, tx, ev, p, models.EventPartnerStatusChanged, fromStatus, fromLevel); err != nil {
+				return err
+			}
+		}
+		if p.Level != fromLevel {
+			return emitPartner(ctx, tx, ev, p, models.EventPartnerLevelChanged, fromStatus, fromLevel)
+		}
+		return nil
 	})
 	return p, err
+}
+
+// emitPartner writes a partner.* event about p.
+func emitPartner(ctx context.Context, tx *gorm.DB, ev *eventWriter, p *models.Partner, typ, fromStatus, fromLevel string) error {
+	b, _ := json.Marshal(models.PartnerEventPayload{PartnerID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status,
+		PreviousStatus: fromStatus, PreviousLevel: fromLevel})
+	id := p.ID
+	_, err := ev.emit(ctx, tx, p.TenantID, models.NewEvent{Type: typ, PartnerID: &id, SubjectID: &id, Payload: string(b)})
+	return err
 }
 
 // bumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
