@@ -32,7 +32,7 @@ type options struct {
 	url, keyFile, db, run string
 	clients, requests     int
 	batch, customers      int
-	dupRate               float64
+	dupRate, rate         float64
 	duration              time.Duration
 }
 
@@ -48,6 +48,7 @@ func main() {
 	flag.IntVar(&o.batch, "batch", 0, "events per request on the batch route; 0 uses the single-event route")
 	flag.IntVar(&o.customers, "customers", 1000, "seeded customers bench-<n>@example.com to pick from")
 	flag.Float64Var(&o.dupRate, "dup", 0.05, "share of events that resend an earlier eventId")
+	flag.Float64Var(&o.rate, "rate", 0, "requests per second, open loop: requests start on a fixed schedule and latency counts from the scheduled start, so a server that falls behind shows it (0: each client sends as fast as it is answered)")
 	flag.Parse()
 	if o.run == "" {
 		o.run = fmt.Sprintf("load-%d", time.Now().UnixNano())
@@ -90,6 +91,24 @@ func drive(o options, key string) *result {
 	var recentMu sync.Mutex
 	recent := make([]string, 0, 1024) // eventIds sent lately, for duplicates
 	start := time.Now()
+	// slots hands out the scheduled start of each request in open-loop mode.
+	var slots chan time.Time
+	if o.rate > 0 {
+		slots = make(chan time.Time, o.requests)
+		go func() {
+			defer close(slots)
+			interval := time.Duration(float64(time.Second) / o.rate)
+			for i := range o.requests {
+				at := start.Add(time.Duration(i) * interval)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Until(at)):
+				}
+				slots <- at
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	for c := range o.clients {
 		wg.Add(1)
@@ -103,6 +122,14 @@ func drive(o options, key string) *result {
 				res.mu.Unlock()
 			}()
 			for ctx.Err() == nil {
+				t0 := time.Now()
+				if slots != nil {
+					at, ok := <-slots
+					if !ok {
+						return
+					}
+					t0 = at
+				}
 				n := next.Add(1)
 				if n > int64(o.requests) {
 					return
@@ -127,7 +154,6 @@ func drive(o options, key string) *result {
 					res.sent[id] = true
 				}
 				res.mu.Unlock()
-				t0 := time.Now()
 				acks, err := send(ctx, client, o, key, body, ids)
 				if err != nil {
 					if !errors.Is(err, context.DeadlineExceeded) || ctx.Err() == nil {
@@ -236,7 +262,11 @@ func (r *result) print(o options) {
 		return float64(r.latencies[min(len(r.latencies)-1, int(float64(len(r.latencies))*p))].Microseconds()) / 1000
 	}
 	secs := r.elapsed.Seconds()
-	fmt.Printf("run %s: %d clients, batch %d, %.1f s\n", o.run, o.clients, o.batch, secs)
+	mode := "closed loop"
+	if o.rate > 0 {
+		mode = fmt.Sprintf("open loop at %.0f requests/s", o.rate)
+	}
+	fmt.Printf("run %s: %d clients, batch %d, %s, %.1f s\n", o.run, o.clients, o.batch, mode, secs)
 	fmt.Printf("requests ok %d (%.0f/s), failed %d; events acknowledged %d (%.0f/s)\n",
 		len(r.latencies), float64(len(r.latencies))/secs, r.failed.Load(), r.events.Load(), float64(r.events.Load())/secs)
 	fmt.Printf("latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", pct(0.50), pct(0.90), pct(0.99), pct(1))

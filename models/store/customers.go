@@ -387,7 +387,7 @@ func (sc *Scoped) ingestCreatesCustomers(ctx context.Context) (bool, error) {
 func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) error {
 	now := time.Now().UTC()
 	if _, err := sc.s.subscribed(ctx, sc.p.TenantID, models.EventCustomerCreated); err != nil {
-		return err // loaded before the transaction: see warmSubscriptions
+		return err // loaded before the transaction: see anySubscribed
 	}
 	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		for _, email := range emails {

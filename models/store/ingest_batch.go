@@ -153,8 +153,14 @@ func (s *Store) commitGroup(group []*ingestWork) {
 		return strings.Compare(deref(a.ExternalID), deref(b.ExternalID))
 	})
 	var stored map[string]map[string]string // tenant → client id → stored id
-	err := s.warmSubscriptions(ctx, events)
-	if err == nil {
+	subscribed, err := s.anySubscribed(ctx, events)
+	switch {
+	case err != nil:
+	case s.dialect == Postgres && !subscribed:
+		// Nothing to write beside the events, which one statement writes: it commits on its
+		// own, without BEGIN and COMMIT round trips.
+		stored, err = insertGroup(ctx, s.db.WithContext(ctx), nil, events)
+	default:
 		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 			var err error
 			stored, err = insertGroup(ctx, tx, ev, events)
@@ -179,6 +185,7 @@ func (s *Store) commitGroup(group []*ingestWork) {
 }
 
 // insertGroup writes events in tx and reports, per tenant, the id stored under each client id.
+// Without an eventWriter (nothing subscribes to any of the events) it writes no outbox rows.
 func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*models.Event) (map[string]map[string]string, error) {
 	inserted := make(map[string]bool, len(events))
 	if tx.Dialector.Name() == string(Postgres) {
@@ -213,25 +220,33 @@ func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*mo
 			stored[e.TenantID][*e.ExternalID] = e.ID
 		}
 	}
+	if ev == nil {
+		return stored, nil
+	}
 	return stored, ev.outbox(ctx, tx, fresh...)
 }
 
-// warmSubscriptions loads the subscriptions of the tenants of events unless they are cached, so
-// that the outbox decisions inside the transaction that follows read nothing on another
-// connection: SQLite holds its one write lock for the whole transaction, and a read waiting for
-// a free connection of a pool held by transactions queued on that lock would stall them all.
-func (s *Store) warmSubscriptions(ctx context.Context, events []*models.Event) error {
-	var done []string
+// anySubscribed reports whether something subscribes to any of events. It loads the
+// subscriptions of their tenants unless they are cached, so that the outbox decisions inside the
+// transaction that may follow read nothing on another connection: SQLite holds its one write
+// lock for the whole transaction, and a read waiting for a free connection of a pool held by
+// transactions queued on that lock would stall them all.
+func (s *Store) anySubscribed(ctx context.Context, events []*models.Event) (bool, error) {
+	found := false
+	seen := map[[2]string]bool{}
 	for _, e := range events {
-		if slices.Contains(done, e.TenantID) {
+		key := [2]string{e.TenantID, e.Type}
+		if seen[key] {
 			continue
 		}
-		done = append(done, e.TenantID)
-		if _, err := s.subscribed(ctx, e.TenantID, e.Type); err != nil {
-			return err
+		seen[key] = true
+		sub, err := s.subscribed(ctx, e.TenantID, e.Type)
+		if err != nil {
+			return false, err
 		}
+		found = found || sub
 	}
-	return nil
+	return found, nil
 }
 
 // eventColumns are the columns insertEvents writes, in the order of eventValues.
