@@ -175,6 +175,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerWebhookRoutes(s)
 	registerMetricRoutes(s)
 	registerDealRoutes(s)
+	registerTaskRoutes(s)
 	return s
 }
 

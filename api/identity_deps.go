@@ -39,6 +39,7 @@ type ScopedStore interface {
 	WebhookStore
 	MetricStore
 	DealStore
+	TaskStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

@@ -58,6 +58,8 @@ const (
 	// DealsApprove decides on registrations: approve, reject, resolve conflicts, assign
 	// owners, extend protection.
 	DealsApprove Permission = "deals:approve"
+	TasksRead    Permission = "tasks:read"
+	TasksWrite   Permission = "tasks:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -92,6 +94,8 @@ var catalogue = []Entry{
 	{DealsRead, "List and see deals and their timelines (partners: their own)."},
 	{DealsWrite, "Register deals, change them, move them through the pipeline, add notes and ask for extensions (partners: their own)."},
 	{DealsApprove, "Approve or reject registrations, review conflicts, assign owners and extend protection (operators)."},
+	{TasksRead, "List and see tasks and onboarding progress (partners: their own)."},
+	{TasksWrite, "Create, change, complete, reopen and delete tasks (partners: their own)."},
 }
 
 // Catalogue returns a copy of every permission with its description.

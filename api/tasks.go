@@ -1,0 +1,228 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
+)
+
+// TaskStore is what the task and onboarding operations need of the scoped store.
+type TaskStore interface {
+	CreateTask(ctx context.Context, t *models.Task) error
+	ListTasks(ctx context.Context, f models.TaskFilter, pg models.Page) ([]models.Task, string, error)
+	Task(ctx context.Context, id string) (*models.Task, error)
+	UpdateTask(ctx context.Context, id string, c models.TaskChanges) (*models.Task, error)
+	CompleteTask(ctx context.Context, id string) (*models.Task, error)
+	ReopenTask(ctx context.Context, id string) (*models.Task, error)
+	DeleteTask(ctx context.Context, id string) error
+	OnboardingTemplate(ctx context.Context) ([]models.OnboardingItem, error)
+	SetOnboardingTemplate(ctx context.Context, items []models.OnboardingItem) ([]models.OnboardingItem, error)
+	StartOnboarding(ctx context.Context, partnerID string) (*models.OnboardingProgress, error)
+	OnboardingProgress(ctx context.Context, partnerID string) (*models.OnboardingProgress, error)
+}
+
+// Task is a piece of work as the API shows it.
+type Task struct {
+	ID             string     `json:"id"`
+	PartnerID      string     `json:"partnerId,omitempty" doc:"The partner organisation the task belongs to"`
+	AssigneeUserID string     `json:"assigneeUserId,omitempty"`
+	Title          string     `json:"title"`
+	Description    string     `json:"description,omitempty"`
+	DueDate        string     `json:"dueDate,omitempty" format:"date"`
+	Status         string     `json:"status" enum:"open,done"`
+	LinkType       string     `json:"linkType,omitempty" enum:"deal,customer,partner"`
+	LinkID         string     `json:"linkId,omitempty"`
+	Source         string     `json:"source" enum:"manual,onboarding"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	CompletedAt    *time.Time `json:"completedAt,omitempty"`
+}
+
+func taskOf(t *models.Task) Task {
+	return Task{ID: t.ID, PartnerID: str(t.PartnerID), AssigneeUserID: str(t.AssigneeUserID), Title: t.Title, Description: t.Description,
+		DueDate: str(t.DueDate), Status: t.Status, LinkType: t.LinkType, LinkID: t.LinkID, Source: t.Source,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, CompletedAt: t.CompletedAt}
+}
+
+// CreateTaskInput adds a task.
+type CreateTaskInput struct {
+	Body struct {
+		Title          string `json:"title" minLength:"1" maxLength:"200"`
+		Description    string `json:"description,omitempty" maxLength:"5000"`
+		PartnerID      string `json:"partnerId,omitempty" maxLength:"36" doc:"The partner organisation it belongs to; partners always create their own"`
+		AssigneeUserID string `json:"assigneeUserId,omitempty" maxLength:"36"`
+		DueDate        string `json:"dueDate,omitempty" format:"date"`
+		LinkType       string `json:"linkType,omitempty" enum:"deal,customer,partner"`
+		LinkID         string `json:"linkId,omitempty" maxLength:"36"`
+	}
+}
+
+// UpdateTaskInput changes a task; absent fields stay, "" clears dueDate and assigneeUserId.
+type UpdateTaskInput struct {
+	ID   string `path:"id" maxLength:"36"`
+	Body struct {
+		Title          *string `json:"title,omitempty" minLength:"1" maxLength:"200"`
+		Description    *string `json:"description,omitempty" maxLength:"5000"`
+		DueDate        *string `json:"dueDate,omitempty" pattern:"^(\\d{4}-\\d{2}-\\d{2})?$"`
+		AssigneeUserID *string `json:"assigneeUserId,omitempty" maxLength:"36"`
+	}
+}
+
+// ListTasksInput filters tasks.
+type ListTasksInput struct {
+	ListParams
+	PartnerID      string `query:"partnerId" maxLength:"36"`
+	AssigneeUserID string `query:"assigneeUserId" maxLength:"36"`
+	Status         string `query:"status" enum:"open,done"`
+	LinkType       string `query:"linkType" enum:"deal,customer,partner"`
+	LinkID         string `query:"linkId" maxLength:"36"`
+	Source         string `query:"source" enum:"manual,onboarding"`
+}
+
+// OnboardingItem is one entry of the onboarding checklist.
+type OnboardingItem struct {
+	Title       string `json:"title" minLength:"1" maxLength:"200"`
+	Description string `json:"description,omitempty" maxLength:"5000"`
+	DueInDays   int    `json:"dueInDays,omitempty" minimum:"0" maximum:"365" doc:"The task is due this many days after onboarding starts; 0 for no due date"`
+}
+
+// OnboardingTemplateBody is the tenant's checklist.
+type OnboardingTemplateBody struct {
+	Items []OnboardingItem `json:"items" nullable:"false" maxItems:"50"`
+}
+
+// OnboardingProgress is a partner's progress through its checklist.
+type OnboardingProgress struct {
+	PartnerID string `json:"partnerId"`
+	Total     int    `json:"total"`
+	Done      int    `json:"done"`
+	Percent   int    `json:"percent" doc:"Done tasks in percent, rounded down; 0 without tasks"`
+	Tasks     []Task `json:"tasks" nullable:"false"`
+}
+
+func progressOf(p *models.OnboardingProgress) OnboardingProgress {
+	out := OnboardingProgress{PartnerID: p.PartnerID, Total: p.Total, Done: p.Done, Tasks: make([]Task, 0, len(p.Tasks))}
+	if p.Total > 0 {
+		out.Percent = p.Done * 100 / p.Total
+	}
+	for i := range p.Tasks {
+		out.Tasks = append(out.Tasks, taskOf(&p.Tasks[i]))
+	}
+	return out
+}
+
+// TaskOutput is one task.
+type TaskOutput struct{ Body Task }
+
+// TaskListOutput is a page of tasks.
+type TaskListOutput struct{ Body ListBody[Task] }
+
+// OnboardingTemplateOutput is the tenant's checklist.
+type OnboardingTemplateOutput struct{ Body OnboardingTemplateBody }
+
+// SetOnboardingTemplateInput replaces the checklist.
+type SetOnboardingTemplateInput struct{ Body OnboardingTemplateBody }
+
+// OnboardingProgressOutput is a partner's onboarding progress.
+type OnboardingProgressOutput struct{ Body OnboardingProgress }
+
+func registerTaskRoutes(s *Server) {
+	tags, onboarding := []string{"Tasks"}, []string{"Onboarding"}
+	task := func(t *models.Task, err error) (*TaskOutput, error) {
+		if err != nil {
+			return nil, err
+		}
+		return &TaskOutput{Body: taskOf(t)}, nil
+	}
+	register(s, huma.Operation{OperationID: "create-task", Method: http.MethodPost, Path: "/api/tasks", Tags: tags,
+		Summary: "Create a task", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
+		Requires(authz.TasksWrite), func(ctx context.Context, in *CreateTaskInput) (*TaskOutput, error) {
+			b := in.Body
+			t := &models.Task{Title: b.Title, Description: b.Description, PartnerID: nonEmpty(b.PartnerID), AssigneeUserID: nonEmpty(b.AssigneeUserID),
+				DueDate: nonEmpty(b.DueDate), LinkType: b.LinkType, LinkID: b.LinkID}
+			return task(t, s.scoped(ctx).CreateTask(ctx, t))
+		})
+	register(s, huma.Operation{OperationID: "list-tasks", Method: http.MethodGet, Path: "/api/tasks", Tags: tags,
+		Summary: "List tasks", Description: "Partners see only their organisation's tasks.", Security: UsersOrKeys},
+		Requires(authz.TasksRead), func(ctx context.Context, in *ListTasksInput) (*TaskListOutput, error) {
+			f := models.TaskFilter{PartnerID: in.PartnerID, AssigneeUserID: in.AssigneeUserID, Status: in.Status, LinkType: in.LinkType, LinkID: in.LinkID, Source: in.Source}
+			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Task, string, error) {
+				return s.scoped(ctx).ListTasks(ctx, f, pg)
+			}, taskOf)
+			return &TaskListOutput{Body: body}, err
+		})
+	register(s, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: "/api/tasks/{id}", Tags: tags,
+		Summary: "Get a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksRead),
+		func(ctx context.Context, in *IDPath) (*TaskOutput, error) { return task(s.scoped(ctx).Task(ctx, in.ID)) })
+	register(s, huma.Operation{OperationID: "update-task", Method: http.MethodPatch, Path: "/api/tasks/{id}", Tags: tags,
+		Summary: "Change a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		Requires(authz.TasksWrite), func(ctx context.Context, in *UpdateTaskInput) (*TaskOutput, error) {
+			b := in.Body
+			return task(s.scoped(ctx).UpdateTask(ctx, in.ID, models.TaskChanges{Title: b.Title, Description: b.Description, DueDate: b.DueDate, AssigneeUserID: b.AssigneeUserID}))
+		})
+	register(s, huma.Operation{OperationID: "complete-task", Method: http.MethodPost, Path: "/api/tasks/{id}/complete", Tags: tags,
+		Summary: "Mark a task done", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite),
+		func(ctx context.Context, in *IDPath) (*TaskOutput, error) { return task(s.scoped(ctx).CompleteTask(ctx, in.ID)) })
+	register(s, huma.Operation{OperationID: "reopen-task", Method: http.MethodPost, Path: "/api/tasks/{id}/reopen", Tags: tags,
+		Summary: "Mark a done task open again", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite),
+		func(ctx context.Context, in *IDPath) (*TaskOutput, error) { return task(s.scoped(ctx).ReopenTask(ctx, in.ID)) })
+	register(s, huma.Operation{OperationID: "delete-task", Method: http.MethodDelete, Path: "/api/tasks/{id}", Tags: tags,
+		Summary: "Delete a task", DefaultStatus: http.StatusNoContent, Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
+		Requires(authz.TasksWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
+			return nil, s.scoped(ctx).DeleteTask(ctx, in.ID)
+		})
+
+	register(s, huma.Operation{OperationID: "get-onboarding-template", Method: http.MethodGet, Path: "/api/onboarding-template", Tags: onboarding,
+		Summary: "The onboarding checklist new partners get", Security: UsersOrKeys}, Requires(authz.PartnersRead),
+		func(ctx context.Context, _ *struct{}) (*OnboardingTemplateOutput, error) {
+			items, err := s.scoped(ctx).OnboardingTemplate(ctx)
+			return templateOut(items, err)
+		})
+	register(s, huma.Operation{OperationID: "set-onboarding-template", Method: http.MethodPut, Path: "/api/onboarding-template", Tags: onboarding,
+		Summary: "Replace the onboarding checklist", Description: "Applies to onboardings started from now on.", Security: UsersOrKeys,
+		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}, Requires(authz.PartnersWrite),
+		func(ctx context.Context, in *SetOnboardingTemplateInput) (*OnboardingTemplateOutput, error) {
+			items := make([]models.OnboardingItem, len(in.Body.Items))
+			for i, it := range in.Body.Items {
+				items[i] = models.OnboardingItem{Title: it.Title, Description: it.Description, DueInDays: it.DueInDays}
+			}
+			items, err := s.scoped(ctx).SetOnboardingTemplate(ctx, items)
+			return templateOut(items, err)
+		})
+	register(s, huma.Operation{OperationID: "start-partner-onboarding", Method: http.MethodPost, Path: "/api/partners/{id}/onboarding", Tags: onboarding,
+		Summary: "Create a partner's onboarding tasks from the checklist", Description: "Once per partner; 409 ONBOARDING_STARTED after that.",
+		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}}, Requires(authz.PartnersWrite),
+		func(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
+			p, err := s.scoped(ctx).StartOnboarding(ctx, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return &OnboardingProgressOutput{Body: progressOf(p)}, nil
+		})
+	register(s, huma.Operation{OperationID: "get-partner-onboarding", Method: http.MethodGet, Path: "/api/partners/{id}/onboarding", Tags: onboarding,
+		Summary: "A partner's onboarding progress", Description: "Partners see their own.", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
+		Requires(authz.PartnersRead), func(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
+			p, err := s.scoped(ctx).OnboardingProgress(ctx, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return &OnboardingProgressOutput{Body: progressOf(p)}, nil
+		})
+}
+
+func templateOut(items []models.OnboardingItem, err error) (*OnboardingTemplateOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := &OnboardingTemplateOutput{}
+	out.Body.Items = make([]OnboardingItem, 0, len(items))
+	for _, it := range items {
+		out.Body.Items = append(out.Body.Items, OnboardingItem{Title: it.Title, Description: it.Description, DueInDays: it.DueInDays})
+	}
+	return out, nil
+}
