@@ -158,7 +158,9 @@ func registerTaskRoutes(s *Server) {
 		})
 	register(s, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: "/api/tasks/{id}", Tags: tags,
 		Summary: "Get a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksRead),
-		func(ctx context.Context, in *IDPath) (*TaskOutput, error) { return task(s.scoped(ctx).Task(ctx, in.ID)) })
+		func(ctx context.Context, in *IDPath) (*TaskOutput, error) {
+			return task(s.scoped(ctx).Task(ctx, in.ID))
+		})
 	register(s, huma.Operation{OperationID: "update-task", Method: http.MethodPatch, Path: "/api/tasks/{id}", Tags: tags,
 		Summary: "Change a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Requires(authz.TasksWrite), func(ctx context.Context, in *UpdateTaskInput) (*TaskOutput, error) {
@@ -167,10 +169,14 @@ func registerTaskRoutes(s *Server) {
 		})
 	register(s, huma.Operation{OperationID: "complete-task", Method: http.MethodPost, Path: "/api/tasks/{id}/complete", Tags: tags,
 		Summary: "Mark a task done", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite),
-		func(ctx context.Context, in *IDPath) (*TaskOutput, error) { return task(s.scoped(ctx).CompleteTask(ctx, in.ID)) })
+		func(ctx context.Context, in *IDPath) (*TaskOutput, error) {
+			return task(s.scoped(ctx).CompleteTask(ctx, in.ID))
+		})
 	register(s, huma.Operation{OperationID: "reopen-task", Method: http.MethodPost, Path: "/api/tasks/{id}/reopen", Tags: tags,
 		Summary: "Mark a done task open again", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite),
-		func(ctx context.Context, in *IDPath) (*TaskOutput, error) { return task(s.scoped(ctx).ReopenTask(ctx, in.ID)) })
+		func(ctx context.Context, in *IDPath) (*TaskOutput, error) {
+			return task(s.scoped(ctx).ReopenTask(ctx, in.ID))
+		})
 	register(s, huma.Operation{OperationID: "delete-task", Method: http.MethodDelete, Path: "/api/tasks/{id}", Tags: tags,
 		Summary: "Delete a task", DefaultStatus: http.StatusNoContent, Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.TasksWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
