@@ -176,6 +176,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerMetricRoutes(s)
 	registerDealRoutes(s)
 	registerTaskRoutes(s)
+	registerLevelRoutes(s)
 	return s
 }
 

@@ -40,6 +40,7 @@ type ScopedStore interface {
 	MetricStore
 	DealStore
 	TaskStore
+	LevelStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

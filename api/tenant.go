@@ -17,6 +17,7 @@ type TenantOutput struct {
 		TenantRef
 		IngestCreatesCustomers bool      `json:"ingestCreatesCustomers" doc:"Whether ingesting an event for an unknown email creates an unattributed customer"`
 		DealProtectionDays     int       `json:"dealProtectionDays" doc:"How many days an approved deal is protected before it expires without progress"`
+		LevelChanges           string    `json:"levelChanges" enum:"propose,apply" doc:"Whether the daily level review proposes level changes to operators or applies them"`
 		CreatedAt              time.Time `json:"createdAt"`
 	}
 }
@@ -27,6 +28,7 @@ type UpdateTenantInput struct {
 		Name                   *string `json:"name,omitempty" minLength:"1" maxLength:"200"`
 		IngestCreatesCustomers *bool   `json:"ingestCreatesCustomers,omitempty" doc:"Whether ingesting an event for an unknown email creates an unattributed customer (default true)"`
 		DealProtectionDays     *int    `json:"dealProtectionDays,omitempty" minimum:"1" maximum:"730" doc:"How many days an approved deal is protected (default 90); applies to approvals and extensions from now on"`
+		LevelChanges           *string `json:"levelChanges,omitempty" enum:"propose,apply" doc:"Whether the daily level review proposes level changes (default) or applies them"`
 	}
 }
 
@@ -43,6 +45,7 @@ func registerTenantRoutes(s *Server) {
 		o.Body.CreatedAt = t.CreatedAt
 		o.Body.IngestCreatesCustomers = t.IngestCreatesCustomers
 		o.Body.DealProtectionDays = t.DealProtectionDays
+		o.Body.LevelChanges = t.LevelChanges
 		return o
 	}
 	register(s, huma.Operation{OperationID: "get-tenant", Method: http.MethodGet, Path: "/api/tenant", Tags: tags,
@@ -57,7 +60,7 @@ func registerTenantRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "update-tenant", Method: http.MethodPatch, Path: "/api/tenant", Tags: tags,
 		Summary: "Change the tenant's profile", Security: UsersOnly}, Requires(authz.TenantWrite),
 		func(ctx context.Context, in *UpdateTenantInput) (*TenantOutput, error) {
-			t, err := s.scoped(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays})
+			t, err := s.scoped(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges})
 			if err != nil {
 				return nil, err
 			}

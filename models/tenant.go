@@ -14,9 +14,11 @@ type Tenant struct {
 	// IngestCreatesCustomers lets ingest create an unattributed customer for an unknown email.
 	IngestCreatesCustomers bool `json:"ingestCreatesCustomers" gorm:"not null;default:true"`
 	// DealProtectionDays is how long an approved deal is protected from expiry.
-	DealProtectionDays int       `json:"dealProtectionDays" gorm:"not null;default:90"`
-	CreatedAt          time.Time `json:"createdAt"`
-	UpdatedAt          time.Time `json:"updatedAt"`
+	DealProtectionDays int `json:"dealProtectionDays" gorm:"not null;default:90"`
+	// LevelChanges says whether the level review proposes changes or applies them.
+	LevelChanges string    `json:"levelChanges" gorm:"size:16;not null;default:propose"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
 }
 
 // User is a person who signs in: an operator of a tenant, or (with PartnerID set) a partner user.
@@ -54,4 +56,5 @@ type TenantChanges struct {
 	Name                   *string
 	IngestCreatesCustomers *bool
 	DealProtectionDays     *int
+	LevelChanges           *string
 }

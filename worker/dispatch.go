@@ -75,3 +75,13 @@ func StartRelay(ctx context.Context, c client.Client, in workflows.OutboxRelayIn
 	}, workflows.OutboxRelay, in)
 	return err
 }
+
+// StartLevelReview starts the installation's daily level review unless it runs already.
+func StartLevelReview(ctx context.Context, c client.Client, in workflows.LevelReviewInput) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.LevelReviewWorkflowID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.LevelReview, in)
+	return err
+}

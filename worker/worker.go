@@ -16,6 +16,7 @@ type Deps struct {
 	Events   *activities.Events
 	Webhooks *activities.Webhooks
 	Deals    *activities.Deals
+	Levels   *activities.Levels
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -26,6 +27,7 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.OutboxRelay)
 	r.RegisterWorkflow(workflows.WebhookDelivery)
 	r.RegisterWorkflow(workflows.DealProtection)
+	r.RegisterWorkflow(workflows.LevelReview)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -35,6 +37,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Deals != nil {
 		r.RegisterActivity(deps.Deals)
+	}
+	if deps.Levels != nil {
+		r.RegisterActivity(deps.Levels)
 	}
 }
 

@@ -81,3 +81,11 @@ type DealProtectionInput struct {
 
 // DealProtectionWorkflowID is the id of a deal's protection timer: one per deal.
 func DealProtectionWorkflowID(dealID string) string { return "deal-protection-" + dealID }
+
+// LevelReviewWorkflowID is the id of the one level review of an installation.
+const LevelReviewWorkflowID = "level-review"
+
+// LevelReviewInput sets how often the level review runs.
+type LevelReviewInput struct {
+	Interval time.Duration
+}

@@ -109,6 +109,9 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
 		log.Warn("outbox relay not started; a worker will start it", "error", err)
 	}
+	if err := worker.StartLevelReview(ctx, tc, workflows.LevelReviewInput{}); err != nil {
+		log.Warn("level review not started; a worker will start it", "error", err)
+	}
 
 	srv := api.New(apiConfig(cfg, keys), api.Deps{
 		Logger:     log,
@@ -215,6 +218,7 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 		System: &activities.System{DB: st, Version: version},
 		Events: &activities.Events{Store: st, Starter: d},
 		Deals:  &activities.Deals{Store: st},
+		Levels: &activities.Levels{Store: st},
 		Webhooks: &activities.Webhooks{
 			Store:           st,
 			Keyring:         keys,
@@ -356,6 +360,9 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 	w := worker.New(tc, workerDeps(cfg, keys, st, tc, log))
 	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
 		log.Warn("outbox relay not started", "error", err)
+	}
+	if err := worker.StartLevelReview(ctx, tc, workflows.LevelReviewInput{}); err != nil {
+		log.Warn("level review not started", "error", err)
 	}
 	log.Info("worker running", "temporal", addr, "task_queue", workflows.TaskQueue)
 	return w.Run(ctxInterrupt(ctx))

@@ -24,6 +24,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0006_metrics_dashboards", Migrate: migrate0006Metrics},
 		{ID: "0007_deals", Migrate: migrate0007Deals},
 		{ID: "0008_tasks", Migrate: migrate0008Tasks},
+		{ID: "0009_levels", Migrate: migrate0009Levels},
 	}
 }
 

@@ -148,6 +148,12 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 		p.Status = models.PartnerActive
 	}
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if p.Level == "" {
+			var err error
+			if p.Level, err = defaultLevel(tx, p.TenantID); err != nil {
+				return err
+			}
+		}
 		if err := tx.Create(p).Error; err != nil {
 			return err
 		}

@@ -48,6 +48,9 @@ func (s *Store) CreateTenant(ctx context.Context, tenant *models.Tenant, owner *
 func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner *models.User) error {
 	tenant.ID = models.NewID()
 	tenant.IngestCreatesCustomers = true
+	if tenant.LevelChanges == "" {
+		tenant.LevelChanges = models.LevelChangesPropose
+	}
 	if tenant.DealProtectionDays <= 0 {
 		tenant.DealProtectionDays = models.DefaultDealProtectionDays
 	}
@@ -112,6 +115,10 @@ func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*mo
 	if c.DealProtectionDays != nil && *c.DealProtectionDays != t.DealProtectionDays {
 		updates["deal_protection_days"], t.DealProtectionDays = *c.DealProtectionDays, *c.DealProtectionDays
 		changed = append(changed, "dealProtectionDays")
+	}
+	if c.LevelChanges != nil && *c.LevelChanges != t.LevelChanges {
+		updates["level_changes"], t.LevelChanges = *c.LevelChanges, *c.LevelChanges
+		changed = append(changed, "levelChanges")
 	}
 	if len(changed) == 0 {
 		return t, nil
