@@ -400,6 +400,10 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 		if seen[models.DealSubmitted] != 2 || seen[models.DealApproved] != 1 || seen[models.DealWon] != 2 || seen[models.DealLost] != 1 || review != 1 {
 			t.Fatalf("demo deals by status %v, %d under review", seen, review)
 		}
+		levels, _, err := op.ListLevels(context.Background(), models.Page{})
+		if err != nil || len(levels) != 2 {
+			t.Fatalf("demo levels = %d, %v", len(levels), err)
+		}
 		users, _, err := op.ListUsers(context.Background(), true, "", models.Page{})
 		if err != nil || len(users) != 2 {
 			t.Fatalf("demo partner users = %d, %v", len(users), err)

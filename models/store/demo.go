@@ -12,8 +12,8 @@ type DemoPartnerLogin struct {
 	Partner, Email string
 }
 
-// SeedDemo fills a freshly bootstrapped tenant with a program to explore: two partners at
-// different levels, each with a partner admin who signs in with passwordHash, and deals in
+// SeedDemo fills a freshly bootstrapped tenant with a program to explore: two levels, two
+// partners at different levels, each with a partner admin who signs in with passwordHash, and deals in
 // several stages (submitted, under conflict review, approved and progressing, won, lost).
 func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string) ([]DemoPartnerLogin, error) {
 	op := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: ownerUserID})
@@ -24,6 +24,20 @@ func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHas
 	stage := map[string]string{}
 	for _, st := range pipes[0].Stages {
 		stage[st.Name] = st.ID
+	}
+	for _, l := range []struct {
+		name, benefits string
+		rank           int
+		def            bool
+		req            models.LevelRequirements
+	}{
+		{"silver", "Deal registration, partner portal, sales training", 1, true, models.LevelRequirements{}},
+		{"gold", "Everything in silver, co-marketing funds, a partner manager", 2, false,
+			models.LevelRequirements{MinWonDeals: 1, MinWonAmountMinor: 5_000_000, Currency: "EUR", PeriodDays: 365}},
+	} {
+		if err := op.CreateLevel(ctx, &models.Level{Name: l.name, Benefits: l.benefits, Rank: l.rank, IsDefault: l.def}, l.req); err != nil {
+			return nil, err
+		}
 	}
 	partners := []struct {
 		name, typ, level, email string
