@@ -81,6 +81,8 @@ type Deps struct {
 	Tenants TenantCreator
 	// Webhooks seals webhook secrets, checks endpoint URLs and starts deliveries.
 	Webhooks WebhookDeps
+	// Applications takes applications on the tenants' public recruitment pages.
+	Applications ApplicationIntake
 }
 
 // Server is the assembled HTTP interface.
@@ -96,6 +98,8 @@ type Server struct {
 	loginByClient  *failureLimiter
 	// signups limits sign-ups per client address.
 	signups *failureLimiter
+	// applications limits public applications per client address.
+	applications *failureLimiter
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
 }
@@ -128,6 +132,7 @@ func New(cfg Config, deps Deps) *Server {
 		loginByAccount: newFailureLimiter(5, 15*time.Minute),
 		loginByClient:  newFailureLimiter(20, 15*time.Minute),
 		signups:        newFailureLimiter(5, time.Hour),
+		applications:   newFailureLimiter(10, time.Hour),
 		dummyHash: sync.OnceValue(func() string {
 			h, _ := authn.HashPassword("partnerd timing equaliser")
 			return h
@@ -177,6 +182,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerDealRoutes(s)
 	registerTaskRoutes(s)
 	registerLevelRoutes(s)
+	registerApplicationRoutes(s)
 	return s
 }
 

@@ -41,6 +41,7 @@ type ScopedStore interface {
 	DealStore
 	TaskStore
 	LevelStore
+	ApplicationStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

@@ -33,12 +33,13 @@ func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *sy
 		t.Fatal(err)
 	}
 	return testServerWith(t, cfg, Deps{
-		Tenants:    st,
-		Identity:   st,
-		Scope:      func(p *models.Principal) ScopedStore { return st.For(p) },
-		Tokens:     authn.NewTokens(keys, "partnerd", "partnerd-api"),
-		Authorizer: authz.NewAuthorizer(st),
-		Webhooks:   WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
+		Tenants:      st,
+		Identity:     st,
+		Scope:        func(p *models.Principal) ScopedStore { return st.For(p) },
+		Tokens:       authn.NewTokens(keys, "partnerd", "partnerd-api"),
+		Authorizer:   authz.NewAuthorizer(st),
+		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
+		Applications: st,
 	})
 }
 

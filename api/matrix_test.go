@@ -43,6 +43,8 @@ type fixture struct {
 	ids map[string]string
 	// fresh makes a new record by name for operations that consume one (deletes).
 	fresh map[string]func(role string) string
+	// st is the store under test, for hooks that need more than a scoped view.
+	st *store.Store
 }
 
 // fixtureHooks let each module add the records its matrix cases aim at; sc is the owner's
@@ -338,7 +340,7 @@ func buildFixture(t *testing.T, st *store.Store, h http.Handler) *fixture {
 	sc := st.For(owner)
 	hash, _ := authn.HashPassword(ownerPassword)
 	f := &fixture{tokens: map[string]string{}, keyFor: map[authz.Permission]string{}, ownerEmail: ownerEmail,
-		roleEmails: map[string]string{}, roleUserIDs: map[string]string{}, ids: map[string]string{}, fresh: map[string]func(string) string{}}
+		roleEmails: map[string]string{}, roleUserIDs: map[string]string{}, ids: map[string]string{}, fresh: map[string]func(string) string{}, st: st}
 
 	p1 := &models.Partner{Name: "Partner One", Type: models.PartnerReseller}
 	p2 := &models.Partner{Name: "Partner Two", Type: models.PartnerAgency}

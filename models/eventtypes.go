@@ -13,6 +13,9 @@ const (
 
 	EventPartnerStatusChanged = "partner.status_changed"
 	EventPartnerLevelChanged  = "partner.level_changed"
+	EventPartnerApplied       = "partner.applied"
+	EventPartnerApproved      = "partner.approved"
+	EventPartnerRejected      = "partner.rejected"
 
 	EventDealRegistered         = "deal.registered"
 	EventDealApproved           = "deal.approved"
@@ -35,6 +38,19 @@ type PartnerEventPayload struct {
 	Status         string `json:"status"`
 	PreviousStatus string `json:"previousStatus,omitempty"`
 	PreviousLevel  string `json:"previousLevel,omitempty"`
+}
+
+// ApplicationEventPayload is the payload of partner.applied, partner.approved and
+// partner.rejected.
+type ApplicationEventPayload struct {
+	ApplicationID string `json:"applicationId"`
+	Organisation  string `json:"organisation"`
+	PartnerType   string `json:"partnerType"`
+	ContactEmail  string `json:"contactEmail"`
+	Status        string `json:"status"`
+	PartnerID     string `json:"partnerId,omitempty" doc:"The partner organisation an approval created"`
+	AutoApproved  bool   `json:"autoApproved,omitempty"`
+	Reason        string `json:"reason,omitempty"`
 }
 
 // DealEventPayload is the payload of deal.* events.
@@ -98,6 +114,9 @@ func EventCatalogue() []EventType {
 		{EventWebhookTested, "An operator sent a test event to a webhook endpoint.", WebhookTestedPayload{}},
 		{EventPartnerStatusChanged, "A partner organisation moved in its lifecycle: onboarding, active, suspended, offboarded.", PartnerEventPayload{}},
 		{EventPartnerLevelChanged, "A partner organisation changed level.", PartnerEventPayload{}},
+		{EventPartnerApplied, "An organisation applied to join the partner program.", ApplicationEventPayload{}},
+		{EventPartnerApproved, "An application was approved: the partner organisation exists and its admin is invited.", ApplicationEventPayload{}},
+		{EventPartnerRejected, "An application was rejected.", ApplicationEventPayload{}},
 		{EventDealRegistered, "A partner registered a deal; conflictReview tells whether it overlaps another partner's.", DealEventPayload{}},
 		{EventDealApproved, "An operator approved a deal registration; it is protected until protectedUntil.", DealEventPayload{}},
 		{EventDealRejected, "An operator rejected a deal registration.", DealEventPayload{}},

@@ -16,9 +16,11 @@ type Tenant struct {
 	// DealProtectionDays is how long an approved deal is protected from expiry.
 	DealProtectionDays int `json:"dealProtectionDays" gorm:"not null;default:90"`
 	// LevelChanges says whether the level review proposes changes or applies them.
-	LevelChanges string    `json:"levelChanges" gorm:"size:16;not null;default:propose"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	LevelChanges string `json:"levelChanges" gorm:"size:16;not null;default:propose"`
+	// ApplicationForm is the recruitment form as JSON (ApplicationForm).
+	ApplicationForm string    `json:"-" gorm:"type:text"`
+	CreatedAt       time.Time `json:"createdAt"`
+	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
 // User is a person who signs in: an operator of a tenant, or (with PartnerID set) a partner user.

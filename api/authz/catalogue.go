@@ -60,6 +60,10 @@ const (
 	DealsApprove Permission = "deals:approve"
 	TasksRead    Permission = "tasks:read"
 	TasksWrite   Permission = "tasks:write"
+	// ApplicationsRead and ApplicationsWrite cover recruitment: the form and the review of
+	// applications.
+	ApplicationsRead  Permission = "applications:read"
+	ApplicationsWrite Permission = "applications:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -96,6 +100,8 @@ var catalogue = []Entry{
 	{DealsApprove, "Approve or reject registrations, review conflicts, assign owners and extend protection (operators)."},
 	{TasksRead, "List and see tasks and onboarding progress (partners: their own)."},
 	{TasksWrite, "Create, change, complete, reopen and delete tasks (partners: their own)."},
+	{ApplicationsRead, "See the recruitment form and the applications to the program."},
+	{ApplicationsWrite, "Change the recruitment form; approve and reject applications."},
 }
 
 // Catalogue returns a copy of every permission with its description.

@@ -58,6 +58,7 @@ func builtinRoles() []Role {
 			PartnersRead, PartnersWrite, PartnerUsersRead, PartnerUsersWrite,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, PipelinesWrite, DealsRead, DealsWrite, DealsApprove, TasksRead, TasksWrite,
+			ApplicationsRead, ApplicationsWrite,
 		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,

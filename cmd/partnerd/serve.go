@@ -114,12 +114,13 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	}
 
 	srv := api.New(apiConfig(cfg, keys), api.Deps{
-		Logger:     log,
-		Identity:   st,
-		Scope:      func(p *models.Principal) api.ScopedStore { return st.For(p) },
-		Tokens:     authn.NewTokens(keys, tokenIssuer, tokenAudience),
-		Tenants:    st,
-		Authorizer: authz.NewAuthorizer(st),
+		Logger:       log,
+		Identity:     st,
+		Scope:        func(p *models.Principal) api.ScopedStore { return st.For(p) },
+		Tokens:       authn.NewTokens(keys, tokenIssuer, tokenAudience),
+		Tenants:      st,
+		Authorizer:   authz.NewAuthorizer(st),
+		Applications: st,
 		Webhooks: api.WebhookDeps{
 			Keyring:         keys,
 			Starter:         &worker.WebhookStarter{Client: tc},

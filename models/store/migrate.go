@@ -25,6 +25,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0007_deals", Migrate: migrate0007Deals},
 		{ID: "0008_tasks", Migrate: migrate0008Tasks},
 		{ID: "0009_levels", Migrate: migrate0009Levels},
+		{ID: "0010_applications", Migrate: migrate0010Applications},
 	}
 }
 

@@ -251,18 +251,8 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 		if n > 0 {
 			return models.Errorf(models.KindConflict, "ONBOARDING_STARTED", "the partner's onboarding checklist exists already")
 		}
-		now := time.Now().UTC()
-		for _, it := range items {
-			pid := partnerID
-			t := &models.Task{ID: models.NewID(), TenantID: sc.p.TenantID, PartnerID: &pid, Title: it.Title, Description: it.Description,
-				Status: models.TaskOpen, Source: models.TaskOnboarding, LinkType: "partner", LinkID: partnerID, CreatedBy: sc.actorID(), CreatedAt: now, UpdatedAt: now}
-			if it.DueInDays > 0 {
-				due := now.AddDate(0, 0, it.DueInDays).Format(time.DateOnly)
-				t.DueDate = &due
-			}
-			if err := tx.Create(t).Error; err != nil {
-				return err
-			}
+		if err := startOnboarding(tx, sc.p.TenantID, partnerID, sc.actorID(), time.Now().UTC()); err != nil {
+			return err
 		}
 		return writeAudit(ctx, tx, sc.p.TenantID, "onboarding.started", "partner", partnerID, "tasks")
 	})
