@@ -36,6 +36,8 @@ const computeCatchUpBatches = 5
 const (
 	grainHour = 3600
 	grainDay  = 86400
+	// grainMonth labels calendar months (UTC) of unique sets.
+	grainMonth = 31 * 86400
 )
 
 // metricRollup is one hour or one day of one metric for one partner ("" for unattributed
@@ -63,10 +65,12 @@ type metricUniqueValue struct {
 
 func (metricUniqueValue) TableName() string { return "metric_unique_values" }
 
-// metricUniqueSet is the set of value ordinals a unique metric saw on one day for one partner.
+// metricUniqueSet is the set of value ordinals a unique metric saw in one day or one month for
+// one partner.
 type metricUniqueSet struct {
 	TenantID    string `gorm:"primaryKey"`
 	MetricID    string `gorm:"primaryKey"`
+	Grain       int64  `gorm:"primaryKey;autoIncrement:false"`
 	BucketStart int64  `gorm:"primaryKey;autoIncrement:false"`
 	PartnerID   string `gorm:"primaryKey"`
 	Members     []byte
@@ -281,7 +285,7 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 			if err := q.Order("id").Limit(rollupBatch).Find(&evs).Error; err != nil {
 				return err
 			}
-			if err := foldEvents(tx, &m, evs); err != nil {
+			if err := foldEvents(tx, s.dialect, &m, evs); err != nil {
 				return err
 			}
 			mark := bound
@@ -319,8 +323,8 @@ type rollupKey struct {
 }
 
 type setKey struct {
-	day     int64
-	partner string
+	grain, bucket int64
+	partner       string
 }
 
 var errOverflow = models.Errorf(models.KindConflict, "METRIC_OVERFLOW", "the sum no longer fits in a 64-bit integer")
@@ -350,7 +354,7 @@ func isNullViolation(err error) bool {
 
 // foldEvents adds events to the metric's rollup: hourly and daily sums, and for unique
 // metrics the daily sets of value ordinals.
-func foldEvents(tx *gorm.DB, m *models.Metric, evs []models.Event) error {
+func foldEvents(tx *gorm.DB, dialect Dialect, m *models.Metric, evs []models.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -389,8 +393,10 @@ func foldEvents(tx *gorm.DB, m *models.Metric, evs []models.Event) error {
 			return err
 		}
 		if o.Usable && m.Kind == models.MetricUnique {
-			k := setKey{day, partner}
-			sets[k] = append(sets[k], o.Value)
+			month := models.IntervalStart(models.IntervalMonth, e.OccurredAt).Unix()
+			for _, k := range []setKey{{grainDay, day, partner}, {grainMonth, month, partner}} {
+				sets[k] = append(sets[k], o.Value)
+			}
 		}
 	}
 	if len(agg) == 0 {
@@ -425,7 +431,7 @@ func foldEvents(tx *gorm.DB, m *models.Metric, evs []models.Event) error {
 	if len(sets) == 0 {
 		return nil
 	}
-	return foldSets(tx, m, sets)
+	return foldSets(tx, dialect, m, sets)
 }
 
 func cmpInt(a, b int64) int {
@@ -438,16 +444,16 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// foldSets numbers new values (counting them in m.Numbered) and merges the day sets of a batch
-// into the stored ones.
-func foldSets(tx *gorm.DB, m *models.Metric, sets map[setKey][]string) error {
+// foldSets numbers new values (counting them in m.Numbered) and merges the day and month sets
+// of a batch into the stored ones.
+func foldSets(tx *gorm.DB, dialect Dialect, m *models.Metric, sets map[setKey][]string) error {
 	var values []string
 	for _, vs := range sets {
 		values = append(values, vs...)
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)
-	ordinals, err := lookupOrdinals(tx, m, values)
+	ordinals, err := lookupOrdinals(tx, dialect, m, values)
 	if err != nil {
 		return err
 	}
@@ -466,20 +472,21 @@ func foldSets(tx *gorm.DB, m *models.Metric, sets map[setKey][]string) error {
 		}
 	}
 	m.Numbered = next
-	days := make([]int64, 0, len(sets))
+	buckets := map[int64][]int64{} // grain → bucket starts
 	for k := range sets {
-		days = append(days, k.day)
+		buckets[k.grain] = append(buckets[k.grain], k.bucket)
 	}
-	slices.Sort(days)
-	days = slices.Compact(days)
 	stored := map[setKey][]byte{}
-	for chunk := range slices.Chunk(days, 500) {
-		var have []metricUniqueSet
-		if err := tx.Where("tenant_id = ? AND metric_id = ? AND bucket_start IN ?", m.TenantID, m.ID, chunk).Find(&have).Error; err != nil {
-			return err
-		}
-		for _, h := range have {
-			stored[setKey{h.BucketStart, h.PartnerID}] = h.Members
+	for grain, starts := range buckets {
+		slices.Sort(starts)
+		for chunk := range slices.Chunk(slices.Compact(starts), 500) {
+			var have []metricUniqueSet
+			if err := tx.Where("tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start IN ?", m.TenantID, m.ID, grain, chunk).Find(&have).Error; err != nil {
+				return err
+			}
+			for _, h := range have {
+				stored[setKey{h.Grain, h.BucketStart, h.PartnerID}] = h.Members
+			}
 		}
 	}
 	rows := make([]metricUniqueSet, 0, len(sets))
@@ -488,24 +495,47 @@ func foldSets(tx *gorm.DB, m *models.Metric, sets map[setKey][]string) error {
 		for _, v := range vs {
 			members = append(members, ordinals[v])
 		}
-		rows = append(rows, metricUniqueSet{TenantID: m.TenantID, MetricID: m.ID, BucketStart: k.day, PartnerID: k.partner, Members: encodeOrdinals(members)})
+		rows = append(rows, metricUniqueSet{TenantID: m.TenantID, MetricID: m.ID, Grain: k.grain, BucketStart: k.bucket, PartnerID: k.partner, Members: encodeOrdinals(members)})
 	}
 	slices.SortFunc(rows, func(a, b metricUniqueSet) int {
+		if c := cmpInt(a.Grain, b.Grain); c != 0 {
+			return c
+		}
 		if c := cmpInt(a.BucketStart, b.BucketStart); c != 0 {
 			return c
 		}
 		return strings.Compare(a.PartnerID, b.PartnerID)
 	})
 	upsert := clause.OnConflict{
-		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "metric_id"}, {Name: "bucket_start"}, {Name: "partner_id"}},
+		Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "metric_id"}, {Name: "grain"}, {Name: "bucket_start"}, {Name: "partner_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"members"}),
 	}
 	return tx.Clauses(upsert).CreateInBatches(rows, 1000).Error
 }
 
 // lookupOrdinals finds the ordinals of the values the metric has numbered already.
-func lookupOrdinals(tx *gorm.DB, m *models.Metric, values []string) (map[string]int64, error) {
+func lookupOrdinals(tx *gorm.DB, dialect Dialect, m *models.Metric, values []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(values))
+	if dialect == Postgres && len(values) > 0 {
+		// One array parameter joined on the primary key: a long IN list is planned as a filter
+		// over every value of the metric while the table has no statistics yet.
+		rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context,
+			`SELECT u.value, u.ordinal FROM unnest($1::text[]) AS v(value)
+			 JOIN metric_unique_values u ON u.tenant_id = $2 AND u.metric_id = $3 AND u.value = v.value`, values, m.TenantID, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = rows.Close() }()
+		for rows.Next() {
+			var v string
+			var o int64
+			if err := rows.Scan(&v, &o); err != nil {
+				return nil, err
+			}
+			out[v] = o
+		}
+		return out, rows.Err()
+	}
 	for chunk := range slices.Chunk(values, 1000) {
 		var found []metricUniqueValue
 		if err := tx.Select("value", "ordinal").Where("tenant_id = ? AND metric_id = ? AND value IN ?", m.TenantID, m.ID, chunk).Find(&found).Error; err != nil {
@@ -518,6 +548,10 @@ func lookupOrdinals(tx *gorm.DB, m *models.Metric, values []string) (map[string]
 	return out, nil
 }
 
+// maxOrdinal bounds the ordinals of a unique metric (and so the memory of a bitset); values
+// numbered beyond it would not be counted.
+const maxOrdinal = 1 << 31
+
 // encodeOrdinals writes ordinals sorted, without duplicates, as unsigned varint deltas.
 func encodeOrdinals(ords []int64) []byte {
 	slices.Sort(ords)
@@ -525,7 +559,10 @@ func encodeOrdinals(ords []int64) []byte {
 	out := make([]byte, 0, len(ords)*2)
 	prev := int64(0)
 	for _, o := range ords {
-		out = binary.AppendUvarint(out, uint64(o-prev))
+		if o < prev || o >= maxOrdinal {
+			continue
+		}
+		out = binary.AppendUvarint(out, uint64(o-prev)) //nolint:gosec // G115: 0 <= o-prev < maxOrdinal
 		prev = o
 	}
 	return out
@@ -537,6 +574,9 @@ func decodeOrdinals(b []byte, dst []int64) []int64 {
 	for len(b) > 0 {
 		d, n := binary.Uvarint(b)
 		if n <= 0 {
+			break
+		}
+		if d >= maxOrdinal || prev+int64(d) >= maxOrdinal {
 			break
 		}
 		prev += int64(d)
@@ -557,13 +597,16 @@ func (s *bitset) addEncoded(b []byte) {
 			return
 		}
 		prev += d
+		if d >= maxOrdinal || prev >= maxOrdinal {
+			return
+		}
 		s.add(prev)
 		b = b[n:]
 	}
 }
 
 func (s *bitset) add(o uint64) {
-	w := int(o / 64)
+	w := int(o / 64) //nolint:gosec // G115: o < maxOrdinal
 	if w >= len(*s) {
 		*s = append(*s, make([]uint64, w+1-len(*s))...)
 	}
@@ -643,7 +686,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 		partners = append([]string{}, ids...)
 	}
-	c := &computation{m: m, res: res, partners: partners, interval: q.Interval, starts: starts}
+	c := &computation{dialect: sc.s.dialect, m: m, res: res, partners: partners, interval: q.Interval, starts: starts}
 	if partners != nil && len(partners) == 0 {
 		if err := c.fill(nil, nil); err != nil {
 			return nil, err
@@ -669,6 +712,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 // computation answers one compute from the rollup plus the events not rolled up yet, read in
 // one snapshot so that a concurrent catch-up cannot count an event twice.
 type computation struct {
+	dialect  Dialect
 	m        *models.Metric
 	res      *models.MetricResult
 	partners []string
@@ -715,6 +759,31 @@ func (c *computation) spans() []span {
 	}
 	if lastDay.Unix() < to {
 		out = append(out, span{grainHour, lastDay.Unix(), to})
+	}
+	return out
+}
+
+// setSpans covers [from, to) (whole days) with month sets where whole months fit and day sets
+// at the edges; a daily or weekly series reads day sets only.
+func (c *computation) setSpans() []span {
+	from, to := c.res.From.Unix(), c.res.To.Unix()
+	if c.interval == models.IntervalDay || c.interval == models.IntervalWeek {
+		return []span{{grainDay, from, to}}
+	}
+	firstMonth := models.IntervalStart(models.IntervalMonth, c.res.From)
+	if firstMonth.Before(c.res.From) {
+		firstMonth = firstMonth.AddDate(0, 1, 0)
+	}
+	lastMonth := models.IntervalStart(models.IntervalMonth, c.res.To)
+	if !firstMonth.Before(lastMonth) {
+		return []span{{grainDay, from, to}}
+	}
+	out := []span{{grainMonth, firstMonth.Unix(), lastMonth.Unix()}}
+	if from < firstMonth.Unix() {
+		out = append(out, span{grainDay, from, firstMonth.Unix()})
+	}
+	if lastMonth.Unix() < to {
+		out = append(out, span{grainDay, lastMonth.Unix(), to})
 	}
 	return out
 }
@@ -797,7 +866,7 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)
-	ordinals, err := lookupOrdinals(tx, c.m, values)
+	ordinals, err := lookupOrdinals(tx, c.dialect, c.m, values)
 	if err != nil {
 		return nil, err
 	}
@@ -808,10 +877,14 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 		}
 	}
 	var rows []metricUniqueSet
-	q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
-		Where("tenant_id = ? AND metric_id = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, c.res.From.Unix(), c.res.To.Unix())
-	if err := c.scope(q, "partner_id").Find(&rows).Error; err != nil {
-		return nil, err
+	for _, sp := range c.setSpans() {
+		var part []metricUniqueSet
+		q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
+			Where("tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, sp.grain, sp.from, sp.to)
+		if err := c.scope(q, "partner_id").Find(&part).Error; err != nil {
+			return nil, err
+		}
+		rows = append(rows, part...)
 	}
 	for day, vs := range tailValues {
 		ords := make([]int64, 0, len(vs))

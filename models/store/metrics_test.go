@@ -14,16 +14,15 @@ import (
 // metricEnv is a tenant with a Gold partner (two customers), a Silver partner (one customer)
 // and an unattributed customer.
 type metricEnv struct {
-	s                  *store.Store
-	owner              *models.Principal
-	sc                 *store.Scoped
-	gold, silver       string
-	c1, c2, c3, c4     string
-	goldSc, silverSc   *store.Scoped
-	base               time.Time
-	tenantID           string
-	ctx                context.Context
-	customerOfPartners map[string]string
+	s                *store.Store
+	owner            *models.Principal
+	sc               *store.Scoped
+	gold, silver     string
+	c1, c2, c3, c4   string
+	goldSc, silverSc *store.Scoped
+	base             time.Time
+	tenantID         string
+	ctx              context.Context
 }
 
 func newMetricEnv(t *testing.T, s *store.Store, slug string) *metricEnv {
@@ -368,6 +367,61 @@ func TestConcurrentCatchUpsCountEveryEventOnce(t *testing.T) {
 		}
 		if got := env.compute(t, env.sc, m.ID, models.MetricQuery{}).Value; got != 600 {
 			t.Fatalf("sum = %d, want 600", got)
+		}
+	})
+}
+
+func TestUniqueCountsAgreeAcrossMonthAndDaySetsAndLateValues(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		env := newMetricEnv(t, s, "months")
+		// Four months back, three customers on scattered days; c1 in every month.
+		start := time.Date(env.base.Year(), env.base.Month(), 1, 12, 0, 0, 0, time.UTC).AddDate(0, -4, 0)
+		plan := []struct {
+			customer string
+			days     int
+		}{{env.c1, 0}, {env.c1, 33}, {env.c1, 64}, {env.c1, 95}, {env.c2, 40}, {env.c2, 41}, {env.c3, 70}, {env.c4, 100}}
+		for _, p := range plan {
+			env.ingest(t, p.customer, "invoice.paid", `{"amount": 1}`, start.AddDate(0, 0, p.days))
+		}
+		m := env.metric(t, "Payers", models.MetricUnique, "invoice.paid", models.MetricFieldCustomer)
+		from, to := start.AddDate(0, 0, 10), start.AddDate(0, 0, 99) // from mid-month to mid-month
+		want := int64(3)                                             // c1, c2, c3; c4 after to
+		check := func(t *testing.T, stage string, want int64) {
+			t.Helper()
+			for _, interval := range []string{"", models.IntervalMonth, models.IntervalWeek, models.IntervalDay} {
+				res := env.compute(t, env.sc, m.ID, models.MetricQuery{From: from, To: to, Interval: interval})
+				if res.Value != want {
+					t.Errorf("%s, interval %q: %d distinct, want %d", stage, interval, res.Value, want)
+				}
+			}
+			gold := env.compute(t, env.goldSc, m.ID, models.MetricQuery{From: from, To: to, Interval: models.IntervalMonth})
+			if gold.Value != 2 {
+				t.Errorf("%s: gold sees %d distinct, want 2", stage, gold.Value)
+			}
+		}
+		check(t, "raw", want)
+		env.rollUp(t, m.ID)
+		check(t, "rolled up", want)
+		// Late events: a value the rollup knows (c2) and one it has never seen (a new customer).
+		env.ingest(t, env.c2, "invoice.paid", `{"amount": 1}`, start.AddDate(0, 0, 50))
+		email := "late@months.test"
+		late := &models.Customer{Email: &email}
+		if err := env.sc.CreateCustomer(env.ctx, late); err != nil {
+			t.Fatal(err)
+		}
+		env.ingest(t, late.ID, "invoice.paid", `{"amount": 1}`, start.AddDate(0, 0, 20))
+		check(t, "late events raw", want+1)
+		env.rollUp(t, m.ID)
+		check(t, "late events rolled up", want+1)
+		monthly := env.compute(t, env.sc, m.ID, models.MetricQuery{From: from, To: to, Interval: models.IntervalMonth})
+		var got []int64
+		for _, p := range monthly.Series {
+			got = append(got, p.Value)
+		}
+		// Months 0..3 from start: c1 (day 0) is before from; late (20) in month 0; c1 (33),
+		// c2 (40, 41, 50) in month 1; c1 (64), c3 (70) in month 2; c1 (95) in month 3.
+		if !equal(got, []int64{1, 2, 2, 1}) {
+			t.Errorf("monthly series %v, want [1 2 2 1]", got)
 		}
 	})
 }

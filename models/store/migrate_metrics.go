@@ -42,11 +42,13 @@ func migrate0006Metrics(tx *gorm.DB) error {
 		Value    string `gorm:"primaryKey;size:210"`
 		Ordinal  int64  `gorm:"not null"`
 	}
-	// metricUniqueSet holds the ordinals of the values a unique metric saw on one day (unix
-	// seconds) for one partner, sorted and delta-encoded as unsigned varints.
+	// metricUniqueSet holds the ordinals of the values a unique metric saw in one day (grain
+	// 86400) or one calendar month (grain 2678400) starting at bucket start (unix seconds) for
+	// one partner, sorted and delta-encoded as unsigned varints.
 	type metricUniqueSet struct {
 		TenantID    string `gorm:"primaryKey;size:36"`
 		MetricID    string `gorm:"primaryKey;size:36"`
+		Grain       int64  `gorm:"primaryKey;autoIncrement:false"`
 		BucketStart int64  `gorm:"primaryKey;autoIncrement:false"`
 		PartnerID   string `gorm:"primaryKey;size:36"`
 		Members     []byte `gorm:"not null"`
