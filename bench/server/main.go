@@ -19,9 +19,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/partnerd/partnerd/api"
-	"github.com/partnerd/partnerd/api/authn"
-	"github.com/partnerd/partnerd/api/authz"
+	// The bench server wires the API as cmd/partnerd does.
+	"github.com/partnerd/partnerd/api"       //nolint:depguard // a wiring point like cmd
+	"github.com/partnerd/partnerd/api/authn" //nolint:depguard // a wiring point like cmd
+	"github.com/partnerd/partnerd/api/authz" //nolint:depguard // a wiring point like cmd
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 )
@@ -110,8 +111,11 @@ func seed(ctx context.Context, st *store.Store, customers int) (string, error) {
 		return "", err
 	}
 	users, err := st.UsersByEmail(ctx, owner, slug)
-	if err != nil || len(users) != 1 {
-		return "", fmt.Errorf("owner lookup: %v", err)
+	if err != nil {
+		return "", fmt.Errorf("owner lookup: %w", err)
+	}
+	if len(users) != 1 {
+		return "", fmt.Errorf("owner lookup: %d users named %s", len(users), owner)
 	}
 	sc := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: users[0].TenantID, UserID: users[0].ID})
 	if fresh {

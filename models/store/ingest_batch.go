@@ -159,11 +159,11 @@ func (s *Store) commitGroup(group []*ingestWork) {
 	case s.dialect == Postgres && !subscribed:
 		// Nothing to write beside the events, which one statement writes: it commits on its
 		// own, without BEGIN and COMMIT round trips.
-		stored, err = insertGroup(ctx, s.db.WithContext(ctx), nil, events)
+		stored, err = insertGroup(ctx, s.db.WithContext(ctx), nil, events, true)
 	default:
 		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 			var err error
-			stored, err = insertGroup(ctx, tx, ev, events)
+			stored, err = insertGroup(ctx, tx, ev, events, s.dialect == Postgres)
 			return err
 		})
 	}
@@ -186,9 +186,9 @@ func (s *Store) commitGroup(group []*ingestWork) {
 
 // insertGroup writes events in tx and reports, per tenant, the id stored under each client id.
 // Without an eventWriter (nothing subscribes to any of the events) it writes no outbox rows.
-func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*models.Event) (map[string]map[string]string, error) {
+func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*models.Event, postgres bool) (map[string]map[string]string, error) {
 	inserted := make(map[string]bool, len(events))
-	if tx.Dialector.Name() == string(Postgres) {
+	if postgres {
 		if err := insertEventsPostgres(ctx, tx, events, inserted); err != nil {
 			return nil, err
 		}
