@@ -15,7 +15,7 @@ import (
 )
 
 // mintKey makes a machine key with scopes, bound to partner unless it is "".
-func mintKey(t *testing.T, env *ingestEnv, partner string, scopes ...authz.Permission) string {
+func mintKey(t testing.TB, env *ingestEnv, partner string, scopes ...authz.Permission) string {
 	t.Helper()
 	k, err := authn.NewMachineKey()
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
@@ -50,21 +49,7 @@ func newIngestEnv(t testing.TB, st *store.Store) *ingestEnv {
 		}
 		*p = rec.ID
 	}
-	mint := func(partner string, scopes ...authz.Permission) string {
-		k, err := authn.NewMachineKey()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(scopes)
-		rec := &models.APIKey{Name: "ingest", LookupID: k.LookupID, Hash: k.Hash, Scopes: string(b)}
-		if partner != "" {
-			rec.PartnerID = &partner
-		}
-		if err := env.owner.CreateAPIKey(ctx, rec); err != nil {
-			t.Fatal(err)
-		}
-		return k.Plaintext
-	}
+	mint := func(partner string, scopes ...authz.Permission) string { return mintKey(t, env, partner, scopes...) }
 	env.key = mint("", authz.EventsWrite, authz.EventsRead, authz.CustomersRead)
 	env.partnerKey = mint(env.partner1, authz.EventsWrite, authz.EventsRead)
 	env.readOnly = mint("", authz.EventsRead)
