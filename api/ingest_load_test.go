@@ -18,7 +18,7 @@ import (
 )
 
 // Load test of ingest through the real HTTP stack: concurrent clients send single events and
-// batches whose eventIds repeat on purpose (each eventId is sent three times, by whichever
+// batches whose eventIds repeat on purpose (each eventId is sent up to three times, by whichever
 // clients take it, often at the same moment, and batches repeat ids within themselves), for
 // customers that do not exist yet. Afterwards the database must hold every acknowledged event
 // exactly once, under the id the API answered, and nothing that was not acknowledged.
@@ -79,7 +79,7 @@ func TestIngestUnderConcurrentLoadStoresEveryAcknowledgedEventExactlyOnce(t *tes
 		defer client.CloseIdleConnections()
 
 		var seq atomic.Int64
-		// next makes one event: each eventId is handed out three times in a row, so that the
+		// next makes one event: each eventId is handed out up to three times in a row, so that the
 		// clients taking them race; every tenth event has no eventId at all.
 		next := func() loadEvent {
 			n := seq.Add(1)
