@@ -32,6 +32,10 @@ const rollupBatch = 20000
 // computes that follow.
 const computeCatchUpBatches = 5
 
+// catchUpEvery is how far a rollup may lag the settled point before a compute catches it up:
+// computes in between read those few seconds of events raw and write nothing.
+const catchUpEvery = 10 * time.Second
+
 // Rollup grains, in seconds.
 const (
 	grainHour = 3600
@@ -693,8 +697,10 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 		return res, nil
 	}
-	if _, err := sc.s.rollUp(ctx, m.TenantID, m.ID, now.Add(-RollupLag), computeCatchUpBatches); err != nil {
-		return nil, err
+	if settled := now.Add(-RollupLag); m.RolledUpTo < idBound(settled.Add(-catchUpEvery)) {
+		if _, err := sc.s.rollUp(ctx, m.TenantID, m.ID, settled, computeCatchUpBatches); err != nil {
+			return nil, err
+		}
 	}
 	var opts []*sql.TxOptions
 	if sc.s.dialect == Postgres {
