@@ -252,7 +252,7 @@ func TestIngestUnderConcurrentLoadStoresEveryAcknowledgedEventExactlyOnce(t *tes
 		if err != nil || len(created) != loadEmails {
 			t.Errorf("customer.created events = %d %v, want %d", len(created), err, loadEmails)
 		}
-		t.Logf("%d requests' worth of events: %d eventIds sent %d times, %d without eventId, %d rows",
+		t.Logf("%d events sent: %d eventIds sent %d times in all, %d without eventId; %d rows",
 			seq.Load(), len(rec.byID), sends, len(rec.noID), len(byRowID))
 	})
 }
