@@ -166,8 +166,8 @@ type EventOutput struct {
 
 // EventTypeInfo describes one event type the service emits.
 type EventTypeInfo struct {
-	Name          string       `json:"name"`
-	Description   string       `json:"description"`
+	Name          string        `json:"name"`
+	Description   string        `json:"description"`
 	PayloadSchema PayloadSchema `json:"payloadSchema"`
 }
 
