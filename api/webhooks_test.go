@@ -263,7 +263,7 @@ func TestDeliveriesAreListedReplayedAndTested(t *testing.T) {
 			t.Fatalf("unknown status filter = %d", res.Status)
 		}
 		detail := decode[WebhookDeliveryDetail](t, do(t, h, http.MethodGet, path+"/deliveries/"+d.ID, nil, auth...))
-		if len(detail.Attempts) != 2 || detail.Attempts[0].StatusCode != 500 || detail.Attempts[0].ResponseBody != "down" || detail.Attempts[1].Number != 2 {
+		if len(detail.Attempts) != 2 || detail.Attempts[0].StatusCode != http.StatusInternalServerError || detail.Attempts[0].ResponseBody != "down" || detail.Attempts[1].Number != 2 {
 			t.Fatalf("detail = %+v", detail)
 		}
 
@@ -277,7 +277,7 @@ func TestDeliveriesAreListedReplayedAndTested(t *testing.T) {
 
 		res = do(t, h, http.MethodPost, path+"/test", nil, auth...)
 		tested := decode[WebhookDeliveryDetail](t, res)
-		if res.Status != http.StatusOK || !tested.Test || tested.Status != models.DeliverySucceeded || len(tested.Attempts) != 1 || tested.Attempts[0].StatusCode != 204 {
+		if res.Status != http.StatusOK || !tested.Test || tested.Status != models.DeliverySucceeded || len(tested.Attempts) != 1 || tested.Attempts[0].StatusCode != http.StatusNoContent {
 			t.Fatalf("test-send = %d %s", res.Status, res.Body)
 		}
 		if c := starter.last(); c.kind != "test" || c.deliveryID != tested.ID {

@@ -46,11 +46,11 @@ func nextIDTick(now int64, start uint16) (int64, uint16) {
 }
 
 func formatID(b [16]byte, ms int64, seq uint16) string {
-	var msb [8]byte
-	binary.BigEndian.PutUint64(msb[:], uint64(ms))
-	copy(b[0:6], msb[2:8])
-	b[6] = 0x70 | byte(seq>>8)&0x0f
-	b[7] = byte(seq)
+	for i := range 6 { // 48 bits of milliseconds, big-endian
+		b[i] = byte(ms >> (8 * (5 - i)) & 0xff)
+	}
+	b[6] = 0x70 | byte(seq>>8&0x0f)
+	b[7] = byte(seq & 0xff)
 	b[8] = 0x80 | b[8]&0x3f
 	var s [36]byte
 	hex.Encode(s[0:8], b[0:4])

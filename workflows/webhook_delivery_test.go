@@ -193,7 +193,7 @@ func TestDeliveriesAreSignedPerStandardWebhooks(t *testing.T) {
 			t.Fatalf("envelope = %s", req.body)
 		}
 		d, attempts := f.delivery(t)
-		if d.Status != models.DeliverySucceeded || len(attempts) != 1 || attempts[0].StatusCode != 200 || attempts[0].ResponseBody != "ok" {
+		if d.Status != models.DeliverySucceeded || len(attempts) != 1 || attempts[0].StatusCode != http.StatusOK || attempts[0].ResponseBody != "ok" {
 			t.Fatalf("delivery = %+v, attempts = %+v", d, attempts)
 		}
 

@@ -190,7 +190,7 @@ func TestIngestedEventReachesASubscribedWebhookThroughTheEmbeddedServer(t *testi
 	if code := call(t, http.MethodGet, base+"/api/webhooks/"+hook.ID+"/deliveries/"+d.ID, tok.AccessToken, nil, &detail); code != http.StatusOK {
 		t.Fatalf("delivery detail = %d", code)
 	}
-	if len(detail.Attempts) != 2 || detail.Attempts[0].StatusCode != 503 || detail.Attempts[1].StatusCode != 204 {
+	if len(detail.Attempts) != 2 || detail.Attempts[0].StatusCode != http.StatusServiceUnavailable || detail.Attempts[1].StatusCode != http.StatusNoContent {
 		t.Fatalf("attempts = %+v, want 503 then 204", detail.Attempts)
 	}
 	if strings.Contains(r.logs.String(), hook.Secret) || strings.Contains(r.logs.String(), key.Key) {

@@ -70,11 +70,13 @@ func (sc *Scoped) withStages(ctx context.Context, ps []models.Pipeline) error {
 	if err := sc.tenantRows(ctx, &models.Stage{}).Where("pipeline_id IN ?", ids).Order("position").Find(&stages).Error; err != nil {
 		return err
 	}
+	byID := make(map[string]*models.Pipeline, len(ps))
 	for i := range ps {
-		for _, s := range stages {
-			if s.PipelineID == ps[i].ID {
-				ps[i].Stages = append(ps[i].Stages, s)
-			}
+		byID[ps[i].ID] = &ps[i]
+	}
+	for _, s := range stages {
+		if p, ok := byID[s.PipelineID]; ok {
+			p.Stages = append(p.Stages, s)
 		}
 	}
 	return nil

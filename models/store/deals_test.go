@@ -299,7 +299,7 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 			t.Fatal(err)
 		}
 		end := *d.ProtectedUntil
-		if days := end.Sub(time.Now()).Hours() / 24; days < 89.9 || days > 90.1 {
+		if days := time.Until(end).Hours() / 24; days < 89.9 || days > 90.1 {
 			t.Fatalf("protected for %.1f days, want the default 90", days)
 		}
 		step := func(at time.Time) models.DealProtection {

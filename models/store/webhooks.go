@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"time"
 
@@ -482,7 +483,7 @@ func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *event
 	}
 	reason := ""
 	switch {
-	case rec.StatusCode == 410:
+	case rec.StatusCode == http.StatusGone:
 		reason = models.WebhookDisabledGone
 	case rec.DisableAfter > 0 && w.FailingSince != nil && at.Sub(*w.FailingSince) >= rec.DisableAfter:
 		reason = models.WebhookDisabledFailing

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"crypto/rand"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -215,7 +216,7 @@ func TestDeliveriesRecordAttemptsAndDisableFailingEndpoints(t *testing.T) {
 			t.Fatal("failing_since not cleared by a success")
 		}
 		got, attempts, err := sc.WebhookDelivery(ctx, w.ID, d.ID)
-		if err != nil || got.Status != models.DeliverySucceeded || len(attempts) != 2 || attempts[0].Number != 1 || attempts[1].Number != 2 || attempts[1].StatusCode != 200 {
+		if err != nil || got.Status != models.DeliverySucceeded || len(attempts) != 2 || attempts[0].Number != 1 || attempts[1].Number != 2 || attempts[1].StatusCode != http.StatusOK {
 			t.Fatalf("delivery = %+v, attempts = %+v, %v", got, attempts, err)
 		}
 
