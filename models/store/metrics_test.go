@@ -425,3 +425,25 @@ func TestUniqueCountsAgreeAcrossMonthAndDaySetsAndLateValues(t *testing.T) {
 		}
 	})
 }
+
+func TestRolledUpSumsRefuseToOverflow(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		env := newMetricEnv(t, s, "overflow")
+		m := env.metric(t, "Revenue", models.MetricSum, "invoice.paid", "amount")
+		env.ingest(t, env.c1, "invoice.paid", `{"amount": 9000000000000000000}`, env.base)
+		env.rollUp(t, m.ID)
+		if got := env.compute(t, env.sc, m.ID, models.MetricQuery{}).Value; got != 9000000000000000000 {
+			t.Fatalf("sum = %d", got)
+		}
+		// A second batch into the same hour would pass 2^63 - 1 in the stored row.
+		env.ingest(t, env.c1, "invoice.paid", `{"amount": 300000000000000000}`, env.base)
+		time.Sleep(5 * time.Millisecond) // the catch-up takes events of earlier milliseconds
+		err := env.s.RollUpMetric(env.ctx, env.tenantID, m.ID, time.Now())
+		if e, ok := models.AsError(err); !ok || e.Code != "METRIC_OVERFLOW" {
+			t.Fatalf("catch-up past 64 bits: %v", err)
+		}
+		if _, err := env.sc.ComputeMetric(env.ctx, m.ID, models.MetricQuery{}); models.ErrorKind(err) != models.KindConflict {
+			t.Fatalf("compute past 64 bits: %v", err)
+		}
+	})
+}
