@@ -65,7 +65,7 @@ func TestDealProtectionRemindsAndExpiresAfterNinetyDaysOfTime(t *testing.T) {
 	var reminderAt time.Time
 	env.RegisterDelayedCallback(func() {
 		reminderAt = env.Now()
-	}, time.Duration(float64(d.ProtectedUntil.Sub(time.Now()))-float64(models.DealProtectionReminder))+time.Hour)
+	}, time.Duration(float64(time.Until(*d.ProtectedUntil))-float64(models.DealProtectionReminder))+time.Hour)
 	env.ExecuteWorkflow(workflows.DealProtection, workflows.DealProtectionInput{TenantID: d.TenantID, DealID: d.ID})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestDealProtectionFollowsAnExtensionAndStopsWhenTheDealIsWon(t *testing.T) 
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetStartTime(time.Now())
 	worker.Register(env, worker.Deps{System: &activities.System{}, Deals: &activities.Deals{Store: st}})
-	untilEnd := d.ProtectedUntil.Sub(time.Now())
+	untilEnd := time.Until(*d.ProtectedUntil)
 	// Ten days before the end an operator extends by 30 days; 20 days later the deal is won.
 	env.RegisterDelayedCallback(func() {
 		if _, err := op.ExtendDeal(ctx, d.ID, 30); err != nil {
