@@ -106,11 +106,15 @@ func registerAPIKeyRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "revoke-apikey", Method: http.MethodDelete, Path: "/api/apikeys/{id}", Tags: tags,
-		Summary: "Revoke a machine key; it stops working at once", Security: UsersOnly, Errors: []int{http.StatusNotFound},
+		Summary: "Revoke a machine key", Description: "It stops working at once on the server that revoked it and within 2 seconds on every other.",
+		Security: UsersOnly, Errors: []int{http.StatusNotFound},
 	}, Requires(authz.APIKeysWrite), func(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
 		k, err := s.scoped(ctx).RevokeAPIKey(ctx, in.ID)
 		if err != nil {
 			return nil, err
+		}
+		if f, ok := s.deps.Authenticator.(interface{ ForgetMachineKey(keyID string) }); ok {
+			f.ForgetMachineKey(k.ID)
 		}
 		return &MachineKeyOutput{Body: apiKeyOf(k)}, nil
 	})

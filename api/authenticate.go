@@ -15,6 +15,19 @@ import (
 // keyTouchInterval is how often a machine key's lastUsedAt is written at most.
 const keyTouchInterval = time.Minute
 
+// keyCacheTTL is how long a verified machine key's record is reused without a database read:
+// a revocation through another process takes effect there within this time (at once in the
+// process that revoked it).
+const keyCacheTTL = 2 * time.Second
+
+// keyCacheMax bounds the cached records; a full cache starts over.
+const keyCacheMax = 10_000
+
+type cachedKey struct {
+	rec *models.APIKey
+	at  time.Time
+}
+
 // credentialAuthenticator accepts user access tokens and machine keys.
 type credentialAuthenticator struct {
 	tokens *authn.Tokens
@@ -23,10 +36,45 @@ type credentialAuthenticator struct {
 
 	mu      sync.Mutex
 	touched map[string]time.Time // key id → last recorded use, to skip writes
+	keys    map[string]cachedKey // lookup id → record read at most keyCacheTTL ago
 }
 
 func newCredentialAuthenticator(tokens *authn.Tokens, store IdentityStore) *credentialAuthenticator {
-	return &credentialAuthenticator{tokens: tokens, store: store, now: time.Now, touched: map[string]time.Time{}}
+	return &credentialAuthenticator{tokens: tokens, store: store, now: time.Now, touched: map[string]time.Time{}, keys: map[string]cachedKey{}}
+}
+
+// keyRecord is the stored record of a machine key, from the cache when it was read less than
+// keyCacheTTL ago. Unknown keys are never cached.
+func (a *credentialAuthenticator) keyRecord(ctx context.Context, lookup string) (*models.APIKey, error) {
+	now := a.now()
+	a.mu.Lock()
+	c, ok := a.keys[lookup]
+	a.mu.Unlock()
+	if ok && now.Sub(c.at) < keyCacheTTL {
+		return c.rec, nil
+	}
+	rec, err := a.store.APIKeyByLookup(ctx, lookup)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	if len(a.keys) >= keyCacheMax {
+		a.keys = map[string]cachedKey{}
+	}
+	a.keys[lookup] = cachedKey{rec: rec, at: now}
+	a.mu.Unlock()
+	return rec, nil
+}
+
+// ForgetMachineKey drops a key's cached record, so that its revocation applies at once.
+func (a *credentialAuthenticator) ForgetMachineKey(keyID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for lookup, c := range a.keys {
+		if c.rec.ID == keyID {
+			delete(a.keys, lookup)
+		}
+	}
 }
 
 func invalidCredentials(msg string) *models.Error {
@@ -56,7 +104,7 @@ func (a *credentialAuthenticator) machineKey(ctx context.Context, key string) (*
 	if err != nil {
 		return nil, invalidCredentials("malformed machine key") // no database read
 	}
-	rec, err := a.store.APIKeyByLookup(ctx, lookup)
+	rec, err := a.keyRecord(ctx, lookup)
 	if models.ErrorKind(err) == models.KindNotFound || (err == nil && !authn.KeyHashEqual(key, rec.Hash)) {
 		return nil, invalidCredentials("unknown machine key")
 	}
