@@ -165,7 +165,7 @@ type UpdateDealInput struct {
 		ContactEmail      *string `json:"contactEmail,omitempty" maxLength:"320"`
 		AmountMinor       *int64  `json:"amountMinor,omitempty" minimum:"0"`
 		Currency          *string `json:"currency,omitempty" pattern:"^[A-Z]{3}$"`
-		ExpectedCloseDate *string `json:"expectedCloseDate,omitempty" maxLength:"10"`
+		ExpectedCloseDate *string `json:"expectedCloseDate,omitempty" pattern:"^(\\d{4}-\\d{2}-\\d{2})?$" doc:"YYYY-MM-DD, or \"\" to clear"`
 		Notes             *string `json:"notes,omitempty" maxLength:"5000"`
 	}
 }
