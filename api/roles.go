@@ -155,7 +155,8 @@ func (s *Server) roles(ctx context.Context) RoleStore { return s.scoped(ctx) }
 
 // operatorOnly are the permissions a partner role can never hold.
 var operatorOnly = []authz.Permission{authz.TenantWrite, authz.UsersRead, authz.UsersWrite, authz.RolesRead, authz.RolesWrite,
-	authz.PartnersWrite, authz.APIKeysRead, authz.APIKeysWrite, authz.AuditRead}
+	authz.PartnersWrite, authz.APIKeysRead, authz.APIKeysWrite, authz.AuditRead,
+	authz.CommissionsWrite, authz.LedgerWrite, authz.WithdrawalsApprove, authz.MailRead, authz.PlaybooksRead, authz.PlaybooksWrite}
 
 // checkPermissions validates a custom role's permissions: catalogued, fit for the audience and
 // held by the caller. It returns them as the stored JSON array.

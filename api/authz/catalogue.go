@@ -64,6 +64,24 @@ const (
 	// applications.
 	ApplicationsRead  Permission = "applications:read"
 	ApplicationsWrite Permission = "applications:write"
+	// CommissionsRead and CommissionsWrite cover commission plans, their versions, previews
+	// and accruals.
+	CommissionsRead  Permission = "commissions:read"
+	CommissionsWrite Permission = "commissions:write"
+	// LedgerRead shows balances, ledger entries and statements (partners: their own);
+	// LedgerWrite books manual adjustments.
+	LedgerRead  Permission = "ledger:read"
+	LedgerWrite Permission = "ledger:write"
+	// WithdrawalsRead and WithdrawalsWrite cover payout methods and withdrawal requests
+	// (partners: their own); WithdrawalsApprove decides on them and confirms manual payouts.
+	WithdrawalsRead    Permission = "withdrawals:read"
+	WithdrawalsWrite   Permission = "withdrawals:write"
+	WithdrawalsApprove Permission = "withdrawals:approve"
+	// MailRead reads the outbox of messages the service sent or would send.
+	MailRead Permission = "mail:read"
+	// PlaybooksRead and PlaybooksWrite cover playbooks, their versions and runs.
+	PlaybooksRead  Permission = "playbooks:read"
+	PlaybooksWrite Permission = "playbooks:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -102,6 +120,16 @@ var catalogue = []Entry{
 	{TasksWrite, "Create, change, complete, reopen and delete tasks (partners: their own)."},
 	{ApplicationsRead, "See the recruitment form and the applications to the program."},
 	{ApplicationsWrite, "Change the recruitment form; approve and reject applications."},
+	{CommissionsRead, "List commission plans, their versions and accruals; preview a plan."},
+	{CommissionsWrite, "Create, change and archive commission plans."},
+	{LedgerRead, "See balances, ledger entries and statements (partners: their own)."},
+	{LedgerWrite, "Book manual ledger adjustments with a reason."},
+	{WithdrawalsRead, "List withdrawals, payouts and payout methods (partners: their own)."},
+	{WithdrawalsWrite, "Add payout methods, request and cancel withdrawals (partners: their own)."},
+	{WithdrawalsApprove, "Approve or reject withdrawals and confirm manual payouts (finance)."},
+	{MailRead, "Read the outbox of email messages the service sent."},
+	{PlaybooksRead, "List playbooks, their versions and runs; validate and simulate."},
+	{PlaybooksWrite, "Create, change, publish, enable, disable and archive playbooks; cancel runs."},
 }
 
 // Catalogue returns a copy of every permission with its description.

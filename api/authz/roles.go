@@ -58,27 +58,30 @@ func builtinRoles() []Role {
 			PartnersRead, PartnersWrite, PartnerUsersRead, PartnerUsersWrite,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, PipelinesWrite, DealsRead, DealsWrite, DealsApprove, TasksRead, TasksWrite,
-			ApplicationsRead, ApplicationsWrite,
+			ApplicationsRead, ApplicationsWrite, CommissionsRead, LedgerRead, WithdrawalsRead,
+			PlaybooksRead, PlaybooksWrite,
 		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
 			CustomersRead, EventsRead, MetricsRead, DashboardsRead, PipelinesRead, DealsRead,
+			CommissionsRead, CommissionsWrite, LedgerRead, LedgerWrite, WithdrawalsRead, WithdrawalsApprove,
 		}, Description: "Commissions, balances and payouts; reads partners, deals and the audit log."},
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
 			CustomersRead, EventsRead, WebhooksRead, PipelinesRead, DealsRead, TasksRead, TasksWrite,
 		}, Description: "Helps partners: reads partners, their people, customers and deals, events and webhook deliveries."},
-		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead)), ProfileWrite),
+		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead, MailRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},
 		{Name: RolePartnerAdmin, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead, PartnerUsersWrite,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite,
+			LedgerRead, WithdrawalsRead, WithdrawalsWrite,
 		}, Description: "Manages its own partner organisation, its people, customers and deals."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
-			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite,
+			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite, LedgerRead, WithdrawalsRead,
 		}, Description: "A member of a partner organisation."},
 	}
 }
