@@ -27,6 +27,17 @@ const (
 	EventDealExpired            = "deal.expired"
 	EventDealExtensionRequested = "deal.extension_requested"
 	EventDealExtended           = "deal.extended"
+
+	EventCommissionAccrued   = "commission.accrued"
+	EventCommissionAvailable = "commission.available"
+	EventCommissionReversed  = "commission.reversed"
+	EventLedgerAdjusted      = "ledger.adjusted"
+	EventWithdrawalRequested = "withdrawal.requested"
+	EventWithdrawalApproved  = "withdrawal.approved"
+	EventWithdrawalRejected  = "withdrawal.rejected"
+	EventWithdrawalCancelled = "withdrawal.cancelled"
+	EventPayoutPaid          = "payout.paid"
+	EventPayoutFailed        = "payout.failed"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -127,5 +138,15 @@ func EventCatalogue() []EventType {
 		{EventDealExpired, "A deal's protection ended without progress.", DealEventPayload{}},
 		{EventDealExtensionRequested, "A partner asked for a longer protection of a deal.", DealEventPayload{}},
 		{EventDealExtended, "An operator extended a deal's protection.", DealEventPayload{}},
+		{EventCommissionAccrued, "A commission plan accrued on an event; the amount is pending until availableAt.", CommissionAccruedPayload{}},
+		{EventCommissionAvailable, "An accrual's holding period ended: the amount is available for withdrawal.", CommissionAccruedPayload{}},
+		{EventCommissionReversed, "An accrual was clawed back by a refund or reversal event, or by finance.", CommissionAccruedPayload{}},
+		{EventLedgerAdjusted, "Finance adjusted a partner's available balance by hand.", LedgerMovedPayload{}},
+		{EventWithdrawalRequested, "A partner asked to be paid out; the amount is held.", WithdrawalEventPayload{}},
+		{EventWithdrawalApproved, "Finance approved a withdrawal; its payout starts.", WithdrawalEventPayload{}},
+		{EventWithdrawalRejected, "Finance rejected a withdrawal; the hold is released.", WithdrawalEventPayload{}},
+		{EventWithdrawalCancelled, "The partner cancelled a withdrawal before review; the hold is released.", WithdrawalEventPayload{}},
+		{EventPayoutPaid, "A payout was paid: the withdrawal is complete.", WithdrawalEventPayload{}},
+		{EventPayoutFailed, "A payout failed for good; the held funds are available again.", WithdrawalEventPayload{}},
 	}
 }

@@ -1,0 +1,186 @@
+package models
+
+import (
+	"slices"
+	"time"
+)
+
+// Withdrawal statuses. A partner requests; finance approves or rejects; the partner may cancel
+// before review; an approved withdrawal is paid or fails through its payout.
+const (
+	WithdrawalRequested = "requested"
+	WithdrawalApproved  = "approved"
+	WithdrawalRejected  = "rejected"
+	WithdrawalCancelled = "cancelled"
+	WithdrawalPaid      = "paid"
+	WithdrawalFailed    = "failed"
+)
+
+// withdrawalTransitions are the legal status changes.
+var withdrawalTransitions = map[string][]string{
+	WithdrawalRequested: {WithdrawalApproved, WithdrawalRejected, WithdrawalCancelled},
+	WithdrawalApproved:  {WithdrawalPaid, WithdrawalFailed},
+}
+
+// WithdrawalStatuses lists every status.
+func WithdrawalStatuses() []string {
+	return []string{WithdrawalRequested, WithdrawalApproved, WithdrawalRejected, WithdrawalCancelled, WithdrawalPaid, WithdrawalFailed}
+}
+
+// CheckWithdrawalTransition refuses a status change the withdrawal lifecycle does not allow,
+// with 409 ILLEGAL_WITHDRAWAL_TRANSITION.
+func CheckWithdrawalTransition(from, to string) *Error {
+	if slices.Contains(withdrawalTransitions[from], to) {
+		return nil
+	}
+	return Errorf(KindConflict, "ILLEGAL_WITHDRAWAL_TRANSITION", "a %s withdrawal cannot become %s", from, to)
+}
+
+// WithdrawalReleasesHold reports whether moving to status gives the held funds back.
+func WithdrawalReleasesHold(status string) bool {
+	return status == WithdrawalRejected || status == WithdrawalCancelled || status == WithdrawalFailed
+}
+
+// Withdrawal is a partner's request to be paid out of its available balance.
+type Withdrawal struct {
+	ID             string `gorm:"primaryKey;size:36"`
+	TenantID       string `gorm:"size:36;not null"`
+	PartnerID      string `gorm:"size:36;not null"`
+	Amount         int64  `gorm:"not null"`
+	Currency       string `gorm:"size:3;not null"`
+	PayoutMethodID string `gorm:"size:36;not null"`
+	Status         string `gorm:"size:16;not null"`
+	// Reason explains a rejection, cancellation or failure.
+	Reason      string  `gorm:"size:1000"`
+	RequestedBy string  `gorm:"size:64"`
+	ReviewedBy  *string `gorm:"size:36"`
+	ReviewedAt  *time.Time
+	// Provider is the payout provider chosen at approval; Reference is its payment reference.
+	Provider  string `gorm:"size:16"`
+	Reference string `gorm:"size:200"`
+	PaidAt    *time.Time
+	FailedAt  *time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// WithdrawalFilter selects withdrawals.
+type WithdrawalFilter struct {
+	PartnerID, Status, Currency string
+}
+
+// NewWithdrawal is a partner's request.
+type NewWithdrawal struct {
+	// PartnerID is the operator's choice of partner; partners always withdraw for themselves.
+	PartnerID      string
+	Amount         int64
+	Currency       string
+	PayoutMethodID string
+}
+
+// Payout method kinds.
+const (
+	PayoutBank   = "bank"
+	PayoutPayPal = "paypal"
+	PayoutOther  = "other"
+)
+
+// PayoutMethod is where a partner wants to be paid. Its details (IBAN, account, PayPal
+// email) are a sealed secret; only a masked hint is ever shown.
+type PayoutMethod struct {
+	ID        string `gorm:"primaryKey;size:36"`
+	TenantID  string `gorm:"size:36;not null"`
+	PartnerID string `gorm:"size:36;not null"`
+	Kind      string `gorm:"size:16;not null"`
+	Label     string `gorm:"size:200"`
+	// Details is the sealed JSON of the method's fields.
+	Details Sealed `gorm:"type:text;not null"`
+	// Masked is the hint shown instead of the details, e.g. "IBAN ••••1234".
+	Masked    string `gorm:"size:200;not null"`
+	CreatedBy string `gorm:"size:64"`
+	CreatedAt time.Time
+	// RemovedAt marks a method the partner removed; past withdrawals keep pointing at it.
+	RemovedAt *time.Time
+}
+
+// Payout providers.
+const (
+	ProviderManual = "manual"
+	ProviderHTTP   = "http"
+)
+
+// PayoutSettings are a tenant's rules for withdrawals and payouts.
+type PayoutSettings struct {
+	TenantID string `gorm:"primaryKey;size:36"`
+	// Provider pays approved withdrawals: manual (finance confirms with a bank reference) or
+	// http (a POST to HTTPURL, signed like webhooks).
+	Provider string `gorm:"size:16;not null"`
+	HTTPURL  string `gorm:"size:2000"`
+	// HTTPSecret signs the provider's requests (whsec_...), sealed.
+	HTTPSecret Sealed `gorm:"type:text"`
+	// Minimums are the smallest withdrawals per currency, as JSON {"EUR":5000}.
+	Minimums string `gorm:"type:text;not null"`
+	// ConfirmDays is how long a manual payout waits for finance's confirmation before it fails.
+	ConfirmDays int `gorm:"not null"`
+	UpdatedAt   time.Time
+}
+
+// DefaultPayoutConfirmDays is how long a manual payout waits for confirmation by default.
+const DefaultPayoutConfirmDays = 14
+
+// Payout statuses.
+const (
+	PayoutPending = "pending"
+	PayoutPaid    = "paid"
+	PayoutFailed  = "failed"
+)
+
+// Payout is the execution of one approved withdrawal through a provider.
+type Payout struct {
+	ID           string `gorm:"primaryKey;size:36"`
+	TenantID     string `gorm:"size:36;not null"`
+	PartnerID    string `gorm:"size:36;not null"`
+	WithdrawalID string `gorm:"size:36;not null"`
+	Provider     string `gorm:"size:16;not null"`
+	Amount       int64  `gorm:"not null"`
+	Currency     string `gorm:"size:3;not null"`
+	Status       string `gorm:"size:16;not null"`
+	Reference    string `gorm:"size:200"`
+	Failure      string `gorm:"size:1000"`
+	Attempts     int    `gorm:"not null"`
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	CompletedAt  *time.Time
+}
+
+// PayoutOrder is what a provider needs to pay one payout.
+type PayoutOrder struct {
+	TenantID     string
+	PayoutID     string
+	WithdrawalID string
+	PartnerID    string
+	Amount       int64
+	Currency     string
+	MethodKind   string
+	// Details are the opened payout details (secret).
+	Details Secret
+	// Provider and the HTTP endpoint of the tenant's settings.
+	Provider   string
+	HTTPURL    string
+	HTTPSecret Secret
+	// ConfirmBy is when a manual payout gives up waiting.
+	ConfirmBy time.Time
+}
+
+// WithdrawalEventPayload is the payload of withdrawal.* and payout.* events.
+type WithdrawalEventPayload struct {
+	WithdrawalID string `json:"withdrawalId"`
+	PayoutID     string `json:"payoutId,omitempty"`
+	PartnerID    string `json:"partnerId"`
+	Amount       int64  `json:"amount" doc:"In minor units"`
+	Currency     string `json:"currency"`
+	Status       string `json:"status"`
+	Provider     string `json:"provider,omitempty"`
+	Reference    string `json:"reference,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+}
