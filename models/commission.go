@@ -39,7 +39,7 @@ type CommissionPlan struct {
 	Status      string `gorm:"size:16;not null"`
 	// Trigger is the definition's trigger, kept in a column so that matching plans are found
 	// by the event type alone.
-	Trigger string `gorm:"size:200;not null"`
+	Trigger string `gorm:"column:trigger_type;size:200;not null"`
 	// ClawbackTrigger is the definition's clawback trigger, or empty.
 	ClawbackTrigger string `gorm:"size:200"`
 	Version         int    `gorm:"not null"`
@@ -88,7 +88,7 @@ type PlanDefinition struct {
 
 // PlanConditions narrow the events a plan accrues on; empty conditions match everything.
 type PlanConditions struct {
-	// PartnerLevels are level ids; the partner must be at one of them.
+	// PartnerLevels are level names; the partner must be at one of them.
 	PartnerLevels []string `json:"partnerLevels,omitempty"`
 	// PartnerTypes are partner types (reseller, agency, ...).
 	PartnerTypes []string `json:"partnerTypes,omitempty"`
@@ -251,7 +251,7 @@ type AccrualSubject struct {
 	Payload     string
 	PartnerID   string
 	PartnerType string
-	LevelID     string
+	Level       string
 	CustomerID  string
 	OccurredAt  time.Time
 	// PeriodVolume is the partner's source volume under the plan in the tier period so far,
@@ -338,7 +338,7 @@ func (d PlanDefinition) Quote(s AccrualSubject) AccrualQuote {
 		return no("the source has no ISO 4217 currency at " + d.CurrencyPath + " and the plan names none")
 	}
 	c := d.Conditions
-	if len(c.PartnerLevels) > 0 && !slices.Contains(c.PartnerLevels, s.LevelID) {
+	if len(c.PartnerLevels) > 0 && !slices.Contains(c.PartnerLevels, s.Level) {
 		return no("the partner's level is not one of the plan's levels")
 	}
 	if len(c.PartnerTypes) > 0 && !slices.Contains(c.PartnerTypes, s.PartnerType) {
@@ -410,12 +410,15 @@ type Accrual struct {
 	SourceEventID string  `gorm:"size:36;not null"`
 	CustomerID    *string `gorm:"size:36"`
 	// Reference names the source's business object (a deal id, an invoice id).
-	Reference    string      `gorm:"size:200"`
-	SourceAmount int64       `gorm:"not null"`
-	RateBps      BasisPoints `gorm:"not null"`
-	Amount       int64       `gorm:"not null"`
-	Currency     string      `gorm:"size:3;not null"`
-	Status       string      `gorm:"size:16;not null"`
+	Reference    string `gorm:"size:200"`
+	SourceAmount int64  `gorm:"not null"`
+	// SourceOccurredAt is when the source event happened: it places the accrual in a tier
+	// period and a customer's recurrence window.
+	SourceOccurredAt time.Time
+	RateBps          BasisPoints `gorm:"not null"`
+	Amount           int64       `gorm:"not null"`
+	Currency         string      `gorm:"size:3;not null"`
+	Status           string      `gorm:"size:16;not null"`
 	// MovementID is the ledger movement that booked the accrual.
 	MovementID  string `gorm:"size:36;not null"`
 	AvailableAt time.Time
@@ -458,3 +461,6 @@ type CommissionAccruedPayload struct {
 	AvailableAt   time.Time `json:"availableAt"`
 	Reason        string    `json:"reason,omitempty"`
 }
+
+// TableName keeps accruals beside the plans that made them.
+func (Accrual) TableName() string { return "commission_accruals" }

@@ -55,7 +55,7 @@ func ptr[T any](v T) *T { return &v }
 func TestPlanQuote(t *testing.T) {
 	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	won := func(amount int64) AccrualSubject {
-		return AccrualSubject{EventType: EventDealWon, PartnerID: "p1", PartnerType: "reseller", LevelID: "gold",
+		return AccrualSubject{EventType: EventDealWon, PartnerID: "p1", PartnerType: "reseller", Level: "gold",
 			OccurredAt: at, Payload: `{"dealId":"d1","amountMinor":` + json.Number(itoaI64(amount)).String() + `,"currency":"EUR"}`}
 	}
 	pct := PlanDefinition{Trigger: EventDealWon, HoldingDays: 14, Calculation: PlanCalculation{Kind: CalcPercentage, RateBps: 1000}}

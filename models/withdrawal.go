@@ -51,7 +51,9 @@ type Withdrawal struct {
 	PayoutMethodID string `gorm:"size:36;not null"`
 	Status         string `gorm:"size:16;not null"`
 	// Reason explains a rejection, cancellation or failure.
-	Reason      string  `gorm:"size:1000"`
+	Reason string `gorm:"size:1000"`
+	// RequestKey is the Idempotency-Key of the request, unique per tenant.
+	RequestKey  *string `gorm:"size:255"`
 	RequestedBy string  `gorm:"size:64"`
 	ReviewedBy  *string `gorm:"size:36"`
 	ReviewedAt  *time.Time
@@ -115,9 +117,9 @@ type PayoutSettings struct {
 	// Provider pays approved withdrawals: manual (finance confirms with a bank reference) or
 	// http (a POST to HTTPURL, signed like webhooks).
 	Provider string `gorm:"size:16;not null"`
-	HTTPURL  string `gorm:"size:2000"`
+	HTTPURL  string `gorm:"column:http_url;size:2000"`
 	// HTTPSecret signs the provider's requests (whsec_...), sealed.
-	HTTPSecret Sealed `gorm:"type:text"`
+	HTTPSecret Sealed `gorm:"column:http_secret;type:text"`
 	// Minimums are the smallest withdrawals per currency, as JSON {"EUR":5000}.
 	Minimums string `gorm:"type:text;not null"`
 	// ConfirmDays is how long a manual payout waits for finance's confirmation before it fails.
@@ -184,3 +186,6 @@ type WithdrawalEventPayload struct {
 	Reference    string `json:"reference,omitempty"`
 	Reason       string `json:"reason,omitempty"`
 }
+
+// TableName is the settings table: one row per tenant.
+func (PayoutSettings) TableName() string { return "payout_settings" }

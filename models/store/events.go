@@ -66,13 +66,17 @@ func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (boo
 }
 
 // systemSubscriptions are the event types the service itself reacts to through the fan-out,
-// in every tenant: an approved deal starts its protection timer.
-var systemSubscriptions = []string{models.EventDealApproved}
+// in every tenant: an approved deal starts its protection timer, an approved withdrawal its payout.
+var systemSubscriptions = []string{models.EventDealApproved, models.EventWithdrawalApproved}
 
 // subscriptionPatterns lists the patterns every kind of subscriber of a tenant listens to.
 func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	patterns, err := s.webhookEventPatterns(ctx, tenantID)
-	return append(patterns, systemSubscriptions...), err
+	if err != nil {
+		return nil, err
+	}
+	plans, err := s.commissionPatterns(ctx, tenantID)
+	return append(append(patterns, plans...), systemSubscriptions...), err
 }
 
 // eventWriter collects the events one transaction writes, to dispatch them after commit.

@@ -26,6 +26,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0008_tasks", Migrate: migrate0008Tasks},
 		{ID: "0009_levels", Migrate: migrate0009Levels},
 		{ID: "0010_applications", Migrate: migrate0010Applications},
+		{ID: "0011_money", Migrate: migrate0011Money},
 	}
 }
 

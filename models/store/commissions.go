@@ -1,0 +1,574 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// mustJSON encodes an event payload; the payload types always encode.
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// CreateCommissionPlan adds an active plan at version 1.
+func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
+	if err := sc.operatorsOnly("commission plans"); err != nil {
+		return nil, err
+	}
+	def = def.WithDefaults()
+	if err := models.ValidatePlan(name, def); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	p := &models.CommissionPlan{
+		ID: models.NewID(), TenantID: sc.p.TenantID, Name: name, Description: description, Status: models.PlanActive,
+		Trigger: def.Trigger, ClawbackTrigger: def.ClawbackTrigger, Version: 1, Definition: mustJSON(def),
+		CreatedBy: sc.p.UserID, CreatedAt: now, UpdatedAt: now,
+	}
+	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(p).Error; err != nil {
+			return err
+		}
+		if err := tx.Create(planVersion(p)).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, p.TenantID, "commission_plan.created", "commission_plan", p.ID, "name", "description", "definition")
+	})
+	if err != nil {
+		return nil, err
+	}
+	sc.s.InvalidateSubscriptions(p.TenantID)
+	return p, nil
+}
+
+func planVersion(p *models.CommissionPlan) *models.CommissionPlanVersion {
+	return &models.CommissionPlanVersion{TenantID: p.TenantID, PlanID: p.ID, Version: p.Version, Name: p.Name,
+		Definition: p.Definition, CreatedBy: p.CreatedBy, CreatedAt: p.UpdatedAt}
+}
+
+// UpdateCommissionPlan replaces a plan's name, description and definition, making a new
+// version; accruals already booked keep the version that computed them.
+func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
+	if err := sc.operatorsOnly("commission plans"); err != nil {
+		return nil, err
+	}
+	def = def.WithDefaults()
+	if err := models.ValidatePlan(name, def); err != nil {
+		return nil, err
+	}
+	var p models.CommissionPlan
+	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := lockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
+			return notFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+		}
+		if p.Status == models.PlanArchived {
+			return models.Conflict("COMMISSION_PLAN_ARCHIVED", "an archived plan cannot change")
+		}
+		p.Name, p.Description, p.Trigger, p.ClawbackTrigger = name, description, def.Trigger, def.ClawbackTrigger
+		p.Definition, p.Version, p.UpdatedAt = mustJSON(def), p.Version+1, time.Now().UTC()
+		p.CreatedBy = sc.p.UserID
+		if err := tx.Model(&p).Select("name", "description", "trigger_type", "clawback_trigger", "definition", "version", "updated_at").Updates(&p).Error; err != nil {
+			return err
+		}
+		if err := tx.Create(planVersion(&p)).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, p.TenantID, "commission_plan.updated", "commission_plan", p.ID, "name", "description", "definition", "version")
+	})
+	if err != nil {
+		return nil, err
+	}
+	sc.s.InvalidateSubscriptions(p.TenantID)
+	return &p, nil
+}
+
+// ArchiveCommissionPlan stops a plan from accruing; its accruals stay.
+func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
+	if err := sc.operatorsOnly("commission plans"); err != nil {
+		return nil, err
+	}
+	var p models.CommissionPlan
+	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := lockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
+			return notFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+		}
+		if p.Status == models.PlanArchived {
+			return nil
+		}
+		p.Status, p.UpdatedAt = models.PlanArchived, time.Now().UTC()
+		if err := tx.Model(&p).Select("status", "updated_at").Updates(&p).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, p.TenantID, "commission_plan.archived", "commission_plan", p.ID, "status")
+	})
+	if err != nil {
+		return nil, err
+	}
+	sc.s.InvalidateSubscriptions(p.TenantID)
+	return &p, nil
+}
+
+// ListCommissionPlans lists the tenant's plans (operators only).
+func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg models.Page) ([]models.CommissionPlan, string, error) {
+	if err := sc.operatorsOnly("commission plans"); err != nil {
+		return nil, "", err
+	}
+	q := sc.tenantRows(ctx, &models.CommissionPlan{})
+	if status != "" {
+		q = q.Where("status = ?", status)
+	}
+	return page(q, pg, func(p models.CommissionPlan) string { return p.ID })
+}
+
+// CommissionPlan finds one plan (operators only).
+func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
+	if err := sc.operatorsOnly("commission plans"); err != nil {
+		return nil, err
+	}
+	var p models.CommissionPlan
+	err := sc.tenantRows(ctx, &models.CommissionPlan{}).Where("id = ?", id).Take(&p).Error
+	return &p, notFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+}
+
+// CommissionPlanVersions lists every version of a plan, oldest first.
+func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]models.CommissionPlanVersion, error) {
+	if _, err := sc.CommissionPlan(ctx, id); err != nil {
+		return nil, err
+	}
+	var vs []models.CommissionPlanVersion
+	err := sc.tenantRows(ctx, &models.CommissionPlanVersion{}).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
+	return vs, err
+}
+
+// PlanPreview is what one plan would do with a sample event.
+type PlanPreview struct {
+	Plan  models.CommissionPlan
+	Quote models.AccrualQuote
+}
+
+// PreviewCommissions shows which active plans match a sample event and what they would
+// accrue, without booking anything. Tier volumes and recurrence windows come from the
+// partner's real accruals.
+func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]PlanPreview, error) {
+	if err := sc.operatorsOnly("commission previews"); err != nil {
+		return nil, err
+	}
+	var plans []models.CommissionPlan
+	if err := sc.tenantRows(ctx, &models.CommissionPlan{}).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
+		Order("id").Limit(200).Find(&plans).Error; err != nil {
+		return nil, err
+	}
+	var partner *models.Partner
+	if e.PartnerID != nil {
+		p, err := sc.s.partnerOf(ctx, sc.p.TenantID, *e.PartnerID)
+		if err != nil {
+			return nil, models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: *e.PartnerID})
+		}
+		partner = p
+	}
+	out := make([]PlanPreview, 0, len(plans))
+	db := sc.s.db.WithContext(ctx)
+	for _, p := range plans {
+		def, err := planDefinition(&p)
+		if err != nil {
+			return nil, err
+		}
+		subject, err := accrualSubject(db, &e, partner, &p, def)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PlanPreview{Plan: p, Quote: def.Quote(subject)})
+	}
+	return out, nil
+}
+
+func planDefinition(p *models.CommissionPlan) (models.PlanDefinition, error) {
+	var def models.PlanDefinition
+	if err := json.Unmarshal([]byte(p.Definition), &def); err != nil {
+		return def, err
+	}
+	return def.WithDefaults(), nil
+}
+
+// accrualSubject gathers what a plan looks at for an event: the partner, its volume under the
+// plan in the tier period, and the customer's first accrual under the plan.
+func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *models.CommissionPlan, def models.PlanDefinition) (models.AccrualSubject, error) {
+	s := models.AccrualSubject{EventType: e.Type, Payload: e.Payload, OccurredAt: e.OccurredAt}
+	if partner == nil {
+		return s, nil
+	}
+	s.PartnerID, s.PartnerType, s.Level = partner.ID, partner.Type, partner.Level
+	if e.CustomerID != nil {
+		s.CustomerID = *e.CustomerID
+	}
+	_, _, currency, _ := def.SourceFacts(e.Payload)
+	if def.Calculation.Kind == models.CalcTiered {
+		start := models.PeriodStart(def.Calculation.TierPeriod, e.OccurredAt)
+		var volume struct{ Total int64 }
+		if err := tx.Model(&models.Accrual{}).Select("COALESCE(SUM(source_amount), 0) AS total").
+			Where("tenant_id = ? AND plan_id = ? AND partner_id = ? AND currency = ? AND status <> ? AND source_occurred_at >= ? AND source_occurred_at < ? AND source_event_id <> ?",
+				p.TenantID, p.ID, partner.ID, currency, models.AccrualReversed, start, e.OccurredAt, e.ID).
+			Scan(&volume).Error; err != nil {
+			return s, err
+		}
+		s.PeriodVolume = volume.Total
+	}
+	if def.RecurrenceMonths > 0 && s.CustomerID != "" {
+		var first models.Accrual
+		err := tx.Where("tenant_id = ? AND plan_id = ? AND customer_id = ? AND source_event_id <> ?", p.TenantID, p.ID, s.CustomerID, e.ID).
+			Order("source_occurred_at").Take(&first).Error
+		switch {
+		case err == nil:
+			t := first.SourceOccurredAt
+			s.FirstAccrualAt = &t
+		case !errors.Is(err, gorm.ErrRecordNotFound):
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// AccrueCommissions runs every active plan triggered by the event's type: each matching plan
+// books one accrual, idempotent on (plan, event), and emits commission.accrued. Replays find
+// the accruals booked before and book nothing.
+func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string) ([]models.AccrualResult, error) {
+	e, err := s.EventByID(ctx, tenantID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	var plans []models.CommissionPlan
+	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ? AND trigger_type = ?", tenantID, models.PlanActive, e.Type).
+		Order("id").Find(&plans).Error; err != nil {
+		return nil, err
+	}
+	if len(plans) == 0 || e.PartnerID == nil {
+		return nil, nil
+	}
+	ctx = models.WithCausation(ctx, models.Causation{EventID: e.ID, Depth: e.Depth})
+	var out []models.AccrualResult
+	for i := range plans {
+		r, err := s.accrue(ctx, e, &plans[i])
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.CommissionPlan) (models.AccrualResult, error) {
+	res := models.AccrualResult{PlanID: plan.ID}
+	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		partner, err := s.lockPartner(tx, e.TenantID, *e.PartnerID)
+		if models.ErrorKind(err) == models.KindNotFound {
+			res.Reason = "the event's partner no longer exists"
+			return nil
+		} else if err != nil {
+			return err
+		}
+		var prior models.Accrual
+		err = tx.Where("tenant_id = ? AND plan_id = ? AND source_event_id = ?", e.TenantID, plan.ID, e.ID).Take(&prior).Error
+		if err == nil {
+			res.AccrualID, res.Pending, res.AvailableAt = prior.ID, prior.Status == models.AccrualPending, prior.AvailableAt
+			return nil
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		def, err := planDefinition(plan)
+		if err != nil {
+			return err
+		}
+		subject, err := accrualSubject(tx, e, partner, plan, def)
+		if err != nil {
+			return err
+		}
+		q := def.Quote(subject)
+		if !q.Match {
+			res.Reason = q.Reason
+			return nil
+		}
+		now := time.Now().UTC()
+		a := &models.Accrual{
+			ID: models.NewID(), TenantID: e.TenantID, PartnerID: partner.ID, PlanID: plan.ID, PlanVersion: plan.Version,
+			SourceEventID: e.ID, CustomerID: e.CustomerID, Reference: q.Reference, SourceAmount: q.SourceAmount,
+			SourceOccurredAt: e.OccurredAt, RateBps: q.RateBps, Amount: q.Amount, Currency: q.Currency,
+			Status: models.AccrualPending, AvailableAt: q.AvailableAt, CreatedAt: now,
+		}
+		to := models.AccountPending
+		if !a.AvailableAt.After(now) {
+			a.Status, a.ReleasedAt, to = models.AccrualAvailable, &now, models.AccountAvailable
+		}
+		mv, _, err := s.post(ctx, tx, e.TenantID, models.NewMovement{
+			PartnerID: partner.ID, Currency: a.Currency, Kind: models.MoveAccrual, Key: "accrual:" + plan.ID + ":" + e.ID,
+			SourceType: models.SourceEvent, SourceID: e.ID, Reason: plan.Name,
+			Postings: models.Transfer(models.AccountEarned, to, a.Amount),
+		})
+		if err != nil {
+			return err
+		}
+		a.MovementID = mv.ID
+		if err := tx.Create(a).Error; err != nil {
+			return err
+		}
+		res.AccrualID, res.Created, res.Pending, res.AvailableAt = a.ID, true, a.Status == models.AccrualPending, a.AvailableAt
+		_, err = ev.emit(ctx, tx, e.TenantID, accrualEvent(models.EventCommissionAccrued, a, ""))
+		return err
+	})
+	return res, err
+}
+
+func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent {
+	partner, id := a.PartnerID, a.ID
+	return models.NewEvent{Type: typ, PartnerID: &partner, CustomerID: a.CustomerID, SubjectID: &id, Payload: mustJSON(models.CommissionAccruedPayload{
+		AccrualID: a.ID, PlanID: a.PlanID, PlanVersion: a.PlanVersion, PartnerID: a.PartnerID, SourceEventID: a.SourceEventID,
+		SourceAmount: a.SourceAmount, RateBps: a.RateBps, Amount: a.Amount, Currency: a.Currency, Status: a.Status,
+		AvailableAt: a.AvailableAt, Reason: reason,
+	})}
+}
+
+// AccrualRelease says what releasing an accrual did.
+type AccrualRelease struct {
+	// Done is set when the accrual needs no more waiting: released now or before, or reversed.
+	Done bool
+	// WakeAt is when to try again when the holding period has not ended yet.
+	WakeAt time.Time
+}
+
+// ReleaseAccrual moves a pending accrual whose holding period has ended to available and
+// emits commission.available. Released, reversed or missing accruals are left alone.
+func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string) (AccrualRelease, error) {
+	var out AccrualRelease
+	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		var a models.Accrual
+		err := tx.Where("tenant_id = ? AND id = ?", tenantID, accrualID).Take(&a).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			out.Done = true
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if _, err := s.lockPartner(tx, tenantID, a.PartnerID); err != nil {
+			return err
+		}
+		if err := tx.Where("tenant_id = ? AND id = ?", tenantID, accrualID).Take(&a).Error; err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		if a.Status != models.AccrualPending {
+			out.Done = true
+			return nil
+		}
+		if a.AvailableAt.After(now) {
+			out.WakeAt = a.AvailableAt
+			return nil
+		}
+		if _, _, err := s.post(ctx, tx, tenantID, models.NewMovement{
+			PartnerID: a.PartnerID, Currency: a.Currency, Kind: models.MoveRelease, Key: "release:" + a.ID,
+			SourceType: models.SourceAccrual, SourceID: a.ID,
+			Postings: models.Transfer(models.AccountPending, models.AccountAvailable, a.Amount),
+		}); err != nil {
+			return err
+		}
+		a.Status, a.ReleasedAt = models.AccrualAvailable, &now
+		if err := tx.Model(&a).Select("status", "released_at").Updates(&a).Error; err != nil {
+			return err
+		}
+		out.Done = true
+		_, err = ev.emit(ctx, tx, tenantID, accrualEvent(models.EventCommissionAvailable, &a, ""))
+		return err
+	})
+	return out, err
+}
+
+// reverseAccrual claws an accrual back in tx, which holds its partner's lock: the amount
+// leaves pending if it is still held back, otherwise available, which may go negative when the
+// money was already paid out; a negative available balance blocks withdrawals until recovered.
+func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *eventWriter, a *models.Accrual, sourceType, sourceID, reason string) error {
+	if a.Status == models.AccrualReversed {
+		return nil
+	}
+	from := models.AccountAvailable
+	if a.Status == models.AccrualPending {
+		from = models.AccountPending
+	}
+	mid := a.MovementID
+	if _, _, err := s.post(ctx, tx, a.TenantID, models.NewMovement{
+		PartnerID: a.PartnerID, Currency: a.Currency, Kind: models.MoveClawback, Key: "clawback:" + a.ID,
+		SourceType: sourceType, SourceID: sourceID, ReversesID: &mid, Reason: reason,
+		Postings: models.Transfer(from, models.AccountEarned, a.Amount),
+	}); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	a.Status, a.ReversedAt, a.ReversalReason = models.AccrualReversed, &now, reason
+	if err := tx.Model(a).Select("status", "reversed_at", "reversal_reason").Updates(a).Error; err != nil {
+		return err
+	}
+	_, err := ev.emit(ctx, tx, a.TenantID, accrualEvent(models.EventCommissionReversed, a, reason))
+	return err
+}
+
+// ClawbackCommissions reverses the accruals an event undoes: for every active plan whose
+// clawback trigger is the event's type, the accruals of the same partner whose reference
+// equals the event's. It returns the ids of the accruals reversed now.
+func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID string) ([]string, error) {
+	e, err := s.EventByID(ctx, tenantID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	var plans []models.CommissionPlan
+	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ? AND clawback_trigger = ?", tenantID, models.PlanActive, e.Type).
+		Order("id").Find(&plans).Error; err != nil {
+		return nil, err
+	}
+	if len(plans) == 0 || e.PartnerID == nil {
+		return nil, nil
+	}
+	ctx = models.WithCausation(ctx, models.Causation{EventID: e.ID, Depth: e.Depth})
+	var reversed []string
+	for i := range plans {
+		def, err := planDefinition(&plans[i])
+		if err != nil {
+			return reversed, err
+		}
+		_, _, _, reference := def.SourceFacts(e.Payload)
+		if reference == "" {
+			continue
+		}
+		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+			if _, err := s.lockPartner(tx, tenantID, *e.PartnerID); err != nil {
+				return err
+			}
+			var accruals []models.Accrual
+			if err := tx.Where("tenant_id = ? AND plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?",
+				tenantID, plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
+				return err
+			}
+			for j := range accruals {
+				if err := s.reverseAccrual(ctx, tx, ev, &accruals[j], models.SourceEvent, e.ID, "clawed back by "+e.Type); err != nil {
+					return err
+				}
+				reversed = append(reversed, accruals[j].ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return reversed, err
+		}
+	}
+	return reversed, nil
+}
+
+// ReverseAccrual is finance's manual clawback of one accrual, with a reason; audited.
+func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*models.Accrual, error) {
+	if err := sc.operatorsOnly("reversals"); err != nil {
+		return nil, err
+	}
+	var a models.Accrual
+	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&a).Error; err != nil {
+			return notFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
+		}
+		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
+			return err
+		}
+		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&a).Error; err != nil {
+			return err
+		}
+		if a.Status == models.AccrualReversed {
+			return models.Conflict("ACCRUAL_REVERSED", "the accrual was reversed before")
+		}
+		if err := sc.s.reverseAccrual(ctx, tx, ev, &a, models.SourceAccrual, a.ID, reason); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, sc.p.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// ListAccruals lists the accruals the principal may see (partners: their own).
+func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg models.Page) ([]models.Accrual, string, error) {
+	q := sc.partnerRows(ctx, &models.Accrual{}, "partner_id")
+	for col, v := range map[string]string{"partner_id": f.PartnerID, "plan_id": f.PlanID, "status": f.Status, "currency": f.Currency} {
+		if v != "" {
+			q = q.Where(col+" = ?", v)
+		}
+	}
+	return page(q, pg, func(a models.Accrual) string { return a.ID })
+}
+
+// Accrual finds one accrual the principal may see.
+func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, error) {
+	var a models.Accrual
+	err := sc.partnerRows(ctx, &models.Accrual{}, "partner_id").Where("id = ?", id).Take(&a).Error
+	return &a, notFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
+}
+
+// PendingAccruals lists accruals still in their holding period, for the release timers to
+// pick up after a restore.
+func (s *Store) PendingAccruals(ctx context.Context, tenantID string, limit int) ([]models.Accrual, error) {
+	var out []models.Accrual
+	err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ?", tenantID, models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
+	return out, err
+}
+
+// commissionPatterns lists the event types a tenant's active plans accrue or claw back on.
+func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]string, error) {
+	var plans []models.CommissionPlan
+	if err := s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger").Where("tenant_id = ? AND status = ?", tenantID, models.PlanActive).
+		Find(&plans).Error; err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range plans {
+		out = append(out, p.Trigger)
+		if p.ClawbackTrigger != "" {
+			out = append(out, p.ClawbackTrigger)
+		}
+	}
+	return out, nil
+}
+
+// HasCommissionRoutes reports whether a tenant's active plans accrue on or claw back on an
+// event type.
+func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error) {
+	var plans []models.CommissionPlan
+	err = s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger").
+		Where("tenant_id = ? AND status = ? AND (trigger_type = ? OR clawback_trigger = ?)", tenantID, models.PlanActive, eventType, eventType).
+		Find(&plans).Error
+	for _, p := range plans {
+		accrue = accrue || p.Trigger == eventType
+		clawback = clawback || p.ClawbackTrigger == eventType
+	}
+	return accrue, clawback, err
+}
+
+// lockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
+func lockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
+	q := tx.Where("tenant_id = ? AND id = ?", tenantID, id)
+	if s.dialect == Postgres {
+		q = q.Clauses(lockForUpdate)
+	}
+	return q.Take(dest).Error
+}
+
+// notFoundAs turns a missing row into a not-found error with the given code.
+func notFoundAs(err error, code, what string) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return models.NotFound(code, what)
+	}
+	return err
+}

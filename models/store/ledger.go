@@ -1,0 +1,344 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// lockForUpdate locks the rows a query reads for the rest of its transaction (Postgres).
+var lockForUpdate = clause.Locking{Strength: "UPDATE"}
+
+// lockPartner serialises the money movements of one partner: it locks the partner's row for
+// the rest of tx on Postgres (SQLite transactions are immediate and serialised anyway). Every
+// transaction that books ledger movements takes this lock first, so balances read after it
+// cannot change before commit.
+func (s *Store) lockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {
+	q := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", tenantID, partnerID)
+	if s.dialect == Postgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var p models.Partner
+	if err := q.Take(&p).Error; errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
+	} else if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// actorOf names who books a movement: the principal in ctx, or "system".
+func actorOf(ctx context.Context) string {
+	p := models.PrincipalFrom(ctx)
+	switch {
+	case p == nil:
+		return "system"
+	case p.Kind == models.PrincipalMachineKey:
+		return "key:" + p.KeyID
+	default:
+		return p.UserID
+	}
+}
+
+// post books a balanced movement in tx, which must hold the partner's lock. A movement whose
+// key the tenant booked before is not booked again: post returns the earlier one and false.
+func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models.NewMovement) (*models.LedgerMovement, bool, error) {
+	if err := m.CheckBalanced(); err != nil {
+		return nil, false, err
+	}
+	now := time.Now().UTC()
+	mv := &models.LedgerMovement{
+		ID: models.NewID(), TenantID: tenantID, PartnerID: m.PartnerID, Currency: m.Currency, Kind: m.Kind, Key: m.Key,
+		SourceType: m.SourceType, SourceID: m.SourceID, ReversesID: m.ReversesID, Reason: m.Reason,
+		CreatedBy: actorOf(ctx), CreatedAt: now,
+	}
+	res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(mv)
+	if res.Error != nil {
+		return nil, false, res.Error
+	}
+	if res.RowsAffected == 0 {
+		var prior models.LedgerMovement
+		if err := tx.Where("tenant_id = ? AND key = ?", tenantID, m.Key).Take(&prior).Error; err != nil {
+			return nil, false, err
+		}
+		return &prior, false, nil
+	}
+	var reversed []models.LedgerEntry
+	if m.ReversesID != nil {
+		if err := tx.Where("tenant_id = ? AND movement_id = ?", tenantID, *m.ReversesID).Find(&reversed).Error; err != nil {
+			return nil, false, err
+		}
+	}
+	var current []models.LedgerBalance
+	if err := tx.Where("tenant_id = ? AND partner_id = ? AND currency = ?", tenantID, m.PartnerID, m.Currency).Find(&current).Error; err != nil {
+		return nil, false, err
+	}
+	balances := map[string]int64{}
+	for _, b := range current {
+		balances[b.Account] = b.Balance
+	}
+	for _, p := range m.Postings {
+		e := models.LedgerEntry{
+			ID: models.NewID(), TenantID: tenantID, PartnerID: m.PartnerID, MovementID: mv.ID, Account: p.Account,
+			Amount: p.Amount, Currency: m.Currency, Kind: m.Kind, SourceType: m.SourceType, SourceID: m.SourceID,
+			CreatedBy: mv.CreatedBy, CreatedAt: now,
+		}
+		for _, r := range reversed {
+			if r.Account == p.Account && r.Amount == -p.Amount {
+				id := r.ID
+				e.ReversesEntryID = &id
+			}
+		}
+		mv.Entries = append(mv.Entries, e)
+		next, ok := models.AddMinor(balances[p.Account], p.Amount)
+		if !ok {
+			return nil, false, models.Errorf(models.KindConflict, "BALANCE_OUT_OF_RANGE", "the %s balance would leave the range of 64-bit minor units", p.Account)
+		}
+		balances[p.Account] = next
+	}
+	if err := tx.Create(&mv.Entries).Error; err != nil {
+		return nil, false, err
+	}
+	for _, p := range m.Postings {
+		b := models.LedgerBalance{TenantID: tenantID, PartnerID: m.PartnerID, Currency: m.Currency, Account: p.Account, Balance: balances[p.Account], UpdatedAt: now}
+		if err := tx.Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "tenant_id"}, {Name: "partner_id"}, {Name: "currency"}, {Name: "account"}},
+			DoUpdates: clause.AssignmentColumns([]string{"balance", "updated_at"}),
+		}).Create(&b).Error; err != nil {
+			return nil, false, err
+		}
+	}
+	return mv, true, nil
+}
+
+// balanceIn reads a partner's balance in one currency inside tx.
+func balanceIn(tx *gorm.DB, tenantID, partnerID, currency string) (models.Balance, error) {
+	var rows []models.LedgerBalance
+	err := tx.Where("tenant_id = ? AND partner_id = ? AND currency = ?", tenantID, partnerID, currency).Find(&rows).Error
+	b := models.Balance{PartnerID: partnerID, Currency: currency}
+	for _, r := range rows {
+		b = addToBalance(b, r.Account, r.Balance)
+	}
+	return b, err
+}
+
+func addToBalance(b models.Balance, account string, amount int64) models.Balance {
+	switch account {
+	case models.AccountEarned:
+		b.TotalEarned -= amount
+	case models.AccountPending:
+		b.Pending += amount
+	case models.AccountAvailable:
+		b.Available += amount
+	case models.AccountHeld:
+		b.Held += amount
+	case models.AccountPaid:
+		b.Paid += amount
+	}
+	return b
+}
+
+// Balances lists the balances the principal may see, per partner and currency.
+func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]models.Balance, error) {
+	q := sc.partnerRows(ctx, &models.LedgerBalance{}, "partner_id")
+	if partnerID != "" {
+		q = q.Where("partner_id = ?", partnerID)
+	}
+	if currency != "" {
+		q = q.Where("currency = ?", currency)
+	}
+	var rows []models.LedgerBalance
+	if err := q.Order("partner_id, currency").Limit(10_000).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	var out []models.Balance
+	for _, r := range rows {
+		if n := len(out); n == 0 || out[n-1].PartnerID != r.PartnerID || out[n-1].Currency != r.Currency {
+			out = append(out, models.Balance{PartnerID: r.PartnerID, Currency: r.Currency})
+		}
+		out[len(out)-1] = addToBalance(out[len(out)-1], r.Account, r.Balance)
+	}
+	return out, nil
+}
+
+func (sc *Scoped) entryRows(ctx context.Context, f models.EntryFilter) *gorm.DB {
+	q := sc.partnerRows(ctx, &models.LedgerEntry{}, "partner_id")
+	for col, v := range map[string]string{"partner_id": f.PartnerID, "currency": f.Currency, "account": f.Account, "kind": f.Kind, "source_type": f.SourceType, "source_id": f.SourceID} {
+		if v != "" {
+			q = q.Where(col+" = ?", v)
+		}
+	}
+	if !f.From.IsZero() {
+		q = q.Where("created_at >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("created_at < ?", f.To)
+	}
+	return q
+}
+
+// ListLedgerEntries lists the ledger entries the principal may see, oldest first.
+func (sc *Scoped) ListLedgerEntries(ctx context.Context, f models.EntryFilter, pg models.Page) ([]models.LedgerEntry, string, error) {
+	return page(sc.entryRows(ctx, f), pg, func(e models.LedgerEntry) string { return e.ID })
+}
+
+// MaxStatementEntries bounds one statement; a longer period must be split.
+const MaxStatementEntries = 10_000
+
+// Statement is a partner's ledger in one currency over [from, to): opening and closing balances
+// and every entry in between.
+func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, from, to time.Time) (*models.Statement, error) {
+	if sc.p.PartnerID != "" && partnerID != sc.p.PartnerID {
+		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only see your own statements")
+	}
+	if _, err := sc.s.partnerOf(ctx, sc.p.TenantID, partnerID); err != nil {
+		return nil, err
+	}
+	st := &models.Statement{PartnerID: partnerID, Currency: currency, From: from, To: to}
+	sums := func(before time.Time) (models.Balance, error) {
+		type row struct {
+			Account string
+			Total   int64
+		}
+		var rows []row
+		err := sc.entryRows(ctx, models.EntryFilter{PartnerID: partnerID, Currency: currency}).
+			Where("created_at < ?", before).Select("account, SUM(amount) AS total").Group("account").Scan(&rows).Error
+		b := models.Balance{PartnerID: partnerID, Currency: currency}
+		for _, r := range rows {
+			b = addToBalance(b, r.Account, r.Total)
+		}
+		return b, err
+	}
+	var err error
+	if st.Opening, err = sums(from); err != nil {
+		return nil, err
+	}
+	if st.Closing, err = sums(to); err != nil {
+		return nil, err
+	}
+	q := sc.entryRows(ctx, models.EntryFilter{PartnerID: partnerID, Currency: currency, From: from, To: to})
+	if err := q.Order("id").Limit(MaxStatementEntries + 1).Find(&st.Entries).Error; err != nil {
+		return nil, err
+	}
+	if len(st.Entries) > MaxStatementEntries {
+		return nil, models.Invalid("STATEMENT_TOO_LONG", "the period holds more than 10000 entries; ask for a shorter one",
+			models.FieldError{Location: "query.from", Message: "choose a later start or an earlier end"})
+	}
+	return st, nil
+}
+
+// partnerOf finds a partner of a tenant.
+func (s *Store) partnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
+	var p models.Partner
+	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, partnerID).Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
+	}
+	return &p, err
+}
+
+// AdjustBalance books finance's manual correction of a partner's available balance: a
+// positive amount credits it, a negative one debits it (it may go negative). The same key
+// books once; the adjustment is audited and emits ledger.adjusted.
+func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*models.LedgerMovement, error) {
+	if err := sc.operatorsOnly("ledger adjustments"); err != nil {
+		return nil, err
+	}
+	if a.Amount == 0 || a.Amount == minInt64 {
+		return nil, models.Invalid("INVALID_ADJUSTMENT", "the adjustment is not valid", models.FieldError{Location: "body.amount", Message: "a non-zero amount in minor units", Value: a.Amount})
+	}
+	var mv *models.LedgerMovement
+	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
+			if models.ErrorKind(err) == models.KindNotFound {
+				return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: a.PartnerID})
+			}
+			return err
+		}
+		var created bool
+		var err error
+		mv, created, err = sc.s.post(ctx, tx, sc.p.TenantID, models.NewMovement{
+			PartnerID: a.PartnerID, Currency: a.Currency, Kind: models.MoveAdjustment, Key: "adjustment:" + a.Key,
+			SourceType: models.SourceAdjustment, SourceID: a.Key, Reason: a.Reason,
+			Postings: models.Transfer(models.AccountEarned, models.AccountAvailable, a.Amount),
+		})
+		if err != nil || !created {
+			return err
+		}
+		if err := writeAudit(ctx, tx, sc.p.TenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
+			return err
+		}
+		partner := a.PartnerID
+		_, err = ev.emit(ctx, tx, sc.p.TenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &partner, SubjectID: &mv.ID,
+			Payload: mustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: a.PartnerID, Kind: mv.Kind, Amount: a.Amount, Currency: a.Currency, Reason: a.Reason})})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mv, sc.s.loadEntries(ctx, mv)
+}
+
+const minInt64 = -1 << 63
+
+func (s *Store) loadEntries(ctx context.Context, mv *models.LedgerMovement) error {
+	if len(mv.Entries) > 0 {
+		return nil
+	}
+	return s.db.WithContext(ctx).Where("tenant_id = ? AND movement_id = ?", mv.TenantID, mv.ID).Order("id").Find(&mv.Entries).Error
+}
+
+// LedgerCheck is a recomputation of one tenant's ledger from its entries, for invariant tests
+// and audits.
+type LedgerCheck struct {
+	// Mismatches lists the accounts whose running balance differs from the sum of entries.
+	Mismatches []string
+	// Unbalanced lists the movements whose entries do not sum to zero.
+	Unbalanced []string
+}
+
+// CheckLedger recomputes every balance of a tenant from its entries and checks that every
+// movement sums to zero.
+func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, error) {
+	var out LedgerCheck
+	type sum struct {
+		PartnerID, Currency, Account string
+		Total                        int64
+	}
+	var sums []sum
+	db := s.db.WithContext(ctx)
+	if err := db.Model(&models.LedgerEntry{}).Where("tenant_id = ?", tenantID).
+		Select("partner_id, currency, account, SUM(amount) AS total").Group("partner_id, currency, account").Scan(&sums).Error; err != nil {
+		return out, err
+	}
+	var balances []models.LedgerBalance
+	if err := db.Where("tenant_id = ?", tenantID).Find(&balances).Error; err != nil {
+		return out, err
+	}
+	have := map[string]int64{}
+	for _, b := range balances {
+		have[b.PartnerID+"/"+b.Currency+"/"+b.Account] = b.Balance
+	}
+	for _, x := range sums {
+		k := x.PartnerID + "/" + x.Currency + "/" + x.Account
+		if have[k] != x.Total {
+			out.Mismatches = append(out.Mismatches, k)
+		}
+		delete(have, k)
+	}
+	for k, v := range have {
+		if v != 0 {
+			out.Mismatches = append(out.Mismatches, k)
+		}
+	}
+	var unbalanced []string
+	err := db.Model(&models.LedgerEntry{}).Where("tenant_id = ?", tenantID).Group("movement_id").
+		Having("SUM(amount) <> 0").Pluck("movement_id", &unbalanced).Error
+	out.Unbalanced = unbalanced
+	return out, err
+}

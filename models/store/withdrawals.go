@@ -1,0 +1,486 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// AddPayoutMethod stores where a partner wants to be paid; the details arrive sealed.
+// Partners add their own; operators name the partner.
+func (sc *Scoped) AddPayoutMethod(ctx context.Context, m *models.PayoutMethod) error {
+	if sc.p.PartnerID != "" && m.PartnerID == "" {
+		m.PartnerID = sc.p.PartnerID
+	}
+	m.TenantID, m.CreatedBy, m.CreatedAt = sc.p.TenantID, actorOf(ctx), time.Now().UTC()
+	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := sc.checkPartner(ctx, tx, m.PartnerID, "body.partnerId"); err != nil {
+			return err
+		}
+		if err := tx.Create(m).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, m.TenantID, "payout_method.added", "payout_method", m.ID, "partnerId", "kind", "label", "details")
+	})
+}
+
+// NewPayoutMethodID is the id a payout method gets; sealing binds the details to it.
+func NewPayoutMethodID() string { return models.NewID() }
+
+// ListPayoutMethods lists the payout methods the principal may see, without removed ones.
+func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg models.Page) ([]models.PayoutMethod, string, error) {
+	q := sc.partnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("removed_at IS NULL")
+	if partnerID != "" {
+		q = q.Where("partner_id = ?", partnerID)
+	}
+	return page(q, pg, func(m models.PayoutMethod) string { return m.ID })
+}
+
+// PayoutMethod finds one payout method the principal may see.
+func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMethod, error) {
+	var m models.PayoutMethod
+	err := sc.partnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("id = ?", id).Take(&m).Error
+	return &m, notFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
+}
+
+// RemovePayoutMethod retires a payout method; withdrawals already made keep it.
+func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
+	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var m models.PayoutMethod
+		q := tx.Where("tenant_id = ? AND id = ? AND removed_at IS NULL", sc.p.TenantID, id)
+		if sc.p.PartnerID != "" {
+			q = q.Where("partner_id = ?", sc.p.PartnerID)
+		}
+		if err := q.Take(&m).Error; err != nil {
+			return notFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
+		}
+		now := time.Now().UTC()
+		if err := tx.Model(&m).Update("removed_at", now).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, sc.p.TenantID, "payout_method.removed", "payout_method", m.ID)
+	})
+}
+
+// defaultPayoutSettings are a tenant's settings until finance changes them.
+func defaultPayoutSettings(tenantID string) models.PayoutSettings {
+	return models.PayoutSettings{TenantID: tenantID, Provider: models.ProviderManual, Minimums: "{}", ConfirmDays: models.DefaultPayoutConfirmDays}
+}
+
+func payoutSettingsIn(tx *gorm.DB, tenantID string) (models.PayoutSettings, error) {
+	var st models.PayoutSettings
+	err := tx.Where("tenant_id = ?", tenantID).Take(&st).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return defaultPayoutSettings(tenantID), nil
+	}
+	return st, err
+}
+
+// PayoutSettings reads the tenant's withdrawal and payout rules (operators only).
+func (sc *Scoped) PayoutSettings(ctx context.Context) (models.PayoutSettings, error) {
+	if err := sc.operatorsOnly("payout settings"); err != nil {
+		return models.PayoutSettings{}, err
+	}
+	return payoutSettingsIn(sc.s.db.WithContext(ctx), sc.p.TenantID)
+}
+
+// SavePayoutSettings replaces the tenant's withdrawal and payout rules; audited. A nil
+// HTTPSecret keeps the stored one.
+func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettings, keepSecret bool) (models.PayoutSettings, error) {
+	if err := sc.operatorsOnly("payout settings"); err != nil {
+		return st, err
+	}
+	st.TenantID, st.UpdatedAt = sc.p.TenantID, time.Now().UTC()
+	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if keepSecret {
+			prior, err := payoutSettingsIn(tx, sc.p.TenantID)
+			if err != nil {
+				return err
+			}
+			st.HTTPSecret = prior.HTTPSecret
+		}
+		if st.Provider == models.ProviderHTTP && st.HTTPSecret == "" {
+			return models.Invalid("INVALID_PAYOUT_SETTINGS", "the http provider needs a signing secret",
+				models.FieldError{Location: "body.httpSecret", Message: "required for the http provider"})
+		}
+		if err := tx.Save(&st).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, sc.p.TenantID, "payout_settings.updated", "tenant", sc.p.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
+	})
+	return st, err
+}
+
+func (sc *Scoped) withdrawalRows(ctx context.Context) *gorm.DB {
+	return sc.partnerRows(ctx, &models.Withdrawal{}, "partner_id")
+}
+
+// ListWithdrawals lists the withdrawals the principal may see, oldest first.
+func (sc *Scoped) ListWithdrawals(ctx context.Context, f models.WithdrawalFilter, pg models.Page) ([]models.Withdrawal, string, error) {
+	q := sc.withdrawalRows(ctx)
+	for col, v := range map[string]string{"partner_id": f.PartnerID, "status": f.Status, "currency": f.Currency} {
+		if v != "" {
+			q = q.Where(col+" = ?", v)
+		}
+	}
+	return page(q, pg, func(w models.Withdrawal) string { return w.ID })
+}
+
+// Withdrawal finds one withdrawal the principal may see, with its payout if one started.
+func (sc *Scoped) Withdrawal(ctx context.Context, id string) (*models.Withdrawal, *models.Payout, error) {
+	var w models.Withdrawal
+	if err := sc.withdrawalRows(ctx).Where("id = ?", id).Take(&w).Error; err != nil {
+		return nil, nil, notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+	}
+	var p models.Payout
+	err := sc.s.db.WithContext(ctx).Where("tenant_id = ? AND withdrawal_id = ?", w.TenantID, w.ID).Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return &w, nil, nil
+	}
+	return &w, &p, err
+}
+
+func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.NewEvent {
+	partner, id := w.PartnerID, w.ID
+	payload := models.WithdrawalEventPayload{WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency,
+		Status: w.Status, Provider: w.Provider, Reference: w.Reference, Reason: w.Reason}
+	if p != nil {
+		payload.PayoutID = p.ID
+	}
+	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: mustJSON(payload)}
+}
+
+// RequestWithdrawal holds amount of the partner's available balance for a payout. It refuses
+// amounts above the available balance (409 INSUFFICIENT_BALANCE; BALANCE_NEGATIVE while a
+// clawback left the balance below zero) and below the tenant's minimum (422). The partner's
+// lock makes concurrent requests see each other's holds, so they can never overdraw. A
+// request key that was used before returns the withdrawal it made.
+func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal, key string) (*models.Withdrawal, error) {
+	partnerID := nw.PartnerID
+	if sc.p.PartnerID != "" {
+		if partnerID != "" && partnerID != sc.p.PartnerID {
+			return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only withdraw for your own partner organisation")
+		}
+		partnerID = sc.p.PartnerID
+	}
+	if partnerID == "" {
+		return nil, models.Invalid("INVALID_WITHDRAWAL", "the withdrawal is not valid", models.FieldError{Location: "body.partnerId", Message: "operators name the partner"})
+	}
+	var fs []models.FieldError
+	if nw.Amount <= 0 {
+		fs = append(fs, models.FieldError{Location: "body.amount", Message: "a positive amount in minor units", Value: nw.Amount})
+	}
+	if !models.ValidCurrency(nw.Currency) {
+		fs = append(fs, models.FieldError{Location: "body.currency", Message: "an ISO 4217 code such as EUR", Value: nw.Currency})
+	}
+	if len(fs) > 0 {
+		return nil, models.Invalid("INVALID_WITHDRAWAL", "the withdrawal is not valid", fs...)
+	}
+	var w *models.Withdrawal
+	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		if sc.p.PartnerID == "" {
+			if err := sc.checkPartner(ctx, tx, partnerID, "body.partnerId"); err != nil {
+				return err
+			}
+		}
+		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, partnerID); err != nil {
+			return err
+		}
+		if key != "" {
+			var prior models.Withdrawal
+			err := tx.Where("tenant_id = ? AND request_key = ?", sc.p.TenantID, key).Take(&prior).Error
+			if err == nil {
+				if prior.PartnerID != partnerID || prior.Amount != nw.Amount || prior.Currency != nw.Currency || prior.PayoutMethodID != nw.PayoutMethodID {
+					return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another withdrawal")
+				}
+				w = &prior
+				return nil
+			} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+				return err
+			}
+		}
+		var m models.PayoutMethod
+		if err := tx.Where("tenant_id = ? AND partner_id = ? AND id = ? AND removed_at IS NULL", sc.p.TenantID, partnerID, nw.PayoutMethodID).Take(&m).Error; err != nil {
+			if errors.Is(err, gorm.ErrRecordNotFound) {
+				return models.Invalid("PAYOUT_METHOD_NOT_FOUND", "no such payout method", models.FieldError{Location: "body.payoutMethodId", Message: "no payout method of the partner", Value: nw.PayoutMethodID})
+			}
+			return err
+		}
+		st, err := payoutSettingsIn(tx, sc.p.TenantID)
+		if err != nil {
+			return err
+		}
+		var minimums map[string]int64
+		_ = json.Unmarshal([]byte(st.Minimums), &minimums)
+		if min := minimums[nw.Currency]; nw.Amount < min {
+			return models.Invalid("BELOW_MINIMUM_WITHDRAWAL", "the smallest withdrawal in "+nw.Currency+" is "+strconv.FormatInt(min, 10)+" minor units",
+				models.FieldError{Location: "body.amount", Message: "below the minimum of " + strconv.FormatInt(min, 10), Value: nw.Amount})
+		}
+		bal, err := balanceIn(tx, sc.p.TenantID, partnerID, nw.Currency)
+		if err != nil {
+			return err
+		}
+		switch {
+		case bal.Available < 0:
+			return models.Conflict("BALANCE_NEGATIVE", "the available balance is negative after a clawback; withdrawals resume once it is recovered")
+		case nw.Amount > bal.Available:
+			return models.Conflict("INSUFFICIENT_BALANCE", "the amount exceeds the available balance of "+strconv.FormatInt(bal.Available, 10)+" minor units")
+		}
+		now := time.Now().UTC()
+		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.p.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
+			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: actorOf(ctx), CreatedAt: now, UpdatedAt: now}
+		if key != "" {
+			k := key
+			w.RequestKey = &k
+		}
+		if err := tx.Create(w).Error; err != nil {
+			return err
+		}
+		if _, _, err := sc.s.post(ctx, tx, sc.p.TenantID, models.NewMovement{
+			PartnerID: partnerID, Currency: w.Currency, Kind: models.MoveWithdrawalHold, Key: "withdrawal_hold:" + w.ID,
+			SourceType: models.SourceWithdrawal, SourceID: w.ID,
+			Postings: models.Transfer(models.AccountAvailable, models.AccountHeld, w.Amount),
+		}); err != nil {
+			return err
+		}
+		if err := writeAudit(ctx, tx, sc.p.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
+			return err
+		}
+		_, err = ev.emit(ctx, tx, sc.p.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
+		return err
+	})
+	return w, err
+}
+
+// changeWithdrawal moves a withdrawal the principal may see to status under the partner's
+// lock, releasing the hold when the status gives the money back; audited and evented.
+func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id, status, reason string,
+	fn func(tx *gorm.DB, w *models.Withdrawal) error) (*models.Withdrawal, error) {
+	var w models.Withdrawal
+	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		q := tx.Where("tenant_id = ? AND id = ?", tenantID, id)
+		if partnerScope != "" {
+			q = q.Where("partner_id = ?", partnerScope)
+		}
+		if err := q.Take(&w).Error; err != nil {
+			return notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+		}
+		if _, err := s.lockPartner(tx, tenantID, w.PartnerID); err != nil {
+			return err
+		}
+		if err := tx.Where("tenant_id = ? AND id = ?", tenantID, id).Take(&w).Error; err != nil {
+			return err
+		}
+		if err := models.CheckWithdrawalTransition(w.Status, status); err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		w.Status, w.UpdatedAt = status, now
+		if reason != "" {
+			w.Reason = reason
+		}
+		if fn != nil {
+			if err := fn(tx, &w); err != nil {
+				return err
+			}
+		}
+		if err := tx.Model(&w).Select("status", "reason", "reviewed_by", "reviewed_at", "provider", "reference", "paid_at", "failed_at", "updated_at").Updates(&w).Error; err != nil {
+			return err
+		}
+		if models.WithdrawalReleasesHold(status) {
+			if _, _, err := s.post(ctx, tx, tenantID, models.NewMovement{
+				PartnerID: w.PartnerID, Currency: w.Currency, Kind: models.MoveWithdrawalRelease, Key: "withdrawal_release:" + w.ID,
+				SourceType: models.SourceWithdrawal, SourceID: w.ID, Reason: reason,
+				Postings: models.Transfer(models.AccountHeld, models.AccountAvailable, w.Amount),
+			}); err != nil {
+				return err
+			}
+		}
+		var payout *models.Payout
+		switch status {
+		case models.WithdrawalApproved:
+			payout = &models.Payout{ID: models.NewID(), TenantID: tenantID, PartnerID: w.PartnerID, WithdrawalID: w.ID, Provider: w.Provider,
+				Amount: w.Amount, Currency: w.Currency, Status: models.PayoutPending, CreatedAt: now, UpdatedAt: now}
+			if err := tx.Create(payout).Error; err != nil {
+				return err
+			}
+		case models.WithdrawalPaid, models.WithdrawalFailed:
+			payout = &models.Payout{}
+			if err := tx.Where("tenant_id = ? AND withdrawal_id = ?", tenantID, w.ID).Take(payout).Error; err != nil {
+				return err
+			}
+			payout.Status, payout.Reference, payout.Failure, payout.UpdatedAt, payout.CompletedAt = models.PayoutPaid, w.Reference, "", now, &now
+			if status == models.WithdrawalFailed {
+				payout.Status, payout.Failure = models.PayoutFailed, reason
+			}
+			if err := tx.Model(payout).Select("status", "reference", "failure", "updated_at", "completed_at").Updates(payout).Error; err != nil {
+				return err
+			}
+			if status == models.WithdrawalPaid {
+				if _, _, err := s.post(ctx, tx, tenantID, models.NewMovement{
+					PartnerID: w.PartnerID, Currency: w.Currency, Kind: models.MovePayout, Key: "payout:" + w.ID,
+					SourceType: models.SourcePayout, SourceID: payout.ID, Reason: w.Reference,
+					Postings: models.Transfer(models.AccountHeld, models.AccountPaid, w.Amount),
+				}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := writeAudit(ctx, tx, tenantID, "withdrawal."+status, "withdrawal", w.ID, "status", "reason"); err != nil {
+			return err
+		}
+		_, err := ev.emit(ctx, tx, tenantID, withdrawalEvent(withdrawalEventType[status], &w, payout))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+var withdrawalEventType = map[string]string{
+	models.WithdrawalApproved:  models.EventWithdrawalApproved,
+	models.WithdrawalRejected:  models.EventWithdrawalRejected,
+	models.WithdrawalCancelled: models.EventWithdrawalCancelled,
+	models.WithdrawalPaid:      models.EventPayoutPaid,
+	models.WithdrawalFailed:    models.EventPayoutFailed,
+}
+
+// CancelWithdrawal withdraws a request before finance reviews it; the hold is released.
+func (sc *Scoped) CancelWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error) {
+	if sc.p.TenantID == "" {
+		return nil, models.NotFound("WITHDRAWAL_NOT_FOUND", "withdrawal")
+	}
+	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, sc.p.PartnerID, id, models.WithdrawalCancelled, reason, nil)
+}
+
+// ApproveWithdrawal is finance's approval: the withdrawal's payout starts with the tenant's
+// provider (through withdrawal.approved).
+func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Withdrawal, error) {
+	if err := sc.operatorsOnly("withdrawal reviews"); err != nil {
+		return nil, err
+	}
+	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalApproved, "", func(tx *gorm.DB, w *models.Withdrawal) error {
+		st, err := payoutSettingsIn(tx, sc.p.TenantID)
+		if err != nil {
+			return err
+		}
+		if w.RequestedBy == sc.p.UserID && sc.p.UserID != "" {
+			return models.Errorf(models.KindForbidden, "FOUR_EYES", "a withdrawal is approved by someone other than who requested it")
+		}
+		now := time.Now().UTC()
+		reviewer := sc.p.UserID
+		w.Provider, w.ReviewedBy, w.ReviewedAt = st.Provider, &reviewer, &now
+		return nil
+	})
+}
+
+// RejectWithdrawal is finance's rejection with a reason; the hold is released.
+func (sc *Scoped) RejectWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error) {
+	if err := sc.operatorsOnly("withdrawal reviews"); err != nil {
+		return nil, err
+	}
+	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalRejected, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
+		now := time.Now().UTC()
+		reviewer := sc.p.UserID
+		w.ReviewedBy, w.ReviewedAt = &reviewer, &now
+		return nil
+	})
+}
+
+// AwaitingConfirmation checks that a withdrawal's payout waits for finance's manual
+// confirmation (operators only).
+func (sc *Scoped) AwaitingConfirmation(ctx context.Context, id string) (*models.Withdrawal, error) {
+	if err := sc.operatorsOnly("payout confirmations"); err != nil {
+		return nil, err
+	}
+	w, p, err := sc.Withdrawal(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if w.Status != models.WithdrawalApproved || p == nil || p.Status != models.PayoutPending || p.Provider != models.ProviderManual {
+		return nil, models.Conflict("PAYOUT_NOT_AWAITING_CONFIRMATION", "the withdrawal has no manual payout waiting for confirmation")
+	}
+	return w, nil
+}
+
+// CompletePayout marks a withdrawal's payout paid with the provider's reference and moves the
+// held money to paid. A payout completed before is left alone, so retries change nothing.
+func (s *Store) CompletePayout(ctx context.Context, tenantID, withdrawalID, reference string) (*models.Withdrawal, error) {
+	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalPaid, "", func(_ *gorm.DB, w *models.Withdrawal) error {
+		now := time.Now().UTC()
+		w.Reference, w.PaidAt = reference, &now
+		return nil
+	})
+	return settledAlready(ctx, s, tenantID, withdrawalID, w, err)
+}
+
+// FailPayout marks a withdrawal's payout failed for good and releases the held money.
+func (s *Store) FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error) {
+	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalFailed, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
+		now := time.Now().UTC()
+		w.FailedAt = &now
+		return nil
+	})
+	return settledAlready(ctx, s, tenantID, withdrawalID, w, err)
+}
+
+// settledAlready turns the illegal transition of a payout settled before into its withdrawal.
+func settledAlready(ctx context.Context, s *Store, tenantID, id string, w *models.Withdrawal, err error) (*models.Withdrawal, error) {
+	if d, ok := models.AsError(err); !ok || d.Code != "ILLEGAL_WITHDRAWAL_TRANSITION" {
+		return w, err
+	}
+	var cur models.Withdrawal
+	if e := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&cur).Error; e != nil {
+		return nil, e
+	}
+	if cur.Status == models.WithdrawalPaid || cur.Status == models.WithdrawalFailed {
+		return &cur, nil
+	}
+	return nil, err
+}
+
+// PayoutOrder gathers what a provider needs to pay a withdrawal: the payout, the sealed
+// payout details and the tenant's settings. ok is false when nothing is left to pay.
+func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) (order models.PayoutOrder, details, secret models.Sealed, ok bool, err error) {
+	db := s.db.WithContext(ctx)
+	var w models.Withdrawal
+	if err = db.Where("tenant_id = ? AND id = ?", tenantID, withdrawalID).Take(&w).Error; err != nil {
+		return order, "", "", false, notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+	}
+	var p models.Payout
+	if err = db.Where("tenant_id = ? AND withdrawal_id = ?", tenantID, withdrawalID).Take(&p).Error; err != nil {
+		return order, "", "", false, notFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
+	}
+	if w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending {
+		return order, "", "", false, nil
+	}
+	var m models.PayoutMethod
+	if err = db.Where("tenant_id = ? AND id = ?", tenantID, w.PayoutMethodID).Take(&m).Error; err != nil {
+		return order, "", "", false, err
+	}
+	st, err := payoutSettingsIn(db, tenantID)
+	if err != nil {
+		return order, "", "", false, err
+	}
+	confirmDays := st.ConfirmDays
+	if confirmDays <= 0 {
+		confirmDays = models.DefaultPayoutConfirmDays
+	}
+	order = models.PayoutOrder{TenantID: tenantID, PayoutID: p.ID, WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount,
+		Currency: w.Currency, MethodKind: m.Kind, Provider: p.Provider, HTTPURL: st.HTTPURL,
+		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays)}
+	return order, m.Details, st.HTTPSecret, true, nil
+}
+
+// CountPayoutAttempt records one more attempt of a payout's provider call.
+func (s *Store) CountPayoutAttempt(ctx context.Context, tenantID, payoutID string) error {
+	return s.db.WithContext(ctx).Model(&models.Payout{}).Where("tenant_id = ? AND id = ?", tenantID, payoutID).
+		Updates(map[string]any{"attempts": gorm.Expr("attempts + 1"), "updated_at": time.Now().UTC()}).Error
+}
