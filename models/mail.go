@@ -36,6 +36,8 @@ const (
 	MaxMailBody = 1 << 20
 	// MaxMailError is how much of a sending error a message keeps.
 	MaxMailError = 1000
+	// MaxMailIdempotencyKey is the longest idempotency key, in bytes.
+	MaxMailIdempotencyKey = 200
 )
 
 // MailMessage is one outgoing email message of a tenant and what became of it. Every message,

@@ -17,6 +17,7 @@ type Deps struct {
 	Webhooks *activities.Webhooks
 	Deals    *activities.Deals
 	Levels   *activities.Levels
+	Mail     *activities.Mail
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -40,6 +41,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Levels != nil {
 		r.RegisterActivity(deps.Levels)
+	}
+	if deps.Mail != nil {
+		r.RegisterActivity(deps.Mail)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -28,9 +29,13 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 	if m.Attempts == 0 {
 		m.Attempts = 1
 	}
-	if len(m.Error) > models.MaxMailError {
-		m.Error = m.Error[:models.MaxMailError]
+	if m.IdempotencyKey != nil && len(*m.IdempotencyKey) > models.MaxMailIdempotencyKey {
+		return nil, models.Invalid("INVALID_MAIL_MESSAGE", "the idempotency key is longer than 200 bytes")
 	}
+	// A failed message is recorded as it was, within the sizes of its columns.
+	m.To, m.ToName, m.From = clipMail(m.To, 320), clipMail(m.ToName, 200), clipMail(m.From, 520)
+	m.Subject, m.Error, m.MessageID = clipMail(m.Subject, models.MaxMailSubject), clipMail(m.Error, models.MaxMailError), clipMail(m.MessageID, 255)
+	m.Purpose, m.Reference = clipMail(m.Purpose, 64), clipMail(m.Reference, 200)
 	db := s.db.WithContext(ctx)
 	if m.IdempotencyKey == nil {
 		if err := db.Create(m).Error; err != nil {
@@ -86,6 +91,17 @@ func (s *Store) MailByIdempotencyKey(ctx context.Context, tenantID, key string) 
 		return nil, err
 	}
 	return &m, nil
+}
+
+// clipMail shortens s to at most n bytes without splitting a character.
+func clipMail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func mailNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
@@ -201,5 +203,26 @@ func TestMailWithAnIdempotencyKeyIsRecordedOnce(t *testing.T) {
 				}
 			}
 		})
+	})
+}
+
+func TestAFailedMessageWithOversizedFieldsIsRecordedWithinItsColumns(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		owner := newTenant(t, s, "acme")
+		m := mailOf(owner.TenantID, "ada@example.com", models.MailPurposePlaybook, models.MailFailed)
+		m.Subject = strings.Repeat("ü", 600) // 1200 bytes
+		m.Error = strings.Repeat("e", 5000)
+		got, err := s.RecordMail(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := s.For(owner).MailMessage(ctx, got.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(read.Subject) != 998 || !utf8.ValidString(read.Subject) || len(read.Error) != models.MaxMailError {
+			t.Fatalf("subject of %d bytes (valid %v), error of %d", len(read.Subject), utf8.ValidString(read.Subject), len(read.Error))
+		}
 	})
 }

@@ -1,0 +1,197 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	htmltemplate "html/template"
+	"net/mail"
+	"strings"
+	texttemplate "text/template"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// Sender delivers an email message: it sets m.From when empty and records on m how the message
+// went (Transport, Status sent or stored, MessageID, SentAt). An error whose Permanent method
+// reports true means that trying again cannot help.
+type Sender interface {
+	Send(ctx context.Context, m *models.MailMessage) error
+}
+
+// MailStore records outgoing messages, the audit of the service's mail.
+type MailStore interface {
+	// MailByIdempotencyKey finds the message recorded under key; KindNotFound when none is.
+	MailByIdempotencyKey(ctx context.Context, tenantID, key string) (*models.MailMessage, error)
+	// RecordMail records m once per idempotency key and returns the record as stored.
+	RecordMail(ctx context.Context, m *models.MailMessage) (*models.MailMessage, error)
+}
+
+// Mail holds the email activities.
+type Mail struct {
+	Sender Sender
+	Store  MailStore
+}
+
+// Application error types of the email activities; none of them is retried.
+const (
+	ErrMailTemplate = "MailTemplateError"
+	ErrMailInvalid  = "MailInvalid"
+	ErrMailRejected = "MailRejected"
+)
+
+// SendEmailInput is one message to render and send. Subject and Text are text/template
+// templates, HTML an html/template template (its values are escaped); all are executed with
+// Data, and a key missing from Data is an error.
+type SendEmailInput struct {
+	TenantID string
+	// To is the recipient: ada@example.com or Ada Lovelace <ada@example.com>.
+	To      string
+	Subject string
+	Text    string
+	// HTML is optional; with it the message carries a text and an HTML alternative.
+	HTML string
+	Data map[string]any
+	// Purpose says what the message is for, e.g. models.MailPurposePlaybook.
+	Purpose string
+	// Reference names what caused the message, e.g. a playbook run or an event.
+	Reference string
+	// IdempotencyKey makes sending once per key: a second call with the same key (e.g. run id
+	// and step id) returns the first message instead of sending again.
+	IdempotencyKey string
+}
+
+// SendEmailResult is the recorded message.
+type SendEmailResult struct {
+	// MailID is the id of the message in the outbox.
+	MailID    string
+	Status    string
+	Transport string
+	// Replayed is set when an earlier call with the same idempotency key had sent the message.
+	Replayed bool
+}
+
+// SendEmail renders a message, sends it and records it in the outbox. Template and address
+// errors fail without retry and without a record; a message the sender refuses for good is
+// recorded as failed and not retried; other failures are recorded and returned to be retried.
+func (a *Mail) SendEmail(ctx context.Context, in SendEmailInput) (SendEmailResult, error) {
+	if in.TenantID == "" {
+		return SendEmailResult{}, temporal.NewNonRetryableApplicationError("the message names no tenant", ErrMailInvalid, nil)
+	}
+	if len(in.IdempotencyKey) > models.MaxMailIdempotencyKey {
+		return SendEmailResult{}, temporal.NewNonRetryableApplicationError("the idempotency key is longer than 200 bytes", ErrMailInvalid, nil)
+	}
+	var prev *models.MailMessage
+	if in.IdempotencyKey != "" {
+		m, err := a.Store.MailByIdempotencyKey(ctx, in.TenantID, in.IdempotencyKey)
+		switch {
+		case err == nil && m.Delivered():
+			return SendEmailResult{MailID: m.ID, Status: m.Status, Transport: m.Transport, Replayed: true}, nil
+		case err == nil:
+			prev = m
+		case models.ErrorKind(err) != models.KindNotFound:
+			return SendEmailResult{}, err
+		}
+	}
+	to, err := models.ParseMailAddress(in.To)
+	if err != nil {
+		return SendEmailResult{}, temporal.NewNonRetryableApplicationError("the recipient "+err.Error(), ErrMailInvalid, err)
+	}
+	m, err := render(in, to)
+	if err != nil {
+		return SendEmailResult{}, temporal.NewNonRetryableApplicationError("the message templates do not render: "+err.Error(), ErrMailTemplate, err)
+	}
+	if prev != nil {
+		// A retry after a recorded failure keeps the message's id, and so its Message-ID.
+		m.ID, m.CreatedAt = prev.ID, prev.CreatedAt
+	}
+	sendErr := a.Sender.Send(ctx, m)
+	if sendErr != nil {
+		m.Status, m.Error, m.SentAt = models.MailFailed, sendErr.Error(), nil
+	}
+	// The outcome is recorded even when the activity's context ends meanwhile.
+	rec, err := a.Store.RecordMail(context.WithoutCancel(ctx), m)
+	if err != nil {
+		return SendEmailResult{}, errors.Join(sendErr, err)
+	}
+	if sendErr == nil || rec.Delivered() {
+		// The store returns another record than m when a concurrent attempt delivered first.
+		return SendEmailResult{MailID: rec.ID, Status: rec.Status, Transport: rec.Transport, Replayed: rec != m}, nil
+	}
+	switch {
+	case models.ErrorKind(sendErr) == models.KindInvalid:
+		return SendEmailResult{}, temporal.NewNonRetryableApplicationError(sendErr.Error(), ErrMailInvalid, sendErr)
+	case permanent(sendErr):
+		return SendEmailResult{}, temporal.NewNonRetryableApplicationError(sendErr.Error(), ErrMailRejected, sendErr)
+	}
+	return SendEmailResult{}, sendErr
+}
+
+// render builds the message of in: its templates executed with its data.
+func render(in SendEmailInput, to *mail.Address) (*models.MailMessage, error) {
+	subject, err := renderText("subject", in.Subject, in.Data)
+	if err != nil {
+		return nil, err
+	}
+	text, err := renderText("text", in.Text, in.Data)
+	if err != nil {
+		return nil, err
+	}
+	var html string
+	if in.HTML != "" {
+		t, err := htmltemplate.New("html").Option("missingkey=error").Parse(in.HTML)
+		if err != nil {
+			return nil, err
+		}
+		w := &limitedBuffer{max: models.MaxMailBody}
+		if err := t.Execute(w, in.Data); err != nil {
+			return nil, err
+		}
+		html = w.String()
+	}
+	m := &models.MailMessage{ID: models.NewID(), TenantID: in.TenantID, To: to.Address, ToName: to.Name,
+		// A subject is one line: line breaks in values become spaces.
+		Subject: strings.Join(strings.Fields(subject), " "), TextBody: text, HTMLBody: html,
+		Purpose: in.Purpose, Reference: in.Reference, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+	if in.IdempotencyKey != "" {
+		key := in.IdempotencyKey
+		m.IdempotencyKey = &key
+	}
+	return m, nil
+}
+
+func renderText(name, tmpl string, data map[string]any) (string, error) {
+	t, err := texttemplate.New(name).Option("missingkey=error").Parse(tmpl)
+	if err != nil {
+		return "", err
+	}
+	w := &limitedBuffer{max: models.MaxMailBody}
+	if err := t.Execute(w, data); err != nil {
+		return "", err
+	}
+	return w.String(), nil
+}
+
+// limitedBuffer refuses to grow beyond max bytes, so that a template cannot render without bound.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+var errMailTooLarge = errors.New("the rendered message is larger than 1 MiB")
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, errMailTooLarge
+	}
+	return b.Buffer.Write(p)
+}
+
+// permanent reports whether a sending error says that trying again cannot help.
+func permanent(err error) bool {
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
+}
