@@ -31,6 +31,7 @@ const (
 	KindAmount
 )
 
+// String names the kind for messages.
 func (k ExpressionKind) String() string {
 	switch k {
 	case KindBool:

@@ -95,6 +95,7 @@ type Problem struct {
 	Edge *int `json:"edge,omitempty" doc:"Index of the edge concerned"`
 }
 
+// String shows the problem as path: code: message.
 func (p Problem) String() string {
 	return fmt.Sprintf("%s: %s: %s", p.Path, p.Code, p.Message)
 }
@@ -104,6 +105,7 @@ type ValidationError struct {
 	Problems []Problem
 }
 
+// Error lists the problems in one line.
 func (e *ValidationError) Error() string {
 	parts := make([]string, 0, len(e.Problems))
 	for _, p := range e.Problems {
