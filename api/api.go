@@ -183,6 +183,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerTaskRoutes(s)
 	registerLevelRoutes(s)
 	registerApplicationRoutes(s)
+	registerMailRoutes(s)
 	return s
 }
 

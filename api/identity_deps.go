@@ -42,6 +42,7 @@ type ScopedStore interface {
 	TaskStore
 	LevelStore
 	ApplicationStore
+	MailStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal
