@@ -261,6 +261,12 @@ type AccrualSubject struct {
 	FirstAccrualAt *time.Time
 }
 
+// PlanPreview is what one plan would do with a sample event.
+type PlanPreview struct {
+	Plan  CommissionPlan
+	Quote AccrualQuote
+}
+
 // AccrualQuote is what a plan would accrue for one subject, or why it would not.
 type AccrualQuote struct {
 	Match bool

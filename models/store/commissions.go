@@ -150,16 +150,10 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 	return vs, err
 }
 
-// PlanPreview is what one plan would do with a sample event.
-type PlanPreview struct {
-	Plan  models.CommissionPlan
-	Quote models.AccrualQuote
-}
-
 // PreviewCommissions shows which active plans match a sample event and what they would
 // accrue, without booking anything. Tier volumes and recurrence windows come from the
 // partner's real accruals.
-func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]PlanPreview, error) {
+func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]models.PlanPreview, error) {
 	if err := sc.operatorsOnly("commission previews"); err != nil {
 		return nil, err
 	}
@@ -176,7 +170,7 @@ func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]Pla
 		}
 		partner = p
 	}
-	out := make([]PlanPreview, 0, len(plans))
+	out := make([]models.PlanPreview, 0, len(plans))
 	db := sc.s.db.WithContext(ctx)
 	for _, p := range plans {
 		def, err := planDefinition(&p)
@@ -187,7 +181,7 @@ func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]Pla
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, PlanPreview{Plan: p, Quote: def.Quote(subject)})
+		out = append(out, models.PlanPreview{Plan: p, Quote: def.Quote(subject)})
 	}
 	return out, nil
 }
