@@ -83,6 +83,9 @@ type Deps struct {
 	Webhooks WebhookDeps
 	// Applications takes applications on the tenants' public recruitment pages.
 	Applications ApplicationIntake
+	// Payouts hands finance's confirmation or failure of a manual payout to the payout waiting
+	// for it; without it those operations answer 503.
+	Payouts PayoutSignaler
 }
 
 // Server is the assembled HTTP interface.
@@ -184,6 +187,9 @@ func New(cfg Config, deps Deps) *Server {
 	registerLevelRoutes(s)
 	registerApplicationRoutes(s)
 	registerMailRoutes(s)
+	registerCommissionRoutes(s)
+	registerLedgerRoutes(s)
+	registerWithdrawalRoutes(s)
 	return s
 }
 

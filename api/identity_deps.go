@@ -43,6 +43,9 @@ type ScopedStore interface {
 	LevelStore
 	ApplicationStore
 	MailStore
+	CommissionStore
+	LedgerStore
+	WithdrawalStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

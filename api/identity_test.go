@@ -40,6 +40,7 @@ func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *sy
 		Authorizer:   authz.NewAuthorizer(st),
 		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
 		Applications: st,
+		Payouts:      &fakePayouts{},
 	})
 }
 

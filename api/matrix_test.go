@@ -250,10 +250,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 			if r.body != nil {
 				body = jsonBody(t, r.body)
 			}
+			// Operations that require an Idempotency-Key get a new one per call; others ignore it.
+			key := []string{HeaderIdempotencyKey, fmt.Sprintf("matrix-%d", f.seq.Add(1))}
 			if credential == "" {
-				return do(t, h, r.method, r.path, body)
+				return do(t, h, r.method, r.path, body, key...)
 			}
-			return do(t, h, r.method, r.path, body, bearer(credential)...)
+			return do(t, h, r.method, r.path, body, append(bearer(credential), key...)...)
 		}
 		is2xx := func(code int) bool { return code >= 200 && code < 300 }
 
