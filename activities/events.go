@@ -11,6 +11,7 @@ import (
 type EventStore interface {
 	EventByID(ctx context.Context, tenantID, id string) (*models.Event, error)
 	WebhooksFor(ctx context.Context, tenantID, eventType string) ([]string, error)
+	HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error)
 	PendingOutbox(ctx context.Context, olderThan time.Time, limit int) ([]models.EventRef, error)
 	MarkDispatched(ctx context.Context, eventIDs []string) error
 }
@@ -44,6 +45,12 @@ type EventRoutes struct {
 	Webhooks []string
 	// ProtectDeal is the deal whose protection timer the event starts (deal.approved).
 	ProtectDeal string
+	// Accrue and Clawback say whether commission plans accrue on the event or reverse
+	// accruals because of it.
+	Accrue   bool
+	Clawback bool
+	// PayWithdrawal is the withdrawal whose payout the event starts (withdrawal.approved).
+	PayWithdrawal string
 }
 
 // Routes finds the subscribers of an event at the time of its fan-out.
@@ -62,6 +69,14 @@ func (a *Events) Routes(ctx context.Context, in RoutesInput) (EventRoutes, error
 	routes := EventRoutes{Found: true, Depth: e.Depth, Webhooks: hooks}
 	if e.Type == models.EventDealApproved && e.SubjectID != nil {
 		routes.ProtectDeal = *e.SubjectID
+	}
+	if e.Type == models.EventWithdrawalApproved && e.SubjectID != nil {
+		routes.PayWithdrawal = *e.SubjectID
+	}
+	if e.PartnerID != nil {
+		if routes.Accrue, routes.Clawback, err = a.Store.HasCommissionRoutes(ctx, in.TenantID, e.Type); err != nil {
+			return EventRoutes{}, err
+		}
 	}
 	return routes, nil
 }

@@ -210,6 +210,11 @@ func (a *Webhooks) signatures(d *models.WebhookDispatch, now time.Time) (signatu
 	return signature{timestamp: strconv.FormatInt(now.Unix(), 10), header: strings.Join(sigs, " ")}, nil
 }
 
+// GuardedClient is the HTTP client a's deliveries use, behind the address guard; payouts to an
+// http provider share it. (A function, not a method: methods of activity structs are
+// activities.)
+func GuardedClient(a *Webhooks) *http.Client { return a.httpClient() }
+
 // errBlockedAddress reports a connection refused by the SSRF guard.
 var errBlockedAddress = errors.New("address not allowed")
 

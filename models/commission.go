@@ -470,3 +470,11 @@ type CommissionAccruedPayload struct {
 
 // TableName keeps accruals beside the plans that made them.
 func (Accrual) TableName() string { return "commission_accruals" }
+
+// AccrualRelease says what releasing an accrual did.
+type AccrualRelease struct {
+	// Done is set when the accrual needs no more waiting: released now or before, or reversed.
+	Done bool
+	// WakeAt is when to try again when the holding period has not ended yet.
+	WakeAt time.Time
+}

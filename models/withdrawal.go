@@ -163,6 +163,7 @@ type PayoutOrder struct {
 	PartnerID    string
 	Amount       int64
 	Currency     string
+	MethodID     string
 	MethodKind   string
 	// Details are the opened payout details (secret).
 	Details Secret

@@ -18,6 +18,7 @@ type Deps struct {
 	Deals    *activities.Deals
 	Levels   *activities.Levels
 	Mail     *activities.Mail
+	Money    *activities.Money
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -29,6 +30,8 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.WebhookDelivery)
 	r.RegisterWorkflow(workflows.DealProtection)
 	r.RegisterWorkflow(workflows.LevelReview)
+	r.RegisterWorkflow(workflows.CommissionHold)
+	r.RegisterWorkflow(workflows.Payout)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -44,6 +47,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Mail != nil {
 		r.RegisterActivity(deps.Mail)
+	}
+	if deps.Money != nil {
+		r.RegisterActivity(deps.Money)
 	}
 }
 

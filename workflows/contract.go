@@ -40,6 +40,12 @@ type EventFanoutResult struct {
 	Webhooks []string
 	// DealProtection is the deal whose protection timer was started.
 	DealProtection string
+	// Accruals are the accruals the event made (new or found from an earlier run).
+	Accruals []string
+	// Clawbacks are the accruals the event reversed.
+	Clawbacks []string
+	// Payout is the withdrawal whose payout was started.
+	Payout string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -81,6 +87,45 @@ type DealProtectionInput struct {
 
 // DealProtectionWorkflowID is the id of a deal's protection timer: one per deal.
 func DealProtectionWorkflowID(dealID string) string { return "deal-protection-" + dealID }
+
+// CommissionHoldInput names an accrual waiting for its holding period to end.
+type CommissionHoldInput struct {
+	TenantID  string
+	AccrualID string
+	// AvailableAt is when the holding period ends.
+	AvailableAt time.Time
+}
+
+// CommissionHoldWorkflowID is the id of an accrual's holding timer: one per accrual.
+func CommissionHoldWorkflowID(accrualID string) string { return "commission-hold-" + accrualID }
+
+// PayoutInput names the approved withdrawal a payout workflow pays.
+type PayoutInput struct {
+	TenantID     string
+	WithdrawalID string
+}
+
+// PayoutResult is how a payout ended: paid, failed, or settled before the workflow ran.
+type PayoutResult struct {
+	Status    string
+	Reference string
+}
+
+// PayoutWorkflowID is the id of a withdrawal's payout workflow: one per withdrawal.
+func PayoutWorkflowID(withdrawalID string) string { return "payout-" + withdrawalID }
+
+// PayoutDecisionSignal carries finance's confirmation or failure of a manual payout.
+const PayoutDecisionSignal = "payout-decision"
+
+// PayoutDecision is finance's word on a manual payout.
+type PayoutDecision struct {
+	Paid bool
+	// Reference is the bank reference of a paid payout; Reason explains a failure.
+	Reference string
+	Reason    string
+	// By is the operator who decided.
+	By string
+}
 
 // LevelReviewWorkflowID is the id of the one level review of an installation.
 const LevelReviewWorkflowID = "level-review"

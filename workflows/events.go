@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/models"
 )
 
 // activityRetry retries storage activities with backoff up to a minute apart, without limit:
@@ -30,33 +31,78 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		return res, nil
 	}
 	if routes.ProtectDeal != "" {
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID:            DealProtectionWorkflowID(routes.ProtectDeal),
-			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
-			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		})
-		child := workflow.ExecuteChildWorkflow(cctx, DealProtection, DealProtectionInput{TenantID: in.TenantID, DealID: routes.ProtectDeal})
-		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
-		if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !errors.As(err, &started) {
+		if err := startChild(ctx, DealProtectionWorkflowID(routes.ProtectDeal), DealProtection, DealProtectionInput{TenantID: in.TenantID, DealID: routes.ProtectDeal}); err != nil {
 			return res, err
 		}
 		res.DealProtection = routes.ProtectDeal
 	}
+	if routes.Accrue || routes.Clawback {
+		if err := moneyRoutes(ctx, in, routes, &res); err != nil {
+			return res, err
+		}
+	}
+	if routes.PayWithdrawal != "" {
+		if err := startChild(ctx, PayoutWorkflowID(routes.PayWithdrawal), Payout, PayoutInput{TenantID: in.TenantID, WithdrawalID: routes.PayWithdrawal}); err != nil {
+			return res, err
+		}
+		res.Payout = routes.PayWithdrawal
+	}
 	for _, hook := range routes.Webhooks {
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID:            WebhookDeliveryWorkflowID(in.EventID, hook),
-			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
-			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		})
-		child := workflow.ExecuteChildWorkflow(cctx, WebhookDelivery, WebhookDeliveryInput{TenantID: in.TenantID, WebhookID: hook, EventID: in.EventID})
-		err := child.GetChildWorkflowExecution().Get(ctx, nil)
-		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
-		if err != nil && !errors.As(err, &started) {
+		if err := startChild(ctx, WebhookDeliveryWorkflowID(in.EventID, hook), WebhookDelivery, WebhookDeliveryInput{TenantID: in.TenantID, WebhookID: hook, EventID: in.EventID}); err != nil {
 			return res, err
 		}
 		res.Webhooks = append(res.Webhooks, hook)
 	}
 	return res, nil
+}
+
+// moneyRoutes accrues commissions on the event (an activity, idempotent on plan and event),
+// starts the holding timer of each pending accrual, and reverses the accruals the event
+// claws back.
+func moneyRoutes(ctx workflow.Context, in EventFanoutInput, routes activities.EventRoutes, res *EventFanoutResult) error {
+	var money *activities.Money
+	ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
+	if routes.Accrue {
+		var accruals []models.AccrualResult
+		if err := workflow.ExecuteActivity(ctx, money.Accrue, ref).Get(ctx, &accruals); err != nil {
+			return err
+		}
+		for _, a := range accruals {
+			if a.AccrualID == "" {
+				continue
+			}
+			res.Accruals = append(res.Accruals, a.AccrualID)
+			if !a.Pending {
+				continue
+			}
+			hold := CommissionHoldInput{TenantID: in.TenantID, AccrualID: a.AccrualID, AvailableAt: a.AvailableAt}
+			if err := startChild(ctx, CommissionHoldWorkflowID(a.AccrualID), CommissionHold, hold); err != nil {
+				return err
+			}
+		}
+	}
+	if routes.Clawback {
+		if err := workflow.ExecuteActivity(ctx, money.Clawback, ref).Get(ctx, &res.Clawbacks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startChild starts a child workflow that outlives its parent; one started before under the
+// same id counts as started.
+func startChild(ctx workflow.Context, id string, wf, input any) error {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            id,
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	})
+	err := workflow.ExecuteChildWorkflow(cctx, wf, input).GetChildWorkflowExecution().Get(ctx, nil)
+	var started *temporal.ChildWorkflowExecutionAlreadyStartedError
+	if err != nil && !errors.As(err, &started) {
+		return err
+	}
+	return nil
 }
 
 // relayPassesPerRun bounds the history of one relay run before it continues as new.

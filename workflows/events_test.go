@@ -45,6 +45,10 @@ func (s *eventStore) WebhooksFor(_ context.Context, _, eventType string) ([]stri
 	return s.hooks[eventType], nil
 }
 
+func (s *eventStore) HasCommissionRoutes(context.Context, string, string) (bool, bool, error) {
+	return false, false, nil
+}
+
 func (s *eventStore) PendingOutbox(_ context.Context, olderThan time.Time, limit int) ([]models.EventRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -330,18 +330,11 @@ func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent 
 	})}
 }
 
-// AccrualRelease says what releasing an accrual did.
-type AccrualRelease struct {
-	// Done is set when the accrual needs no more waiting: released now or before, or reversed.
-	Done bool
-	// WakeAt is when to try again when the holding period has not ended yet.
-	WakeAt time.Time
-}
-
-// ReleaseAccrual moves a pending accrual whose holding period has ended to available and
-// emits commission.available. Released, reversed or missing accruals are left alone.
-func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string) (AccrualRelease, error) {
-	var out AccrualRelease
+// ReleaseAccrual moves a pending accrual whose holding period has ended at time at (the
+// caller's clock: a workflow's) to available and emits commission.available. Released,
+// reversed or missing accruals are left alone.
+func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, at time.Time) (models.AccrualRelease, error) {
+	var out models.AccrualRelease
 	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		var a models.Accrual
 		err := tx.Where("tenant_id = ? AND id = ?", tenantID, accrualID).Take(&a).Error
@@ -362,7 +355,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string) 
 			out.Done = true
 			return nil
 		}
-		if a.AvailableAt.After(now) {
+		if a.AvailableAt.After(at) {
 			out.WakeAt = a.AvailableAt
 			return nil
 		}

@@ -98,7 +98,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		if len(accruals) != 1 || accruals[0].PlanVersion != 1 || accruals[0].RateBps != 1000 || accruals[0].Amount != 100_00 {
 			t.Fatalf("accruals = %+v", accruals)
 		}
-		rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID)
+		rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID, time.Now())
 		if err != nil || rel.Done || !rel.WakeAt.Equal(accruals[0].AvailableAt) {
 			t.Fatalf("early release = %+v, %v", rel, err)
 		}
@@ -111,7 +111,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 2000}}); err != nil {
 			t.Fatal(err)
 		}
-		ev2 := e.won(t, "deal-2", 500_00, time.Now().UTC().AddDate(0, 0, -14).Add(1500*time.Millisecond))
+		ev2 := e.won(t, "deal-2", 500_00, time.Now().UTC().AddDate(0, 0, -13))
 		res, err := s.AccrueCommissions(e.ctx, e.tenantID, ev2)
 		if err != nil || len(res) != 1 || !res[0].Created {
 			t.Fatalf("second accrual = %+v, %v", res, err)
@@ -121,21 +121,13 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			t.Fatalf("the second accrual = %+v", a2)
 		}
 		e.expect(t, "after the second accrual", 200_00, 0, 0, 0, 200_00)
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rel.Done {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the accrual was never released")
-			}
-			time.Sleep(time.Until(rel.WakeAt) + 10*time.Millisecond)
+		if rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID, a2.AvailableAt.Add(-time.Second)); err != nil || rel.Done {
+			t.Fatalf("a release a second early = %+v, %v", rel, err)
 		}
-		if again, _ := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID); !again.Done {
+		if rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID, a2.AvailableAt); err != nil || !rel.Done {
+			t.Fatalf("a release when due = %+v, %v", rel, err)
+		}
+		if again, _ := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID, time.Now()); !again.Done {
 			t.Fatal("a released accrual asks to wait")
 		}
 		e.expect(t, "after the release", 100_00, 100_00, 0, 0, 200_00)
@@ -199,7 +191,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		if _, err := e.op.ReverseAccrual(e.ctx, accruals[0].ID, "again"); code(err) != "ACCRUAL_REVERSED" {
 			t.Fatalf("a second reversal: %v", err)
 		}
-		if rel, _ := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID); !rel.Done {
+		if rel, _ := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID, time.Now().AddDate(1, 0, 0)); !rel.Done {
 			t.Fatal("a reversed accrual waits for release")
 		}
 		for range 2 {

@@ -474,7 +474,7 @@ func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) 
 		confirmDays = models.DefaultPayoutConfirmDays
 	}
 	order = models.PayoutOrder{TenantID: tenantID, PayoutID: p.ID, WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount,
-		Currency: w.Currency, MethodKind: m.Kind, Provider: p.Provider, HTTPURL: st.HTTPURL,
+		Currency: w.Currency, MethodID: m.ID, MethodKind: m.Kind, Provider: p.Provider, HTTPURL: st.HTTPURL,
 		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays)}
 	return order, m.Details, st.HTTPSecret, true, nil
 }

@@ -1,0 +1,231 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// MoneyStore is what the commission and payout activities need of storage.
+type MoneyStore interface {
+	AccrueCommissions(ctx context.Context, tenantID, eventID string) ([]models.AccrualResult, error)
+	ClawbackCommissions(ctx context.Context, tenantID, eventID string) ([]string, error)
+	ReleaseAccrual(ctx context.Context, tenantID, accrualID string, at time.Time) (models.AccrualRelease, error)
+	PayoutOrder(ctx context.Context, tenantID, withdrawalID string) (models.PayoutOrder, models.Sealed, models.Sealed, bool, error)
+	CountPayoutAttempt(ctx context.Context, tenantID, payoutID string) error
+	CompletePayout(ctx context.Context, tenantID, withdrawalID, reference string) (*models.Withdrawal, error)
+	FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error)
+}
+
+// HTTPDoer sends one HTTP request.
+type HTTPDoer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// Defaults of the payout retry schedule of the http provider: exponential backoff from 10 s,
+// doubling up to an hour apart, 40 attempts (about a day and a half).
+const (
+	DefaultPayoutRetryInitial = 10 * time.Second
+	DefaultPayoutRetryMax     = time.Hour
+	DefaultPayoutMaxAttempts  = 40
+)
+
+// Money holds the activities of commissions and payouts.
+type Money struct {
+	Store MoneyStore
+	// Keyring opens payout details and the provider's signing secret.
+	Keyring *models.Keyring
+	// HTTP sends the http provider's requests, through the same address guard as webhooks.
+	HTTP HTTPDoer
+	// RetryInitial, RetryMax and MaxAttempts shape the http provider's retries; zero values
+	// take the defaults (tests shorten them).
+	RetryInitial time.Duration
+	RetryMax     time.Duration
+	MaxAttempts  int32
+}
+
+// EventRef names one event of a tenant.
+type EventRef struct {
+	TenantID string
+	EventID  string
+}
+
+// Accrue runs the commission plans an event triggers.
+func (a *Money) Accrue(ctx context.Context, in EventRef) ([]models.AccrualResult, error) {
+	return a.Store.AccrueCommissions(ctx, in.TenantID, in.EventID)
+}
+
+// Clawback reverses the accruals an event undoes and returns their ids.
+func (a *Money) Clawback(ctx context.Context, in EventRef) ([]string, error) {
+	return a.Store.ClawbackCommissions(ctx, in.TenantID, in.EventID)
+}
+
+// AccrualRef names one accrual of a tenant, and the workflow's time.
+type AccrualRef struct {
+	TenantID  string
+	AccrualID string
+	// At is the workflow's clock, so that a timer and its test agree on what is due.
+	At time.Time
+}
+
+// ReleaseAccrual makes an accrual available once its holding period ended.
+func (a *Money) ReleaseAccrual(ctx context.Context, in AccrualRef) (models.AccrualRelease, error) {
+	return a.Store.ReleaseAccrual(ctx, in.TenantID, in.AccrualID, in.At)
+}
+
+// WithdrawalRef names one withdrawal of a tenant.
+type WithdrawalRef struct {
+	TenantID     string
+	WithdrawalID string
+}
+
+// PayoutPlan is what a payout workflow does: which provider, until when a manual payout waits,
+// and how the http provider retries. It carries no secret.
+type PayoutPlan struct {
+	// Pending is false when the payout was settled before (paid, failed) or never approved.
+	Pending      bool
+	PayoutID     string
+	Provider     string
+	ConfirmBy    time.Time
+	RetryInitial time.Duration
+	RetryMax     time.Duration
+	MaxAttempts  int32
+}
+
+// PreparePayout reads what the payout of a withdrawal needs.
+func (a *Money) PreparePayout(ctx context.Context, in WithdrawalRef) (PayoutPlan, error) {
+	order, _, _, ok, err := a.Store.PayoutOrder(ctx, in.TenantID, in.WithdrawalID)
+	if err != nil || !ok {
+		return PayoutPlan{}, err
+	}
+	plan := PayoutPlan{Pending: true, PayoutID: order.PayoutID, Provider: order.Provider, ConfirmBy: order.ConfirmBy,
+		RetryInitial: a.RetryInitial, RetryMax: a.RetryMax, MaxAttempts: a.MaxAttempts}
+	if plan.RetryInitial <= 0 {
+		plan.RetryInitial = DefaultPayoutRetryInitial
+	}
+	if plan.RetryMax <= 0 {
+		plan.RetryMax = DefaultPayoutRetryMax
+	}
+	if plan.MaxAttempts <= 0 {
+		plan.MaxAttempts = DefaultPayoutMaxAttempts
+	}
+	return plan, nil
+}
+
+// payoutRequest is the body the http provider receives.
+type payoutRequest struct {
+	PayoutID     string          `json:"payoutId"`
+	WithdrawalID string          `json:"withdrawalId"`
+	PartnerID    string          `json:"partnerId"`
+	Amount       int64           `json:"amount"`
+	Currency     string          `json:"currency"`
+	Method       string          `json:"method"`
+	Details      json.RawMessage `json:"details"`
+}
+
+// SendPayout asks the http provider to pay: a POST signed like our webhooks (Standard
+// Webhooks headers, the payout id as message id) with the payout id as Idempotency-Key, so
+// that a retry after a lost answer never pays twice. A 2xx answer is paid (its JSON
+// `reference`, if any, is returned); anything else is an error Temporal retries.
+func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error) {
+	order, sealedDetails, sealedSecret, ok, err := a.Store.PayoutOrder(ctx, in.TenantID, in.WithdrawalID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", nil // settled meanwhile: completing again is a no-op
+	}
+	if order.HTTPURL == "" || sealedSecret == "" || a.HTTP == nil {
+		return "", temporal.NewNonRetryableApplicationError("the http payout provider is not configured", "PayoutNotConfigured", nil)
+	}
+	details, err := a.Keyring.Open(sealedDetails, models.SealContext{TenantID: in.TenantID, Table: "payout_methods", RowID: order.MethodID, Field: "details"})
+	if err != nil {
+		return "", temporal.NewNonRetryableApplicationError("the payout details cannot be opened", "PayoutDetailsSealed", err)
+	}
+	secret, err := a.Keyring.Open(sealedSecret, models.SealContext{TenantID: in.TenantID, Table: "payout_settings", RowID: in.TenantID, Field: "http_secret"})
+	if err != nil {
+		return "", temporal.NewNonRetryableApplicationError("the provider's signing secret cannot be opened", "PayoutSecretSealed", err)
+	}
+	body, err := json.Marshal(payoutRequest{PayoutID: order.PayoutID, WithdrawalID: order.WithdrawalID, PartnerID: order.PartnerID,
+		Amount: order.Amount, Currency: order.Currency, Method: order.MethodKind, Details: json.RawMessage(details.Reveal())})
+	if err != nil {
+		return "", err
+	}
+	if err := a.Store.CountPayoutAttempt(ctx, in.TenantID, order.PayoutID); err != nil {
+		return "", err
+	}
+	now := time.Now()
+	sig, err := models.SignWebhook(secret, order.PayoutID, now, body)
+	if err != nil {
+		return "", temporal.NewNonRetryableApplicationError("the provider's signing secret is not valid", "PayoutSecretInvalid", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, order.HTTPURL, bytes.NewReader(body))
+	if err != nil {
+		return "", temporal.NewNonRetryableApplicationError("the provider URL is not valid", "PayoutURLInvalid", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", order.PayoutID)
+	req.Header.Set("webhook-id", order.PayoutID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	req.Header.Set("User-Agent", "partnerd-payouts/1")
+	resp, err := a.HTTP.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("payout provider unreachable: %s", describeSendError(err, 30*time.Second))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return "", fmt.Errorf("payout provider answered %d", resp.StatusCode)
+	}
+	var reply struct {
+		Reference string `json:"reference"`
+	}
+	if json.Unmarshal(answer, &reply) == nil && reply.Reference != "" && len(reply.Reference) <= 200 {
+		return reply.Reference, nil
+	}
+	return order.PayoutID, nil
+}
+
+// SettleInput completes or fails a payout; By is the operator who confirmed it by hand.
+type SettleInput struct {
+	TenantID     string
+	WithdrawalID string
+	Reference    string
+	Reason       string
+	By           string
+}
+
+func settleContext(ctx context.Context, in SettleInput) context.Context {
+	if in.By == "" {
+		return ctx
+	}
+	return models.WithPrincipal(ctx, &models.Principal{Kind: models.PrincipalOperator, TenantID: in.TenantID, UserID: in.By})
+}
+
+// CompletePayout records a payout as paid and moves the held money to paid.
+func (a *Money) CompletePayout(ctx context.Context, in SettleInput) (string, error) {
+	w, err := a.Store.CompletePayout(settleContext(ctx, in), in.TenantID, in.WithdrawalID, in.Reference)
+	if err != nil {
+		return "", err
+	}
+	return w.Status, nil
+}
+
+// FailPayout records a payout as failed for good and releases the held money.
+func (a *Money) FailPayout(ctx context.Context, in SettleInput) (string, error) {
+	w, err := a.Store.FailPayout(settleContext(ctx, in), in.TenantID, in.WithdrawalID, in.Reason)
+	if err != nil {
+		return "", err
+	}
+	return w.Status, nil
+}
