@@ -83,6 +83,9 @@ type Deps struct {
 	Webhooks WebhookDeps
 	// Applications takes applications on the tenants' public recruitment pages.
 	Applications ApplicationIntake
+	// Idempotency keeps the Idempotency-Key of idempotent operations; without it they run
+	// every request.
+	Idempotency IdempotencyStore
 	// Payouts hands finance's confirmation or failure of a manual payout to the payout waiting
 	// for it; without it those operations answer 503.
 	Payouts PayoutSignaler
@@ -167,7 +170,7 @@ func New(cfg Config, deps Deps) *Server {
 		},
 	}
 	s.api = humagin.New(engine, hc)
-	s.api.UseMiddleware(s.guard)
+	s.api.UseMiddleware(s.guard, s.idempotency)
 	s.mountSwaggerUI()
 
 	registerSystemRoutes(s)

@@ -95,6 +95,7 @@ func webhookServer(t *testing.T, st *store.Store, wd WebhookDeps) (*Server, *syn
 	return testServerWith(t, Config{Version: "test"}, Deps{
 		Tenants: st, Identity: st, Scope: func(p *models.Principal) ScopedStore { return st.For(p) },
 		Tokens: authn.NewTokens(keys, "partnerd", "partnerd-api"), Authorizer: authz.NewAuthorizer(st), Webhooks: wd,
+		Idempotency: st,
 	})
 }
 

@@ -68,12 +68,13 @@ func main() {
 		fail(err)
 	}
 	srv := api.New(api.Config{Version: "bench"}, api.Deps{
-		Logger:     log,
-		Identity:   st,
-		Scope:      func(p *models.Principal) api.ScopedStore { return st.For(p) },
-		Tokens:     authn.NewTokens(keys, "partnerd", "partnerd-api"),
-		Tenants:    st,
-		Authorizer: authz.NewAuthorizer(st),
+		Logger:      log,
+		Identity:    st,
+		Scope:       func(p *models.Principal) api.ScopedStore { return st.For(p) },
+		Tokens:      authn.NewTokens(keys, "partnerd", "partnerd-api"),
+		Tenants:     st,
+		Authorizer:  authz.NewAuthorizer(st),
+		Idempotency: st,
 	})
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *addr)
 	if err != nil {

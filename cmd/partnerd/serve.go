@@ -121,6 +121,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		Tenants:      st,
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
+		Idempotency:  st,
 		Webhooks: api.WebhookDeps{
 			Keyring:         keys,
 			Starter:         &worker.WebhookStarter{Client: tc},

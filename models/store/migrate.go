@@ -27,6 +27,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0009_levels", Migrate: migrate0009Levels},
 		{ID: "0010_applications", Migrate: migrate0010Applications},
 		{ID: "0011_money", Migrate: migrate0011Money},
+		{ID: "0012_idempotency_keys", Migrate: migrate0012IdempotencyKeys},
 		{ID: "0013_mail_messages", Migrate: migrate0013MailMessages},
 	}
 }
