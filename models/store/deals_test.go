@@ -380,7 +380,7 @@ func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, s *store.Store) {
 		owner := newTenant(t, s, "demo")
-		logins, err := s.SeedDemo(context.Background(), owner.TenantID, owner.UserID, "x")
+		logins, err := s.SeedDemo(context.Background(), owner.TenantID, owner.UserID, "x", demoKeys(t))
 		if err != nil || len(logins) != 2 {
 			t.Fatalf("seed = %v, %v", logins, err)
 		}
@@ -396,6 +396,24 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 			if d.ConflictStatus == models.ConflictReview {
 				review++
 			}
+		}
+		balances, err := op.Balances(context.Background(), "", "EUR")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pending, held int64
+		for _, b := range balances {
+			pending += b.Pending
+			held += b.Held
+		}
+		// Two won deals of 125 000.00 and 22 000.00 EUR at 10 %, held back for 14 days; one
+		// withdrawal of 250.00 EUR waiting for finance.
+		if pending != 14_700_00 || held != 250_00 {
+			t.Fatalf("demo balances %+v", balances)
+		}
+		ws, _, err := op.ListWithdrawals(context.Background(), models.WithdrawalFilter{Status: models.WithdrawalRequested}, models.Page{})
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("demo withdrawals %+v, %v", ws, err)
 		}
 		if seen[models.DealSubmitted] != 2 || seen[models.DealApproved] != 1 || seen[models.DealWon] != 2 || seen[models.DealLost] != 1 || review != 1 {
 			t.Fatalf("demo deals by status %v, %d under review", seen, review)
@@ -452,4 +470,13 @@ func TestPartnerLifecycleIsCheckedAndEvented(t *testing.T) {
 			t.Fatalf("offboarding payload = %s", evs[3].Payload)
 		}
 	})
+}
+
+func demoKeys(t *testing.T) *models.Keyring {
+	t.Helper()
+	k, err := models.NewKeyring(map[int][]byte{1: make([]byte, 32)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
 }

@@ -14,9 +14,17 @@ type DemoPartnerLogin struct {
 
 // SeedDemo fills a freshly bootstrapped tenant with a program to explore: two levels, two
 // partners at different levels, each with a partner admin who signs in with passwordHash, and deals in
-// several stages (submitted, under conflict review, approved and progressing, won, lost).
-func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string) ([]DemoPartnerLogin, error) {
+// several stages (submitted, under conflict review, approved and progressing, won, lost); a
+// 10 % commission plan on won deals with a 14-day holding period and the accruals of the won
+// deals; and, when keys can seal payout details, an opening balance and one withdrawal
+// awaiting approval.
+func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string, keys *models.Keyring) ([]DemoPartnerLogin, error) {
 	op := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: ownerUserID})
+	if _, err := op.CreateCommissionPlan(ctx, "Resellers 10 % on won deals", "Ten percent of every won deal, available after 14 days.",
+		models.PlanDefinition{Trigger: models.EventDealWon, HoldingDays: 14,
+			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 1000}}); err != nil {
+		return nil, fmt.Errorf("demo plan: %w", err)
+	}
 	pipes, _, err := op.ListPipelines(ctx, models.Page{})
 	if err != nil || len(pipes) == 0 {
 		return nil, fmt.Errorf("demo: the default pipeline: %w", err)
@@ -95,5 +103,43 @@ func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHas
 			}
 		}
 	}
+	// Accrue now rather than when the fan-out gets to it (it finds the accruals and books
+	// nothing more).
+	won, _, err := op.ListEvents(ctx, models.EventFilter{Type: models.EventDealWon}, models.Page{Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range won {
+		if _, err := s.AccrueCommissions(ctx, tenantID, e.ID); err != nil {
+			return nil, fmt.Errorf("demo accrual: %w", err)
+		}
+	}
+	if keys != nil {
+		if err := s.seedDemoWithdrawal(ctx, op, scopes[0], keys); err != nil {
+			return nil, fmt.Errorf("demo withdrawal: %w", err)
+		}
+	}
 	return logins, nil
+}
+
+// seedDemoWithdrawal gives the first partner a bank account, an opening balance carried over
+// from a previous program, and a withdrawal waiting for finance.
+func (s *Store) seedDemoWithdrawal(ctx context.Context, op, partner *Scoped, keys *models.Keyring) error {
+	pid := partner.p.PartnerID
+	m := &models.PayoutMethod{ID: NewPayoutMethodID(), Kind: models.PayoutBank, Label: "Main account", Masked: "IBAN ••••3000"}
+	sealed, err := keys.Seal(`{"accountHolder":"Northwind Traders","iban":"DE89370400440532013000","bic":"COBADEFFXXX"}`,
+		models.SealContext{TenantID: partner.p.TenantID, Table: "payout_methods", RowID: m.ID, Field: "details"})
+	if err != nil {
+		return err
+	}
+	m.Details = sealed
+	if err := partner.AddPayoutMethod(ctx, m); err != nil {
+		return err
+	}
+	if _, err := op.AdjustBalance(ctx, models.Adjustment{PartnerID: pid, Amount: 500_00, Currency: "EUR",
+		Reason: "Opening balance carried over from the previous partner program", Key: "demo-opening-balance"}); err != nil {
+		return err
+	}
+	_, err = partner.RequestWithdrawal(ctx, models.NewWithdrawal{Amount: 250_00, Currency: "EUR", PayoutMethodID: m.ID}, "demo-withdrawal")
+	return err
 }
