@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/api/authn"
+	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 )
 
@@ -55,6 +56,10 @@ type config struct {
 	// long an endpoint may fail before it is disabled.
 	WebhookRetrySchedule []time.Duration
 	WebhookDisableAfter  time.Duration
+	// SMTP sends outgoing email; nil keeps messages in the outbox only, unsent.
+	SMTP *pdmail.SMTP
+	// MailFrom is the sender of outgoing email.
+	MailFrom string
 }
 
 // defaultWebhookSchedule is the Svix schedule of CONVENTIONS.md.
@@ -87,6 +92,8 @@ var settings = []setting{
 	{"webhook-allowed-networks", "PARTNERD_WEBHOOK_ALLOWED_NETWORKS", "", "comma-separated CIDRs of private or loopback networks webhook deliveries may reach (none by default)"},
 	{"webhook-retry-schedule", "PARTNERD_WEBHOOK_RETRY_SCHEDULE", defaultWebhookSchedule, "comma-separated waits before each webhook delivery attempt"},
 	{"webhook-disable-after", "PARTNERD_WEBHOOK_DISABLE_AFTER", "120h", "how long a webhook endpoint may keep failing before it is disabled"},
+	{"smtp-url", "PARTNERD_SMTP_URL", "", "smtp://user:pass@host:587?tls=starttls|tls|none&from=addr; empty keeps email in the outbox, unsent"},
+	{"mail-from", "PARTNERD_MAIL_FROM", "", "sender of outgoing email, e.g. 'Acme Partners <partners@acme.com>' (default: from= of the SMTP URL)"},
 }
 
 // loadConfig reads flags (which win) and environment variables (then defaults), and checks
@@ -264,6 +271,34 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 	}
 	if c.WebhookDisableAfter, err = time.ParseDuration(get("PARTNERD_WEBHOOK_DISABLE_AFTER")); err != nil || c.WebhookDisableAfter <= 0 {
 		bad("PARTNERD_WEBHOOK_DISABLE_AFTER", "%q is not a positive duration such as 120h", get("PARTNERD_WEBHOOK_DISABLE_AFTER"))
+	}
+
+	c.MailFrom = get("PARTNERD_MAIL_FROM")
+	fromOK := true
+	if c.MailFrom != "" {
+		if _, err := models.ParseMailAddress(c.MailFrom); err != nil {
+			bad("PARTNERD_MAIL_FROM", "%q %v", c.MailFrom, err)
+			fromOK = false
+		}
+	}
+	if raw := get("PARTNERD_SMTP_URL"); raw != "" && fromOK {
+		smtpCfg, err := pdmail.ParseSMTPURL(raw)
+		if err != nil {
+			bad("PARTNERD_SMTP_URL", "%v", err)
+		} else {
+			if c.MailFrom != "" {
+				smtpCfg.From = c.MailFrom
+			}
+			c.MailFrom = smtpCfg.From
+			if smtpCfg.From == "" {
+				bad("PARTNERD_MAIL_FROM", "sending over SMTP needs a sender: set PARTNERD_MAIL_FROM or from= in PARTNERD_SMTP_URL")
+			} else if c.SMTP, err = pdmail.NewSMTP(smtpCfg); err != nil {
+				bad("PARTNERD_SMTP_URL", "%v", err)
+			}
+		}
+	}
+	if c.MailFrom == "" {
+		c.MailFrom = pdmail.DefaultFrom
 	}
 
 	if c.Env == envProduction && !c.AllowEmbedded {

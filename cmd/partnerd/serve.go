@@ -24,6 +24,7 @@ import (
 	"github.com/partnerd/partnerd/api"
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
+	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/worker"
@@ -221,6 +222,7 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 		Events: &activities.Events{Store: st, Starter: d},
 		Deals:  &activities.Deals{Store: st},
 		Levels: &activities.Levels{Store: st},
+		Mail:   &activities.Mail{Sender: mailSender(cfg, log), Store: st},
 		Webhooks: &activities.Webhooks{
 			Store:           st,
 			Keyring:         keys,
@@ -229,6 +231,21 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 			AllowedNetworks: cfg.WebhookAllowedNetworks,
 		},
 	}
+}
+
+// mailSender is the sender of outgoing email: the SMTP server when one is configured,
+// otherwise the outbox, which keeps messages unsent for operators to read.
+func mailSender(cfg config, log *slog.Logger) activities.Sender {
+	if cfg.SMTP != nil {
+		log.Info("email is sent over SMTP", "smtp", cfg.SMTP, "from", cfg.MailFrom)
+		return cfg.SMTP
+	}
+	if cfg.Env == envProduction {
+		log.Warn("no SMTP server configured (PARTNERD_SMTP_URL): email is kept in the outbox, not sent")
+	} else {
+		log.Info("email is kept in the outbox, not sent (set PARTNERD_SMTP_URL to send it)", "from", cfg.MailFrom)
+	}
+	return &pdmail.Outbox{From: cfg.MailFrom}
 }
 
 // bootstrapLogin is the owner login created on an empty database, for the banner.
