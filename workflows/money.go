@@ -62,7 +62,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutResult, error) {
 	switch plan.Provider {
 	case models.ProviderHTTP:
 		send := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-			StartToCloseTimeout: time.Minute,
+			StartToCloseTimeout: 30 * time.Second, // the call itself times out after 15 s
 			RetryPolicy: &temporal.RetryPolicy{InitialInterval: plan.RetryInitial, BackoffCoefficient: 2,
 				MaximumInterval: plan.RetryMax, MaximumAttempts: plan.MaxAttempts},
 		})

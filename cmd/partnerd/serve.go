@@ -75,7 +75,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	login, err := bootstrap(ctx, cfg, st)
+	login, err := bootstrap(ctx, cfg, st, keys)
 	if err != nil {
 		return err
 	}
@@ -123,6 +123,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
 		Idempotency:  st,
+		Payouts:      &worker.PayoutSignals{Client: tc},
 		Webhooks: api.WebhookDeps{
 			Keyring:         keys,
 			Starter:         &worker.WebhookStarter{Client: tc},
@@ -217,19 +218,22 @@ func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger
 func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Client, log *slog.Logger) worker.Deps {
 	d := &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
 	st.SetDispatcher(d.Dispatch)
+	hooks := &activities.Webhooks{
+		Store:           st,
+		Keyring:         keys,
+		Schedule:        cfg.WebhookRetrySchedule,
+		DisableAfter:    cfg.WebhookDisableAfter,
+		AllowedNetworks: cfg.WebhookAllowedNetworks,
+	}
 	return worker.Deps{
-		System: &activities.System{DB: st, Version: version},
-		Events: &activities.Events{Store: st, Starter: d},
-		Deals:  &activities.Deals{Store: st},
-		Levels: &activities.Levels{Store: st},
-		Mail:   &activities.Mail{Sender: mailSender(cfg, log), Store: st},
-		Webhooks: &activities.Webhooks{
-			Store:           st,
-			Keyring:         keys,
-			Schedule:        cfg.WebhookRetrySchedule,
-			DisableAfter:    cfg.WebhookDisableAfter,
-			AllowedNetworks: cfg.WebhookAllowedNetworks,
-		},
+		System:   &activities.System{DB: st, Version: version},
+		Events:   &activities.Events{Store: st, Starter: d},
+		Deals:    &activities.Deals{Store: st},
+		Levels:   &activities.Levels{Store: st},
+		Mail:     &activities.Mail{Sender: mailSender(cfg, log), Store: st},
+		Webhooks: hooks,
+		// Payouts to an http provider go through the webhooks' address guard.
+		Money: &activities.Money{Store: st, Keyring: keys, HTTP: activities.GuardedClient(hooks)},
 	}
 }
 
@@ -257,7 +261,7 @@ type bootstrapLogin struct {
 }
 
 // bootstrap creates the demo tenant and its owner when the database has no tenant yet.
-func bootstrap(ctx context.Context, cfg config, st *store.Store) (*bootstrapLogin, error) {
+func bootstrap(ctx context.Context, cfg config, st *store.Store, keys *models.Keyring) (*bootstrapLogin, error) {
 	login := &bootstrapLogin{Email: cfg.BootstrapEmail, Password: cfg.BootstrapPassword, PasswordFromEnv: cfg.BootstrapPassword != ""}
 	if login.Password == "" {
 		p, err := authn.RandomPassword(20)
@@ -280,7 +284,7 @@ func bootstrap(ctx context.Context, cfg config, st *store.Store) (*bootstrapLogi
 	if err != nil || len(owners) != 1 {
 		return nil, fmt.Errorf("demo owner: %w", err)
 	}
-	if login.Partners, err = st.SeedDemo(ctx, owners[0].TenantID, owners[0].ID, hash); err != nil {
+	if login.Partners, err = st.SeedDemo(ctx, owners[0].TenantID, owners[0].ID, hash, keys); err != nil {
 		return nil, fmt.Errorf("demo data: %w", err)
 	}
 	return login, nil
