@@ -54,6 +54,8 @@ type Partner struct {
 	Status    string    `json:"status" gorm:"size:32;not null"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// CustomFields is a JSON object of custom field values by name, "{}" for none.
+	CustomFields string `json:"-" gorm:"type:text;not null;default:'{}'"`
 }
 
 // CustomRole is a role a tenant defined for itself.

@@ -24,8 +24,8 @@ func (s *Store) SetDispatcher(d Dispatcher) { s.dispatch = d }
 // subscriptionTTL bounds how long this process may miss a subscription another process added.
 const subscriptionTTL = 2 * time.Second
 
-// subscriptions caches, per tenant, the event-type patterns something subscribes to (webhooks
-// now; playbooks and commission plans later), so that writing an event nobody listens to costs
+// subscriptions caches, per tenant, the event-type patterns something subscribes to (webhooks,
+// playbooks, commission plans), so that writing an event nobody listens to costs
 // no outbox row and no workflow.
 type subscriptions struct {
 	mu       sync.Mutex
@@ -76,7 +76,11 @@ func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]st
 		return nil, err
 	}
 	plans, err := s.commissionPatterns(ctx, tenantID)
-	return append(append(patterns, plans...), systemSubscriptions...), err
+	if err != nil {
+		return nil, err
+	}
+	playbooks, err := s.playbookPatterns(ctx, tenantID)
+	return append(append(append(patterns, plans...), playbooks...), systemSubscriptions...), err
 }
 
 // eventWriter collects the events one transaction writes, to dispatch them after commit.

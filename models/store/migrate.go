@@ -29,6 +29,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0011_money", Migrate: migrate0011Money},
 		{ID: "0012_idempotency_keys", Migrate: migrate0012IdempotencyKeys},
 		{ID: "0013_mail_messages", Migrate: migrate0013MailMessages},
+		{ID: "0014_playbooks", Migrate: migrate0014Playbooks},
 	}
 }
 
