@@ -89,6 +89,8 @@ type Deps struct {
 	// Payouts hands finance's confirmation or failure of a manual payout to the payout waiting
 	// for it; without it those operations answer 503.
 	Payouts PayoutSignaler
+	// Runs cancels playbook runs under way; without it cancelling a run answers 503.
+	Runs RunCanceller
 }
 
 // Server is the assembled HTTP interface.
@@ -193,6 +195,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerCommissionRoutes(s)
 	registerLedgerRoutes(s)
 	registerWithdrawalRoutes(s)
+	registerPlaybookRoutes(s)
 	return s
 }
 

@@ -46,6 +46,7 @@ type ScopedStore interface {
 	CommissionStore
 	LedgerStore
 	WithdrawalStore
+	PlaybookStore
 }
 
 // scoped is the one way handlers reach tenant-owned data: the store scoped to the principal

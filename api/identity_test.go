@@ -41,6 +41,7 @@ func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *sy
 		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
 		Applications: st,
 		Payouts:      &fakePayouts{},
+		Runs:         &fakeRuns{},
 		Idempotency:  st,
 	})
 }
