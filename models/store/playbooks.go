@@ -29,8 +29,6 @@ const (
 // activeRunStatuses are the statuses of runs that have not finished.
 var activeRunStatuses = []string{models.RunQueued, models.RunRunning}
 
-// ---- Playbooks, for operators ----
-
 // withEmptyLists makes a graph's missing node and edge lists empty ones.
 func withEmptyLists(g models.PlaybookGraph) models.PlaybookGraph {
 	if g.Nodes == nil {
@@ -103,9 +101,6 @@ func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func
 	}
 	var p models.Playbook
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if sc.p.TenantID == "" {
-			return models.NotFound("PLAYBOOK_NOT_FOUND", "playbook")
-		}
 		if err := lockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
 			return notFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
@@ -219,8 +214,6 @@ func (sc *Scoped) SetPlaybookStatus(ctx context.Context, id, status string) (*mo
 	return p, nil
 }
 
-// ---- Runs, for operators ----
-
 // ListPlaybookRuns lists the tenant's playbook runs, oldest first; operators only.
 func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilter, pg models.Page) ([]models.PlaybookRun, string, error) {
 	if err := sc.operatorsOnly("playbooks"); err != nil {
@@ -295,8 +288,6 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 	return r, nil
 }
 
-// ---- Documents ----
-
 func (sc *Scoped) documentRows(ctx context.Context) *gorm.DB {
 	return sc.partnerRows(ctx, &models.Document{}, "partner_id")
 }
@@ -319,8 +310,6 @@ func (sc *Scoped) Document(ctx context.Context, id string) (*models.Document, er
 	}
 	return &d, nil
 }
-
-// ---- Runs, for workflows ----
 
 // enabledPlaybook is an enabled playbook with the graph of its published version.
 type enabledPlaybook struct {
@@ -538,8 +527,6 @@ func (s *Store) FinishPlaybookRun(ctx context.Context, tenantID, runID, status, 
 	return nil
 }
 
-// ---- Actions, each done once per key ----
-
 // claimEffect reserves key for an action in tx. When the action was done before it returns
 // its recorded output and false; the caller then does nothing again.
 func claimEffect(tx *gorm.DB, tenantID, key string) (string, bool, error) {
@@ -617,6 +604,15 @@ func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t 
 	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *eventWriter) (string, error) {
 		if err := checkTenantPartner(tx, tenantID, t.PartnerID); err != nil {
 			return "", err
+		}
+		if t.AssigneeUserID != nil {
+			var n int64
+			if err := tx.Model(&models.User{}).Where("tenant_id = ? AND id = ?", tenantID, *t.AssigneeUserID).Count(&n).Error; err != nil {
+				return "", err
+			}
+			if n == 0 {
+				return "", models.NotFound("ASSIGNEE_NOT_FOUND", "user")
+			}
 		}
 		now := time.Now().UTC()
 		t.ID, t.TenantID, t.Status, t.Source, t.CreatedBy = models.NewID(), tenantID, models.TaskOpen, playbookTaskSource, actorOf(ctx)

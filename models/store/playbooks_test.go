@@ -607,11 +607,14 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			}
 		})
 
-		t.Run("actions refuse another tenant's partner", func(t *testing.T) {
+		t.Run("actions refuse another tenant's partner and users", func(t *testing.T) {
 			other := newTenant(t, s, "other")
 			partner := e.partnerID
 			_, err := s.PlaybookCreateTask(ctx, other.TenantID, key("foreign"), &models.Task{Title: "x", PartnerID: &partner})
 			wantCode(t, "task", err, "PARTNER_NOT_FOUND")
+			owner := e.op.Principal().UserID
+			_, err = s.PlaybookCreateTask(ctx, other.TenantID, key("foreign"), &models.Task{Title: "x", AssigneeUserID: &owner})
+			wantCode(t, "task assignee", err, "ASSIGNEE_NOT_FOUND")
 			_, err = s.PlaybookBonus(ctx, other.TenantID, key("foreign"), e.partnerID, 1, "EUR", "")
 			wantCode(t, "bonus", err, "PARTNER_NOT_FOUND")
 			err = s.PlaybookUpdatePartner(ctx, other.TenantID, key("foreign"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended})
