@@ -12,6 +12,8 @@ type EventStore interface {
 	EventByID(ctx context.Context, tenantID, id string) (*models.Event, error)
 	WebhooksFor(ctx context.Context, tenantID, eventType string) ([]string, error)
 	HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error)
+	PlaybooksFor(ctx context.Context, tenantID, eventType string) ([]models.PlaybookRef, error)
+	RunsWaitingFor(ctx context.Context, tenantID, eventType string, partnerID *string) ([]string, error)
 	PendingOutbox(ctx context.Context, olderThan time.Time, limit int) ([]models.EventRef, error)
 	MarkDispatched(ctx context.Context, eventIDs []string) error
 }
@@ -51,6 +53,10 @@ type EventRoutes struct {
 	Clawback bool
 	// PayWithdrawal is the withdrawal whose payout the event starts (withdrawal.approved).
 	PayWithdrawal string
+	// Playbooks says whether enabled playbooks trigger on the event (and its causation chain
+	// is short enough); Waiting whether runs wait for it.
+	Playbooks bool
+	Waiting   bool
 }
 
 // Routes finds the subscribers of an event at the time of its fan-out.
@@ -78,6 +84,18 @@ func (a *Events) Routes(ctx context.Context, in RoutesInput) (EventRoutes, error
 			return EventRoutes{}, err
 		}
 	}
+	if e.Depth < models.MaxPlaybookDepth {
+		refs, err := a.Store.PlaybooksFor(ctx, in.TenantID, e.Type)
+		if err != nil {
+			return EventRoutes{}, err
+		}
+		routes.Playbooks = len(refs) > 0
+	}
+	waiting, err := a.Store.RunsWaitingFor(ctx, in.TenantID, e.Type, e.PartnerID)
+	if err != nil {
+		return EventRoutes{}, err
+	}
+	routes.Waiting = len(waiting) > 0
 	return routes, nil
 }
 

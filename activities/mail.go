@@ -55,6 +55,9 @@ type SendEmailInput struct {
 	// HTML is optional; with it the message carries a text and an HTML alternative.
 	HTML string
 	Data map[string]any
+	// Verbatim sends Subject, Text and HTML as they are, already rendered (playbook actions
+	// render their templates against the run's data before sending).
+	Verbatim bool
 	// Purpose says what the message is for, e.g. models.MailPurposePlaybook.
 	Purpose string
 	// Reference names what caused the message, e.g. a playbook run or an event.
@@ -132,6 +135,12 @@ func (a *Mail) SendEmail(ctx context.Context, in SendEmailInput) (SendEmailResul
 
 // render builds the message of in: its templates executed with its data.
 func render(in SendEmailInput, to *mail.Address) (*models.MailMessage, error) {
+	if in.Verbatim {
+		if len(in.Subject)+len(in.Text)+len(in.HTML) > models.MaxMailBody {
+			return nil, errMailTooLarge
+		}
+		return message(in, to, in.Subject, in.Text, in.HTML), nil
+	}
 	subject, err := renderText("subject", in.Subject, in.Data)
 	if err != nil {
 		return nil, err
@@ -152,6 +161,11 @@ func render(in SendEmailInput, to *mail.Address) (*models.MailMessage, error) {
 		}
 		html = w.String()
 	}
+	return message(in, to, subject, text, html), nil
+}
+
+// message is the outgoing record of in with its rendered parts.
+func message(in SendEmailInput, to *mail.Address, subject, text, html string) *models.MailMessage {
 	m := &models.MailMessage{ID: models.NewID(), TenantID: in.TenantID, To: to.Address, ToName: to.Name,
 		// A subject is one line: line breaks in values become spaces.
 		Subject: strings.Join(strings.Fields(subject), " "), TextBody: text, HTMLBody: html,
@@ -160,7 +174,7 @@ func render(in SendEmailInput, to *mail.Address) (*models.MailMessage, error) {
 		key := in.IdempotencyKey
 		m.IdempotencyKey = &key
 	}
-	return m, nil
+	return m
 }
 
 func renderText(name, tmpl string, data map[string]any) (string, error) {

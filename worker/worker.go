@@ -12,13 +12,14 @@ import (
 
 // Deps are the activity structs with their dependencies filled in.
 type Deps struct {
-	System   *activities.System
-	Events   *activities.Events
-	Webhooks *activities.Webhooks
-	Deals    *activities.Deals
-	Levels   *activities.Levels
-	Mail     *activities.Mail
-	Money    *activities.Money
+	System    *activities.System
+	Events    *activities.Events
+	Webhooks  *activities.Webhooks
+	Deals     *activities.Deals
+	Levels    *activities.Levels
+	Mail      *activities.Mail
+	Money     *activities.Money
+	Playbooks *activities.Playbooks
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -32,6 +33,7 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.LevelReview)
 	r.RegisterWorkflow(workflows.CommissionHold)
 	r.RegisterWorkflow(workflows.Payout)
+	r.RegisterWorkflow(workflows.PlaybookRun)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -50,6 +52,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Money != nil {
 		r.RegisterActivity(deps.Money)
+	}
+	if deps.Playbooks != nil {
+		r.RegisterActivity(deps.Playbooks)
 	}
 }
 

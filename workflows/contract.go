@@ -46,6 +46,9 @@ type EventFanoutResult struct {
 	Clawbacks []string
 	// Payout is the withdrawal whose payout was started.
 	Payout string
+	// Runs are the playbook runs the event started; Signalled the waiting runs it reached.
+	Runs      []string
+	Signalled []string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -126,6 +129,30 @@ type PayoutDecision struct {
 	// By is the operator who decided.
 	By string
 }
+
+// PlaybookRunInput names one run of a published playbook version.
+type PlaybookRunInput struct {
+	TenantID   string
+	RunID      string
+	PlaybookID string
+	Version    int
+	EventID    string
+	// Limit is the playbook's concurrency limit: a run waits for a slot beyond it.
+	Limit int
+}
+
+// PlaybookRunResult is how a run ended.
+type PlaybookRunResult struct {
+	Status string
+	Steps  int
+	Error  string
+}
+
+// PlaybookRunWorkflowID is the id of a run's workflow.
+func PlaybookRunWorkflowID(runID string) string { return "playbook-run-" + runID }
+
+// PlaybookEventSignal carries an event to runs waiting in a wait_for_event step.
+const PlaybookEventSignal = "playbook-event"
 
 // LevelReviewWorkflowID is the id of the one level review of an installation.
 const LevelReviewWorkflowID = "level-review"

@@ -47,6 +47,11 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		}
 		res.Payout = routes.PayWithdrawal
 	}
+	if routes.Playbooks || routes.Waiting {
+		if err := playbookRoutes(ctx, in, routes, &res); err != nil {
+			return res, err
+		}
+	}
 	for _, hook := range routes.Webhooks {
 		if err := startChild(ctx, WebhookDeliveryWorkflowID(in.EventID, hook), WebhookDelivery, WebhookDeliveryInput{TenantID: in.TenantID, WebhookID: hook, EventID: in.EventID}); err != nil {
 			return res, err
@@ -84,6 +89,39 @@ func moneyRoutes(ctx workflow.Context, in EventFanoutInput, routes activities.Ev
 	if routes.Clawback {
 		if err := workflow.ExecuteActivity(ctx, money.Clawback, ref).Get(ctx, &res.Clawbacks); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// playbookRoutes starts a run for every playbook the event triggers and hands the event to
+// the runs waiting for it.
+func playbookRoutes(ctx workflow.Context, in EventFanoutInput, routes activities.EventRoutes, res *EventFanoutResult) error {
+	var pb *activities.Playbooks
+	ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
+	if routes.Playbooks {
+		var starts []activities.RunStart
+		if err := workflow.ExecuteActivity(ctx, pb.StartRuns, ref).Get(ctx, &starts); err != nil {
+			return err
+		}
+		for _, s := range starts {
+			run := PlaybookRunInput{TenantID: in.TenantID, RunID: s.RunID, PlaybookID: s.PlaybookID, Version: s.Version, EventID: in.EventID, Limit: s.Limit}
+			if err := startChild(ctx, PlaybookRunWorkflowID(s.RunID), PlaybookRun, run); err != nil {
+				return err
+			}
+			res.Runs = append(res.Runs, s.RunID)
+		}
+	}
+	if routes.Waiting {
+		var waiting activities.Waiting
+		if err := workflow.ExecuteActivity(ctx, pb.WaitingRuns, ref).Get(ctx, &waiting); err != nil {
+			return err
+		}
+		for _, id := range waiting.Runs {
+			// A run that ended meanwhile cannot take the signal; that is not the fan-out's failure.
+			if err := workflow.SignalExternalWorkflow(ctx, PlaybookRunWorkflowID(id), "", PlaybookEventSignal, waiting.Event).Get(ctx, nil); err == nil {
+				res.Signalled = append(res.Signalled, id)
+			}
 		}
 	}
 	return nil

@@ -49,6 +49,14 @@ func (s *eventStore) HasCommissionRoutes(context.Context, string, string) (bool,
 	return false, false, nil
 }
 
+func (s *eventStore) PlaybooksFor(context.Context, string, string) ([]models.PlaybookRef, error) {
+	return nil, nil
+}
+
+func (s *eventStore) RunsWaitingFor(context.Context, string, string, *string) ([]string, error) {
+	return nil, nil
+}
+
 func (s *eventStore) PendingOutbox(_ context.Context, olderThan time.Time, limit int) ([]models.EventRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

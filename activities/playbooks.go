@@ -1,0 +1,358 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/playbook"
+)
+
+// PlaybookStore is what the playbook activities need of storage.
+type PlaybookStore interface {
+	EventByID(ctx context.Context, tenantID, id string) (*models.Event, error)
+	PlaybookPartner(ctx context.Context, tenantID, partnerID string) (*models.Partner, error)
+	PlaybooksFor(ctx context.Context, tenantID, eventType string) ([]models.PlaybookRef, error)
+	PlaybookVersion(ctx context.Context, tenantID, playbookID string, version int) (*models.PlaybookVersion, error)
+	BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, limit int) (*models.PlaybookRun, bool, error)
+	RecordPlaybookStep(ctx context.Context, step *models.PlaybookStep) error
+	FinishPlaybookRun(ctx context.Context, tenantID, runID, status, errMsg string) error
+	RunsWaitingFor(ctx context.Context, tenantID, eventType string, partnerID *string) ([]string, error)
+	PlaybookCreateTask(ctx context.Context, tenantID, key string, t *models.Task) (string, error)
+	PlaybookCreateDocument(ctx context.Context, tenantID, key string, d *models.Document) (string, error)
+	PlaybookBonus(ctx context.Context, tenantID, key, partnerID string, amount int64, currency, reason string) (string, error)
+	PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error
+	PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne models.NewEvent) (string, error)
+}
+
+// Playbooks holds the activities of playbook runs: starting them, recording their steps and
+// carrying out their actions.
+type Playbooks struct {
+	Store PlaybookStore
+	// Mail sends send_email actions.
+	Mail *Mail
+	// HTTP sends call_webhook actions, through the webhooks' address guard.
+	HTTP HTTPDoer
+	// Keyring derives each tenant's signing secret for call_webhook.
+	Keyring *models.Keyring
+}
+
+// RunStart is a run the fan-out starts a workflow for.
+type RunStart struct {
+	RunID      string
+	PlaybookID string
+	Version    int
+	Limit      int
+}
+
+// StartRuns creates a run for every enabled playbook whose trigger (type and condition)
+// matches the event, unless the event is too deep in a causation chain. Runs are idempotent
+// on (playbook, event): a second fan-out finds the same runs.
+func (a *Playbooks) StartRuns(ctx context.Context, in EventRef) ([]RunStart, error) {
+	e, err := a.Store.EventByID(ctx, in.TenantID, in.EventID)
+	if models.ErrorKind(err) == models.KindNotFound {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if e.Depth >= models.MaxPlaybookDepth {
+		return nil, nil
+	}
+	refs, err := a.Store.PlaybooksFor(ctx, in.TenantID, e.Type)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	env, err := a.env(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var out []RunStart
+	for _, ref := range refs {
+		v, err := a.Store.PlaybookVersion(ctx, in.TenantID, ref.PlaybookID, ref.Version)
+		if err != nil {
+			return out, err
+		}
+		c, err := playbook.Compile(v.Graph)
+		if err != nil {
+			continue // published versions compiled when they were published
+		}
+		env.Now = time.Now().UTC()
+		if ok, err := c.Triggers(env); err != nil || !ok {
+			continue
+		}
+		run, _, err := a.Store.BeginPlaybookRun(ctx, &models.PlaybookRun{TenantID: in.TenantID, PlaybookID: ref.PlaybookID,
+			Version: ref.Version, EventID: e.ID, PartnerID: e.PartnerID, Depth: e.Depth}, ref.ConcurrencyLimit)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, RunStart{RunID: run.ID, PlaybookID: ref.PlaybookID, Version: ref.Version, Limit: ref.ConcurrencyLimit})
+	}
+	return out, nil
+}
+
+// Waiting is what the fan-out signals to waiting runs: the event as expressions see it.
+type Waiting struct {
+	Runs  []string
+	Event playbook.EventEnv
+}
+
+// WaitingRuns lists the runs waiting in a wait_for_event step for an event of this type and
+// partner, for the fan-out to signal.
+func (a *Playbooks) WaitingRuns(ctx context.Context, in EventRef) (Waiting, error) {
+	e, err := a.Store.EventByID(ctx, in.TenantID, in.EventID)
+	if models.ErrorKind(err) == models.KindNotFound {
+		return Waiting{}, nil
+	} else if err != nil {
+		return Waiting{}, err
+	}
+	runs, err := a.Store.RunsWaitingFor(ctx, in.TenantID, e.Type, e.PartnerID)
+	if err != nil || len(runs) == 0 {
+		return Waiting{}, err
+	}
+	env, err := a.env(ctx, e)
+	return Waiting{Runs: runs, Event: env.Event}, err
+}
+
+// RunRef names a run and what started it.
+type RunRef struct {
+	TenantID   string
+	RunID      string
+	PlaybookID string
+	Version    int
+	EventID    string
+	Limit      int
+}
+
+// RunData is what a run workflow interprets: the pinned graph and the data its expressions see.
+type RunData struct {
+	Admitted bool
+	// Status is the run's status; a finished run is not run again.
+	Status  string
+	Depth   int
+	Graph   models.PlaybookGraph
+	Event   playbook.EventEnv
+	Partner playbook.PartnerEnv
+}
+
+// AdmitRun asks for a slot under the playbook's concurrency limit and, once admitted, loads the
+// run's pinned version and its event and partner.
+func (a *Playbooks) AdmitRun(ctx context.Context, in RunRef) (RunData, error) {
+	run, admitted, err := a.Store.BeginPlaybookRun(ctx, &models.PlaybookRun{ID: in.RunID, TenantID: in.TenantID,
+		PlaybookID: in.PlaybookID, Version: in.Version, EventID: in.EventID}, in.Limit)
+	if err != nil {
+		return RunData{}, err
+	}
+	out := RunData{Admitted: admitted, Status: run.Status, Depth: run.Depth}
+	if !admitted {
+		return out, nil
+	}
+	v, err := a.Store.PlaybookVersion(ctx, in.TenantID, in.PlaybookID, run.Version)
+	if err != nil {
+		return out, err
+	}
+	e, err := a.Store.EventByID(ctx, in.TenantID, run.EventID)
+	if err != nil {
+		return out, err
+	}
+	env, err := a.env(ctx, e)
+	if err != nil {
+		return out, err
+	}
+	out.Graph, out.Event, out.Partner = v.Graph, env.Event, env.Partner
+	return out, nil
+}
+
+// env is what expressions see of an event and its partner.
+func (a *Playbooks) env(ctx context.Context, e *models.Event) (playbook.Env, error) {
+	env := playbook.Env{Event: playbook.EventEnv{ID: e.ID, Type: e.Type, OccurredAt: e.OccurredAt}}
+	_ = json.Unmarshal([]byte(e.Payload), &env.Event.Payload)
+	if e.CustomerID != nil {
+		env.Event.CustomerID = *e.CustomerID
+	}
+	if e.PartnerID != nil {
+		env.Event.PartnerID = *e.PartnerID
+		p, err := a.Store.PlaybookPartner(ctx, e.TenantID, *e.PartnerID)
+		if err != nil && models.ErrorKind(err) != models.KindNotFound {
+			return env, err
+		}
+		if p != nil {
+			env.Partner = playbook.PartnerEnv{ID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status}
+			_ = json.Unmarshal([]byte(p.CustomFields), &env.Partner.Custom)
+		}
+	}
+	return env, nil
+}
+
+// RecordStep records a step's start or end.
+func (a *Playbooks) RecordStep(ctx context.Context, step models.PlaybookStep) error {
+	return a.Store.RecordPlaybookStep(ctx, &step)
+}
+
+// FinishInput ends a run.
+type FinishInput struct {
+	TenantID string
+	RunID    string
+	Status   string
+	Error    string
+}
+
+// FinishRun records how a run ended.
+func (a *Playbooks) FinishRun(ctx context.Context, in FinishInput) error {
+	return a.Store.FinishPlaybookRun(ctx, in.TenantID, in.RunID, in.Status, in.Error)
+}
+
+// ActInput is one action of a run, with its templates rendered.
+type ActInput struct {
+	TenantID string
+	RunID    string
+	// EventID and Depth place events the action emits in the trigger's causation chain.
+	EventID   string
+	Depth     int
+	PartnerID string
+	Node      models.PlaybookNode
+}
+
+// Act carries out one action once: a retry after a crash finds what the first attempt did.
+func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error) {
+	key := in.RunID + ":" + in.Node.ID
+	ctx = models.WithCausation(ctx, models.Causation{EventID: in.EventID, Depth: in.Depth})
+	var partner *string
+	if in.PartnerID != "" {
+		partner = &in.PartnerID
+	}
+	needPartner := func() error {
+		if in.PartnerID == "" {
+			return temporal.NewNonRetryableApplicationError("the run's event is attributed to no partner", "PlaybookNoPartner", nil)
+		}
+		return nil
+	}
+	switch n := in.Node; n.Kind {
+	case models.NodeCreateTask:
+		p := n.CreateTask
+		t := &models.Task{Title: clip(p.Title, 200), Description: p.Description, LinkType: "playbook_run", LinkID: in.RunID}
+		if p.Assignee == models.AssigneePartner {
+			if err := needPartner(); err != nil {
+				return nil, err
+			}
+			t.PartnerID = partner
+		}
+		if p.DueInDays > 0 {
+			due := time.Now().UTC().AddDate(0, 0, p.DueInDays).Format(time.DateOnly)
+			t.DueDate = &due
+		}
+		id, err := a.Store.PlaybookCreateTask(ctx, in.TenantID, key, t)
+		return map[string]any{"taskId": id}, err
+	case models.NodeCreateDocument:
+		p := n.CreateDocument
+		id, err := a.Store.PlaybookCreateDocument(ctx, in.TenantID, key, &models.Document{PartnerID: partner, Title: clip(p.Title, 1000),
+			Body: p.Body, Template: p.Template, RunID: &in.RunID})
+		return map[string]any{"documentId": id}, err
+	case models.NodeAccrueCommission:
+		if err := needPartner(); err != nil {
+			return nil, err
+		}
+		p := n.AccrueCommission
+		id, err := a.Store.PlaybookBonus(ctx, in.TenantID, key, in.PartnerID, p.AmountMinor, p.Currency, p.Reason)
+		return map[string]any{"movementId": id, "amount": p.AmountMinor, "currency": p.Currency}, err
+	case models.NodeUpdatePartner:
+		if err := needPartner(); err != nil {
+			return nil, err
+		}
+		return map[string]any{"partnerId": in.PartnerID}, a.Store.PlaybookUpdatePartner(ctx, in.TenantID, key, in.PartnerID, *n.UpdatePartner)
+	case models.NodeEmitEvent:
+		p := n.EmitEvent
+		id, err := a.Store.PlaybookEmitEvent(ctx, in.TenantID, key, models.NewEvent{Type: p.Type, Payload: p.Payload, PartnerID: partner})
+		return map[string]any{"eventId": id}, err
+	case models.NodeCallWebhook:
+		return a.callWebhook(ctx, in, key)
+	case models.NodeSendEmail:
+		return a.sendEmail(ctx, in, key)
+	}
+	return nil, temporal.NewNonRetryableApplicationError("not an action: "+in.Node.Kind, "PlaybookNotAction", nil)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// SigningSecret is the whsec_ secret a tenant's call_webhook actions are signed with, derived
+// from the current master key.
+func SigningSecret(keys *models.Keyring, tenantID string) (models.Secret, error) {
+	k, err := keys.DeriveKey(keys.Current(), "playbook webhooks "+tenantID)
+	if err != nil {
+		return "", err
+	}
+	return models.Secret("whsec_" + base64.StdEncoding.EncodeToString(k)), nil
+}
+
+// callWebhook POSTs the rendered body, signed like our webhooks with the run and node as
+// message id; only 2xx succeeds, anything else is retried.
+func (a *Playbooks) callWebhook(ctx context.Context, in ActInput, key string) (map[string]any, error) {
+	if a.HTTP == nil || a.Keyring == nil {
+		return nil, temporal.NewNonRetryableApplicationError("webhook calls are not configured", "PlaybookWebhookUnavailable", nil)
+	}
+	secret, err := SigningSecret(a.Keyring, in.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	body := []byte(in.Node.CallWebhook.Body)
+	now := time.Now()
+	sig, err := models.SignWebhook(secret, key, now, body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.Node.CallWebhook.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("the webhook URL is not valid", "PlaybookWebhookURL", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("webhook-id", key)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	req.Header.Set("User-Agent", "partnerd-playbooks/1")
+	resp, err := a.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("webhook unreachable: %s", describeSendError(err, 15*time.Second))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("webhook answered %d", resp.StatusCode)
+	}
+	return map[string]any{"status": resp.StatusCode}, nil
+}
+
+// sendEmail sends the rendered message to each recipient, once per run, node and recipient.
+func (a *Playbooks) sendEmail(ctx context.Context, in ActInput, key string) (map[string]any, error) {
+	if a.Mail == nil {
+		return nil, temporal.NewNonRetryableApplicationError("email is not configured", "PlaybookMailUnavailable", nil)
+	}
+	p := in.Node.SendEmail
+	var ids []any
+	for i, to := range strings.Split(p.To, ",") {
+		to = strings.TrimSpace(to)
+		if to == "" {
+			continue
+		}
+		res, err := a.Mail.SendEmail(ctx, SendEmailInput{TenantID: in.TenantID, To: to, Subject: p.Subject, Text: p.Text, HTML: p.HTML,
+			Verbatim: true, Purpose: models.MailPurposePlaybook, Reference: in.RunID, IdempotencyKey: key + ":" + strconv.Itoa(i)})
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, res.MailID)
+	}
+	return map[string]any{"mailIds": ids}, nil
+}

@@ -1,0 +1,280 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/playbook"
+)
+
+// queuedRetry is how often a run beyond its playbook's concurrency limit asks for a slot.
+const queuedRetry = 30 * time.Second
+
+// actionRetry retries an action with backoff for about an hour before the step fails.
+var actionRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 15}
+
+// PlaybookRun interprets one published playbook version for one event: it waits for a slot
+// under the playbook's concurrency limit, then walks the graph from the trigger. Conditions and
+// templates are evaluated in the workflow against the event, the partner, earlier steps'
+// outputs and the workflow clock (so replays decide the same way); waits are durable timers;
+// wait_for_event steps take the events the fan-out signals; parallel branches run as workflow
+// goroutines; actions are activities with retries, each done once per run and node. Every step
+// is recorded. A cancelled run stops its waits and is recorded as cancelled.
+func PlaybookRun(ctx workflow.Context, in PlaybookRunInput) (PlaybookRunResult, error) {
+	store := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
+	var pb *activities.Playbooks
+	ref := activities.RunRef{TenantID: in.TenantID, RunID: in.RunID, PlaybookID: in.PlaybookID, Version: in.Version, EventID: in.EventID, Limit: in.Limit}
+	var data activities.RunData
+	for {
+		if err := workflow.ExecuteActivity(store, pb.AdmitRun, ref).Get(ctx, &data); err != nil {
+			return PlaybookRunResult{}, err
+		}
+		if data.Admitted {
+			break
+		}
+		if data.Status != models.RunQueued {
+			return PlaybookRunResult{Status: data.Status}, nil // finished before
+		}
+		if err := workflow.Sleep(ctx, queuedRetry); err != nil {
+			return finishRun(ctx, in, models.RunCancelled, "cancelled while queued", 0)
+		}
+	}
+	c, err := playbook.Compile(data.Graph)
+	if err != nil {
+		return finishRun(ctx, in, models.RunFailed, "the version does not compile: "+err.Error(), 0)
+	}
+	r := &runner{in: in, c: c, run: c.NewRun(), depth: data.Depth,
+		env: playbook.Env{Event: data.Event, Partner: data.Partner}, waiters: map[string]workflow.Channel{}}
+	r.store = store
+	r.act = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute, RetryPolicy: actionRetry})
+	r.routeEvents(ctx)
+
+	steps, cancelSteps := workflow.WithCancel(ctx)
+	wg := workflow.NewWaitGroup(ctx)
+	ready, err := r.run.Start()
+	if err != nil {
+		return finishRun(ctx, in, models.RunFailed, err.Error(), 0)
+	}
+	var spawn func(ids []string)
+	spawn = func(ids []string) {
+		for _, id := range ids {
+			wg.Add(1)
+			workflow.Go(steps, func(gctx workflow.Context) {
+				defer wg.Done()
+				if r.failure != nil {
+					return
+				}
+				outcome, err := r.step(gctx, id)
+				if err == nil {
+					var next []string
+					if next, err = r.run.Complete(id, outcome); err == nil {
+						spawn(next)
+						return
+					}
+				}
+				if r.failure == nil {
+					r.failure = err
+					cancelSteps() // the other branches stop waiting
+				}
+			})
+		}
+	}
+	spawn(ready)
+	wg.Wait(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return finishRun(ctx, in, models.RunCancelled, "cancelled by an operator", r.run.Steps())
+	case r.failure != nil:
+		return finishRun(ctx, in, models.RunFailed, r.failure.Error(), r.run.Steps())
+	}
+	return finishRun(ctx, in, models.RunCompleted, "", r.run.Steps())
+}
+
+// finishRun records the end of a run, also after a cancellation.
+func finishRun(ctx workflow.Context, in PlaybookRunInput, status, reason string, steps int) (PlaybookRunResult, error) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	dctx = workflow.WithActivityOptions(dctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
+	var pb *activities.Playbooks
+	if len(reason) > 1000 {
+		reason = reason[:1000]
+	}
+	err := workflow.ExecuteActivity(dctx, pb.FinishRun, activities.FinishInput{TenantID: in.TenantID, RunID: in.RunID, Status: status, Error: reason}).Get(dctx, nil)
+	return PlaybookRunResult{Status: status, Steps: steps, Error: reason}, err
+}
+
+// runner is the state of one run's interpretation.
+type runner struct {
+	in      PlaybookRunInput
+	c       *playbook.Compiled
+	run     *playbook.Run
+	env     playbook.Env
+	depth   int
+	store   workflow.Context
+	act     workflow.Context
+	failure error
+	// waiters are the channels of the wait_for_event steps under way, by step id.
+	waiters map[string]workflow.Channel
+}
+
+// routeEvents hands every signalled event to each wait_for_event step under way.
+func (r *runner) routeEvents(ctx workflow.Context) {
+	sig := workflow.GetSignalChannel(ctx, PlaybookEventSignal)
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		for {
+			var ev playbook.EventEnv
+			if !sig.Receive(gctx, &ev) {
+				return
+			}
+			keys := make([]string, 0, len(r.waiters))
+			for k := range r.waiters {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				r.waiters[k].SendAsync(ev)
+			}
+		}
+	})
+}
+
+// step runs one node and reports the edge label to follow.
+func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
+	node, _ := r.c.Node(nodeID)
+	var stepID string
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return models.NewID() }).Get(&stepID); err != nil {
+		return "", err
+	}
+	started := workflow.Now(ctx)
+	rec := models.PlaybookStep{ID: stepID, TenantID: r.in.TenantID, RunID: r.in.RunID, NodeID: nodeID, Kind: node.Kind,
+		Status: models.StepRunning, StartedAt: started, Output: "{}"}
+	if node.Kind == models.NodeWaitForEvent {
+		rec.Output = mustOutput(map[string]any{"waitingFor": node.WaitForEvent.EventType})
+	}
+	var pb *activities.Playbooks
+	if err := workflow.ExecuteActivity(r.store, pb.RecordStep, rec).Get(ctx, nil); err != nil {
+		return "", err
+	}
+	outcome, output, err := r.execute(ctx, node)
+	ended := workflow.Now(ctx)
+	rec.EndedAt, rec.Status, rec.Output = &ended, models.StepCompleted, mustOutput(output)
+	if err != nil {
+		rec.Status, rec.Error = models.StepFailed, rootMessage(err)
+		if temporal.IsCanceledError(err) || errors.Is(err, workflow.ErrCanceled) {
+			rec.Error = "cancelled"
+		}
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	if recErr := workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, workflow.GetActivityOptions(r.store)), pb.RecordStep, rec).Get(dctx, nil); recErr != nil && err == nil {
+		err = recErr
+	}
+	if err != nil {
+		return "", err
+	}
+	r.env = r.env.WithStep(nodeID, output)
+	return outcome, nil
+}
+
+// execute carries out a node.
+func (r *runner) execute(ctx workflow.Context, node models.PlaybookNode) (string, map[string]any, error) {
+	env := r.env
+	env.Now = workflow.Now(ctx)
+	switch node.Kind {
+	case models.NodeTrigger, models.NodeParallel, models.NodeJoin:
+		return models.EdgeNext, map[string]any{}, nil
+	case models.NodeCondition:
+		ok, err := r.c.Condition(node.ID, env)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
+			return models.EdgeTrue, playbook.ConditionOutput(true), nil
+		}
+		return models.EdgeFalse, playbook.ConditionOutput(false), nil
+	case models.NodeWait:
+		d, err := r.c.Wait(node.ID, env)
+		if err != nil {
+			return "", nil, err
+		}
+		if d > 0 {
+			if err := workflow.Sleep(ctx, d); err != nil {
+				return "", nil, err
+			}
+		}
+		return models.EdgeNext, playbook.WaitOutput(env.Now.Add(d)), nil
+	case models.NodeWaitForEvent:
+		return r.waitForEvent(ctx, node)
+	}
+	rendered, err := r.c.Render(node.ID, env)
+	if err != nil {
+		return "", nil, err
+	}
+	var pb *activities.Playbooks
+	partner := r.env.Event.PartnerID
+	var output map[string]any
+	err = workflow.ExecuteActivity(r.act, pb.Act, activities.ActInput{TenantID: r.in.TenantID, RunID: r.in.RunID,
+		EventID: r.in.EventID, Depth: r.depth, PartnerID: partner, Node: rendered}).Get(ctx, &output)
+	if output == nil {
+		output = map[string]any{}
+	}
+	return models.EdgeNext, output, err
+}
+
+// waitForEvent waits for a signalled event that matches the node, or for its timeout.
+func (r *runner) waitForEvent(ctx workflow.Context, node models.PlaybookNode) (string, map[string]any, error) {
+	wait, err := r.c.WaitForEvent(node.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	ch := workflow.NewBufferedChannel(ctx, 100)
+	key := node.ID + "@" + workflow.Now(ctx).Format(time.RFC3339Nano)
+	r.waiters[key] = ch
+	defer delete(r.waiters, key)
+	tctx, cancelTimer := workflow.WithCancel(ctx)
+	defer cancelTimer()
+	timer := workflow.NewTimer(tctx, wait.Timeout)
+	for {
+		var got *playbook.EventEnv
+		timedOut := false
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) {
+			var ev playbook.EventEnv
+			c.Receive(ctx, &ev)
+			got = &ev
+		})
+		sel.AddFuture(timer, func(workflow.Future) { timedOut = true })
+		sel.Select(ctx)
+		if ctx.Err() != nil {
+			return "", nil, ctx.Err()
+		}
+		if timedOut {
+			return models.EdgeTimeout, playbook.EventOutput(nil), nil
+		}
+		env := r.env
+		env.Now = workflow.Now(ctx)
+		ok, err := r.c.EventArrives(node.ID, env, *got)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
+			return models.EdgeNext, playbook.EventOutput(got), nil
+		}
+	}
+}
+
+func mustOutput(m map[string]any) string {
+	if m == nil {
+		return "{}"
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
