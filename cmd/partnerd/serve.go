@@ -124,6 +124,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		Applications: st,
 		Idempotency:  st,
 		Payouts:      &worker.PayoutSignals{Client: tc},
+		Runs:         &worker.RunCancels{Client: tc},
 		Webhooks: api.WebhookDeps{
 			Keyring:         keys,
 			Starter:         &worker.WebhookStarter{Client: tc},
@@ -225,15 +226,18 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 		DisableAfter:    cfg.WebhookDisableAfter,
 		AllowedNetworks: cfg.WebhookAllowedNetworks,
 	}
+	mail := &activities.Mail{Sender: mailSender(cfg, log), Store: st}
 	return worker.Deps{
 		System:   &activities.System{DB: st, Version: version},
 		Events:   &activities.Events{Store: st, Starter: d},
 		Deals:    &activities.Deals{Store: st},
 		Levels:   &activities.Levels{Store: st},
-		Mail:     &activities.Mail{Sender: mailSender(cfg, log), Store: st},
+		Mail:     mail,
 		Webhooks: hooks,
-		// Payouts to an http provider go through the webhooks' address guard.
-		Money: &activities.Money{Store: st, Keyring: keys, HTTP: activities.GuardedClient(hooks)},
+		// Payouts to an http provider and playbook webhook calls go through the webhooks'
+		// address guard.
+		Money:     &activities.Money{Store: st, Keyring: keys, HTTP: activities.GuardedClient(hooks)},
+		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys},
 	}
 }
 
