@@ -28,6 +28,10 @@ const (
 	EventDealExtensionRequested = "deal.extension_requested"
 	EventDealExtended           = "deal.extended"
 
+	EventTaskCreated   = "task.created"
+	EventTaskCompleted = "task.completed"
+	EventTaskReopened  = "task.reopened"
+
 	EventCommissionAccrued   = "commission.accrued"
 	EventCommissionAvailable = "commission.available"
 	EventCommissionReversed  = "commission.reversed"
@@ -81,6 +85,16 @@ type DealEventPayload struct {
 	Reason          string     `json:"reason,omitempty" doc:"Why the deal was rejected or lost, or why an extension was asked for"`
 	ProtectedUntil  *time.Time `json:"protectedUntil,omitempty"`
 	ConflictReview  bool       `json:"conflictReview,omitempty" doc:"The registration overlaps another partner's and awaits review"`
+}
+
+// TaskEventPayload is the payload of task.* events.
+type TaskEventPayload struct {
+	TaskID    string `json:"taskId"`
+	PartnerID string `json:"partnerId,omitempty"`
+	Title     string `json:"title"`
+	Status    string `json:"status"`
+	LinkType  string `json:"linkType,omitempty"`
+	LinkID    string `json:"linkId,omitempty"`
 }
 
 // CustomerEventPayload is the payload of customer.* events.
@@ -138,6 +152,9 @@ func EventCatalogue() []EventType {
 		{EventDealExpired, "A deal's protection ended without progress.", DealEventPayload{}},
 		{EventDealExtensionRequested, "A partner asked for a longer protection of a deal.", DealEventPayload{}},
 		{EventDealExtended, "An operator extended a deal's protection.", DealEventPayload{}},
+		{EventTaskCreated, "A task was created by hand (onboarding and playbook tasks are created without it).", TaskEventPayload{}},
+		{EventTaskCompleted, "A task was completed.", TaskEventPayload{}},
+		{EventTaskReopened, "A completed task was opened again.", TaskEventPayload{}},
 		{EventCommissionAccrued, "A commission plan accrued on an event; the amount is pending until availableAt.", CommissionAccruedPayload{}},
 		{EventCommissionAvailable, "An accrual's holding period ended: the amount is available for withdrawal.", CommissionAccruedPayload{}},
 		{EventCommissionReversed, "An accrual was clawed back by a refund or reversal event, or by finance.", CommissionAccruedPayload{}},

@@ -76,7 +76,7 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 	if err := sc.checkLink(ctx, t.LinkType, t.LinkID); err != nil {
 		return err
 	}
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		if t.PartnerID != nil {
 			if err := sc.checkPartner(ctx, tx, *t.PartnerID, "body.partnerId"); err != nil {
 				return err
@@ -90,8 +90,19 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 		if err := tx.Create(t).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, t.TenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
+		if err := writeAudit(ctx, tx, t.TenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link"); err != nil {
+			return err
+		}
+		_, err := ev.emit(ctx, tx, t.TenantID, taskEvent(models.EventTaskCreated, t))
+		return err
 	})
+}
+
+// taskEvent is a task.* event about t.
+func taskEvent(typ string, t *models.Task) models.NewEvent {
+	id := t.ID
+	return models.NewEvent{Type: typ, PartnerID: t.PartnerID, SubjectID: &id, Payload: mustJSON(models.TaskEventPayload{
+		TaskID: t.ID, PartnerID: deref(t.PartnerID), Title: t.Title, Status: t.Status, LinkType: t.LinkType, LinkID: t.LinkID})}
 }
 
 // ListTasks lists the tasks the principal may see, oldest first.
@@ -121,7 +132,7 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 	if err != nil {
 		return nil, err
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		changed, err := fn(tx, t)
 		if err != nil || len(changed) == 0 {
 			return err
@@ -130,7 +141,13 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 		if err := tx.Save(t).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, t.TenantID, action, "task", t.ID, changed...)
+		if err := writeAudit(ctx, tx, t.TenantID, action, "task", t.ID, changed...); err != nil {
+			return err
+		}
+		if action == models.EventTaskCompleted || action == models.EventTaskReopened {
+			_, err = ev.emit(ctx, tx, t.TenantID, taskEvent(action, t))
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
