@@ -415,6 +415,13 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 		if err != nil || len(ws) != 1 {
 			t.Fatalf("demo withdrawals %+v, %v", ws, err)
 		}
+		pbs, _, err := op.ListPlaybooks(context.Background(), models.PlaybookEnabled, models.Page{})
+		if err != nil || len(pbs) != 2 || pbs[0].PublishedVersion != 1 || pbs[1].PublishedVersion != 1 {
+			t.Fatalf("demo playbooks %+v, %v", pbs, err)
+		}
+		if refs, err := s.PlaybooksFor(context.Background(), owner.TenantID, models.EventPartnerApproved); err != nil || len(refs) != 1 {
+			t.Fatalf("playbooks on partner.approved %+v, %v", refs, err)
+		}
 		if seen[models.DealSubmitted] != 2 || seen[models.DealApproved] != 1 || seen[models.DealWon] != 2 || seen[models.DealLost] != 1 || review != 1 {
 			t.Fatalf("demo deals by status %v, %d under review", seen, review)
 		}

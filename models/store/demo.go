@@ -16,8 +16,8 @@ type DemoPartnerLogin struct {
 // partners at different levels, each with a partner admin who signs in with passwordHash, and deals in
 // several stages (submitted, under conflict review, approved and progressing, won, lost); a
 // 10 % commission plan on won deals with a 14-day holding period and the accruals of the won
-// deals; and, when keys can seal payout details, an opening balance and one withdrawal
-// awaiting approval.
+// deals; when keys can seal payout details, an opening balance and one withdrawal awaiting
+// approval; and two enabled playbooks, onboarding and deal won.
 func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string, keys *models.Keyring) ([]DemoPartnerLogin, error) {
 	op := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: ownerUserID})
 	if _, err := op.CreateCommissionPlan(ctx, "Resellers 10 % on won deals", "Ten percent of every won deal, available after 14 days.",
@@ -117,6 +117,21 @@ func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHas
 	if keys != nil {
 		if err := s.seedDemoWithdrawal(ctx, op, scopes[0], keys); err != nil {
 			return nil, fmt.Errorf("demo withdrawal: %w", err)
+		}
+	}
+	// The playbooks come last, so that the seed's own events start no runs.
+	for _, p := range []*models.Playbook{
+		{Name: "Onboarding", Description: "Welcome email, first tasks, and a reminder after three days if the agreement is unsigned.", Graph: models.DemoOnboardingGraph()},
+		{Name: "Deal won", Description: "Kick-off task and certificate for wins of 10 000 and more; every win announced.", Graph: models.DemoDealWonGraph()},
+	} {
+		if err := op.CreatePlaybook(ctx, p); err != nil {
+			return nil, fmt.Errorf("demo playbook: %w", err)
+		}
+		if _, err := op.PublishPlaybook(ctx, p.ID); err != nil {
+			return nil, fmt.Errorf("demo playbook: %w", err)
+		}
+		if _, err := op.SetPlaybookStatus(ctx, p.ID, models.PlaybookEnabled); err != nil {
+			return nil, fmt.Errorf("demo playbook: %w", err)
 		}
 	}
 	return logins, nil

@@ -1,0 +1,153 @@
+package workflows_test
+
+import (
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/partnerd/partnerd/activities"
+	pdmail "github.com/partnerd/partnerd/mail"
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/playbook"
+	"github.com/partnerd/partnerd/worker"
+	"github.com/partnerd/partnerd/workflows"
+)
+
+// onboardingRun starts the demo onboarding playbook for a partner.approved event and returns
+// the workflow input of its run.
+func onboardingRun(t *testing.T, e *payoutEnv) workflows.PlaybookRunInput {
+	t.Helper()
+	pb := &models.Playbook{Name: "Onboarding", Graph: models.DemoOnboardingGraph()}
+	if err := e.op.CreatePlaybook(e.ctx, pb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.op.PublishPlaybook(e.ctx, pb.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.op.SetPlaybookStatus(e.ctx, pb.ID, models.PlaybookEnabled); err != nil {
+		t.Fatal(err)
+	}
+	partner := e.partnerID
+	ev, err := e.st.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &partner,
+		Payload: `{"applicationId":"a1","organisation":"Alpha","partnerType":"reseller","contactEmail":"ada@alpha.test","status":"approved","partnerId":"` + partner + `"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, err := (&activities.Playbooks{Store: e.st}).StartRuns(e.ctx, activities.EventRef{TenantID: e.tenantID, EventID: ev.ID})
+	if err != nil || len(starts) != 1 {
+		t.Fatalf("runs started %+v, %v", starts, err)
+	}
+	s := starts[0]
+	return workflows.PlaybookRunInput{TenantID: e.tenantID, RunID: s.RunID, PlaybookID: s.PlaybookID, Version: s.Version, EventID: ev.ID, Limit: s.Limit}
+}
+
+func (e *payoutEnv) playbookDeps() worker.Deps {
+	mail := &activities.Mail{Sender: &pdmail.Outbox{From: "partners@example.test"}, Store: e.st}
+	return worker.Deps{System: &activities.System{}, Mail: mail, Playbooks: &activities.Playbooks{Store: e.st, Mail: mail}}
+}
+
+func stepsOf(t *testing.T, e *payoutEnv, runID string) (models.PlaybookRun, map[string]models.PlaybookStep) {
+	t.Helper()
+	run, steps, err := e.op.PlaybookRun(e.ctx, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]models.PlaybookStep{}
+	for _, s := range steps {
+		out[s.NodeID] = s
+	}
+	return *run, out
+}
+
+func TestTheOnboardingPlaybookStopsWaitingWhenTheAgreementIsSigned(t *testing.T) {
+	e := newPayoutEnv(t, "onboarding-signed")
+	in := onboardingRun(t, e)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetStartTime(time.Now())
+	worker.Register(env, e.playbookDeps())
+	var waiting []string
+	env.RegisterDelayedCallback(func() {
+		partner := e.partnerID
+		var err error
+		if waiting, err = e.st.RunsWaitingFor(e.ctx, e.tenantID, models.EventTaskCompleted, &partner); err != nil {
+			t.Error(err)
+		}
+		tasks, _, _ := e.partner.ListTasks(e.ctx, models.TaskFilter{}, models.Page{Limit: 10})
+		var agreement string
+		for _, task := range tasks {
+			if task.Title == "Sign the partner agreement" {
+				agreement = task.ID
+			}
+		}
+		// Another task's completion does not count; the agreement's does.
+		env.SignalWorkflow(workflows.PlaybookEventSignal, playbook.EventEnv{Type: models.EventTaskCompleted, Payload: map[string]any{"taskId": "other"}})
+		env.SignalWorkflow(workflows.PlaybookEventSignal, playbook.EventEnv{Type: models.EventTaskCompleted, Payload: map[string]any{"taskId": agreement}})
+	}, 26*time.Hour)
+	env.ExecuteWorkflow(workflows.PlaybookRun, in)
+	var res workflows.PlaybookRunResult
+	if err := env.GetWorkflowResult(&res); err != nil || res.Status != models.RunCompleted {
+		t.Fatalf("run %+v, %v", res, err)
+	}
+	if len(waiting) != 1 || waiting[0] != in.RunID {
+		t.Fatalf("runs waiting for task.completed: %v", waiting)
+	}
+	_, steps := stepsOf(t, e, in.RunID)
+	if _, ok := steps["thanks"]; !ok {
+		t.Fatalf("the signed branch did not run: %+v", steps)
+	}
+	if _, ok := steps["reminder"]; ok {
+		t.Fatal("a reminder was sent although the agreement was signed")
+	}
+	mails, _, _ := e.op.ListMail(e.ctx, models.MailFilter{}, models.Page{Limit: 10})
+	if len(mails) != 1 || mails[0].To != "ada@alpha.test" || mails[0].Subject != "Welcome to the partner program, Alpha" {
+		t.Fatalf("mail %+v", mails)
+	}
+}
+
+func TestTheOnboardingPlaybookRemindsAfterThreeDays(t *testing.T) {
+	e := newPayoutEnv(t, "onboarding-reminder")
+	in := onboardingRun(t, e)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetStartTime(time.Now())
+	worker.Register(env, e.playbookDeps())
+	start := env.Now()
+	env.ExecuteWorkflow(workflows.PlaybookRun, in)
+	var res workflows.PlaybookRunResult
+	if err := env.GetWorkflowResult(&res); err != nil || res.Status != models.RunCompleted {
+		t.Fatalf("run %+v, %v", res, err)
+	}
+	if waited := env.Now().Sub(start); waited < 72*time.Hour {
+		t.Fatalf("the run ended after %v", waited)
+	}
+	_, steps := stepsOf(t, e, in.RunID)
+	if _, ok := steps["reminder"]; !ok {
+		t.Fatalf("no reminder: %+v", steps)
+	}
+	mails, _, _ := e.op.ListMail(e.ctx, models.MailFilter{}, models.Page{Limit: 10})
+	if len(mails) != 2 || mails[1].Subject != "Reminder: your partner agreement is waiting" {
+		t.Fatalf("mail %+v", mails)
+	}
+}
+
+func TestACancelledRunStopsWaitingAndIsRecorded(t *testing.T) {
+	e := newPayoutEnv(t, "onboarding-cancel")
+	in := onboardingRun(t, e)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	worker.Register(env, e.playbookDeps())
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+	env.ExecuteWorkflow(workflows.PlaybookRun, in)
+	run, steps := stepsOf(t, e, in.RunID)
+	if run.Status != models.RunCancelled || run.EndedAt == nil {
+		t.Fatalf("run %+v", run)
+	}
+	if s := steps["signed"]; s.Status != models.StepFailed || s.Error != "cancelled" {
+		t.Fatalf("the waiting step %+v", s)
+	}
+	if _, ok := steps["reminder"]; ok {
+		t.Fatal("a cancelled run sent its reminder")
+	}
+}
