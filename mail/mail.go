@@ -137,7 +137,7 @@ func ParseSMTPURL(raw string) (SMTPConfig, error) {
 	}
 	if from := q.Get("from"); from != "" {
 		if _, err := models.ParseMailAddress(from); err != nil {
-			return SMTPConfig{}, fmt.Errorf("has from=%s, which %v (%s)", from, err, redactURL(u))
+			return SMTPConfig{}, fmt.Errorf("has from=%s, which %w (%s)", from, err, redactURL(u))
 		}
 		c.From = from
 	}

@@ -38,9 +38,14 @@ func ApplyRate(amount int64, bps BasisPoints) (result int64, ok bool) {
 		return 0, false
 	}
 	neg := amount < 0
-	abs := uint64(amount)
-	if neg {
-		abs = -abs // two's complement: also right for math.MinInt64
+	var abs uint64
+	switch {
+	case amount == math.MinInt64:
+		abs = 1 << 63
+	case neg:
+		abs = uint64(-amount)
+	default:
+		abs = uint64(amount)
 	}
 	hi, lo := bits.Mul64(abs, uint64(bps))
 	lo, carry := bits.Add64(lo, uint64(MaxBasisPoints/2), 0)

@@ -246,7 +246,10 @@ func wholeNumber(v any) (int64, bool) {
 	case int64:
 		return n, true
 	case uint:
-		return int64(n), uint64(n) <= math.MaxInt64
+		if uint64(n) > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(n), true
 	case uint8:
 		return int64(n), true
 	case uint16:
@@ -254,7 +257,10 @@ func wholeNumber(v any) (int64, bool) {
 	case uint32:
 		return int64(n), true
 	case uint64:
-		return int64(n), n <= math.MaxInt64
+		if n > math.MaxInt64 {
+			return 0, false
+		}
+		return int64(n), true
 	case float32:
 		return wholeFloat(float64(n))
 	case float64:

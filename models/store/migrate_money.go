@@ -165,7 +165,7 @@ func migrate0011Money(tx *gorm.DB) error {
 // appendOnly makes UPDATE and DELETE of the tables' rows fail in the database.
 func appendOnly(tx *gorm.DB, tables ...string) error {
 	var stmts []string
-	if tx.Dialector.Name() == "postgres" {
+	if tx.Name() == "postgres" {
 		stmts = append(stmts, `CREATE OR REPLACE FUNCTION partnerd_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	RAISE EXCEPTION 'append-only: % on % is not allowed', TG_OP, TG_TABLE_NAME USING ERRCODE = 'P0001';
