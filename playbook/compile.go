@@ -57,6 +57,12 @@ func Validate(g models.PlaybookGraph) []Problem {
 
 // Compile validates g and compiles its expressions and templates. An invalid graph gives a
 // *ValidationError listing every problem.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func Compile(g models.PlaybookGraph) (*Compiled, error) {
 	c, problems := build(g)
 	if len(problems) > 0 {

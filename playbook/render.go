@@ -12,6 +12,12 @@ import (
 // field holds its text, an amount expression is replaced by the amount it gives
 // (AmountMinor), an empty webhook body by the JSON of the event and the partner, an empty
 // event payload by {}. The result is what the action's activity carries out.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (c *Compiled) Render(nodeID string, env Env) (models.PlaybookNode, error) {
 	n, ok := c.Node(nodeID)
 	if !ok {

@@ -94,6 +94,12 @@ func (c *Compiled) node(id, kind string) (models.PlaybookNode, error) {
 
 // Condition reports whether the condition of node nodeID holds for env; the run follows the
 // node's models.EdgeTrue or models.EdgeFalse edge accordingly.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (c *Compiled) Condition(nodeID string, env Env) (bool, error) {
 	if _, err := c.node(nodeID, models.NodeCondition); err != nil {
 		return false, err
@@ -104,6 +110,12 @@ func (c *Compiled) Condition(nodeID string, env Env) (bool, error) {
 // Wait gives how long the wait node nodeID pauses when it starts at env.Now: its duration, or
 // the time until its until expression (zero when that time has passed). A time more than
 // MaxWait ahead is an error.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (c *Compiled) Wait(nodeID string, env Env) (time.Duration, error) {
 	if _, err := c.node(nodeID, models.NodeWait); err != nil {
 		return 0, err
@@ -133,6 +145,12 @@ type EventWait struct {
 }
 
 // WaitForEvent gives the event pattern and timeout of the wait_for_event node nodeID.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (c *Compiled) WaitForEvent(nodeID string) (EventWait, error) {
 	n, err := c.node(nodeID, models.NodeWaitForEvent)
 	if err != nil {
@@ -143,6 +161,12 @@ func (c *Compiled) WaitForEvent(nodeID string) (EventWait, error) {
 
 // EventArrives reports whether received ends the wait of the wait_for_event node nodeID: its
 // type matches the node's pattern and the node's condition holds.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (c *Compiled) EventArrives(nodeID string, env Env, received EventEnv) (bool, error) {
 	n, err := c.node(nodeID, models.NodeWaitForEvent)
 	if err != nil {
@@ -172,6 +196,12 @@ func EventOutput(received *EventEnv) map[string]any {
 }
 
 // WithStep returns a copy of e in which steps.<nodeID> is output; e is unchanged.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (e Env) WithStep(nodeID string, output map[string]any) Env { return e.withStep(nodeID, output) }
 
 // Run is the progress of one run through a compiled graph: which steps are under way and which
@@ -192,6 +222,12 @@ func (c *Compiled) NewRun() *Run {
 }
 
 // Start hands out the trigger, the first step of every run.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (r *Run) Start() ([]string, error) {
 	if r.steps > 0 {
 		return nil, errors.New("the run has started already")
@@ -214,6 +250,12 @@ func (r *Run) handOut(ready, ids []string) ([]string, error) {
 // Complete records that the step at nodeID ended with outcome (models.EdgeTrue or EdgeFalse
 // for conditions, EdgeNext or EdgeTimeout for wait_for_event, EdgeNext or "" otherwise) and
 // hands out the steps that can run now, in graph order.
+//
+// Deterministic, so workflows may call it: its map iterations do not decide results (sets and
+// lookups; orders are sorted), and expressions run without the expression library's debug or
+// profiling modes, the only parts of it that read the clock or use channels.
+//
+//workflowcheck:ignore
 func (r *Run) Complete(nodeID, outcome string) ([]string, error) {
 	if r.pending[nodeID] == 0 {
 		return nil, fmt.Errorf("node %q is not under way", nodeID)

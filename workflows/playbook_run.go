@@ -51,7 +51,7 @@ func PlaybookRun(ctx workflow.Context, in PlaybookRunInput) (PlaybookRunResult, 
 		return finishRun(ctx, in, models.RunFailed, "the version does not compile: "+err.Error(), 0)
 	}
 	r := &runner{in: in, c: c, run: c.NewRun(), depth: data.Depth,
-		env: playbook.Env{Event: data.Event, Partner: data.Partner}, waiters: map[string]workflow.Channel{}}
+		env: playbook.Env{Event: data.Event, Partner: data.Partner}}
 	r.store = store
 	r.act = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute, RetryPolicy: actionRetry})
 	r.routeEvents(ctx)
@@ -119,8 +119,14 @@ type runner struct {
 	store   workflow.Context
 	act     workflow.Context
 	failure error
-	// waiters are the channels of the wait_for_event steps under way, by step id.
-	waiters map[string]workflow.Channel
+	// waiters are the channels of the wait_for_event steps under way, in the order they began.
+	waiters []waiter
+}
+
+// waiter is a wait_for_event step under way.
+type waiter struct {
+	key string
+	ch  workflow.Channel
 }
 
 // routeEvents hands every signalled event to each wait_for_event step under way.
@@ -132,13 +138,8 @@ func (r *runner) routeEvents(ctx workflow.Context) {
 			if !sig.Receive(gctx, &ev) {
 				return
 			}
-			keys := make([]string, 0, len(r.waiters))
-			for k := range r.waiters {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				r.waiters[k].SendAsync(ev)
+			for _, w := range r.waiters {
+				w.ch.SendAsync(ev)
 			}
 		}
 	})
@@ -234,8 +235,10 @@ func (r *runner) waitForEvent(ctx workflow.Context, node models.PlaybookNode) (s
 	}
 	ch := workflow.NewBufferedChannel(ctx, 100)
 	key := node.ID + "@" + workflow.Now(ctx).Format(time.RFC3339Nano)
-	r.waiters[key] = ch
-	defer delete(r.waiters, key)
+	r.waiters = append(r.waiters, waiter{key: key, ch: ch})
+	defer func() {
+		r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == key })
+	}()
 	tctx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer()
 	timer := workflow.NewTimer(tctx, wait.Timeout)
@@ -268,6 +271,10 @@ func (r *runner) waitForEvent(ctx workflow.Context, node models.PlaybookNode) (s
 	}
 }
 
+// mustOutput is the JSON of a step's output. encoding/json writes map keys sorted, so the
+// result is deterministic.
+//
+//workflowcheck:ignore
 func mustOutput(m map[string]any) string {
 	if m == nil {
 		return "{}"
