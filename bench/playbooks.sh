@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Measures playbook runs on the embedded server: builds partnerd, serves it on a fresh data
+# directory (embedded database and Temporal), starts BENCH_RUNS runs within BENCH_WITHIN by
+# ingesting one event each, waits until all have completed, checks that no run was lost or
+# duplicated, and reports the time to drain and the server's memory (API, worker and embedded
+# Temporal share the process).
+#
+# Usage: bench/playbooks.sh            (from the repository root)
+# Environment (defaults): BENCH_RUNS=1000 BENCH_WITHIN=50s BENCH_WAIT=1s BENCH_ADDR=127.0.0.1:8090
+#   BENCH_TEMPORAL_PORT=7299 DATABASE_URL (empty: the embedded database)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${BENCH_RUNS:-1000}"
+WITHIN="${BENCH_WITHIN:-50s}"
+WAIT="${BENCH_WAIT:-1s}"
+ADDR="${BENCH_ADDR:-127.0.0.1:8090}"
+OUT=bench/out
+mkdir -p "$OUT"
+go build -o "$OUT/partnerd" ./cmd/partnerd
+go build -o "$OUT/playbookload" ./bench/playbookload
+DATA="$(mktemp -d)"
+PASSWORD="bench-$(date +%s)-Password"
+PARTNERD_DATA_DIR="$DATA" PARTNERD_HTTP_ADDR="$ADDR" PARTNERD_TEMPORAL_PORT="${BENCH_TEMPORAL_PORT:-7299}" \
+	PARTNERD_BOOTSTRAP_EMAIL=bench@example.test PARTNERD_BOOTSTRAP_PASSWORD="$PASSWORD" PARTNERD_LOG_LEVEL=warn \
+	"$OUT/partnerd" serve >"$OUT/playbooks-server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+for _ in $(seq 1 120); do
+	curl -fs "http://$ADDR/readyz" >/dev/null 2>&1 && break
+	sleep 1
+done
+echo "server ready: pid $SERVER, RSS $(awk '/VmRSS/ {print $2/1024 " MiB"}' /proc/$SERVER/status)"
+"$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -pid "$SERVER" | tee "$OUT/playbooks.txt"
