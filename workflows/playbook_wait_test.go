@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/partnerd/partnerd/activities"
@@ -149,5 +150,53 @@ func TestACancelledRunStopsWaitingAndIsRecorded(t *testing.T) {
 	}
 	if _, ok := steps["reminder"]; ok {
 		t.Fatal("a cancelled run sent its reminder")
+	}
+}
+
+func TestTheFanOutSignalsRunsWaitingForAnEventOfTheirPartner(t *testing.T) {
+	e := newPayoutEnv(t, "onboarding-route")
+	in := onboardingRun(t, e)
+	if _, admitted, err := e.st.BeginPlaybookRun(e.ctx, &models.PlaybookRun{ID: in.RunID, TenantID: e.tenantID, PlaybookID: in.PlaybookID,
+		Version: in.Version, EventID: in.EventID}, in.Limit); err != nil || !admitted {
+		t.Fatalf("admission %v, %v", admitted, err)
+	}
+	if err := e.st.RecordPlaybookStep(e.ctx, &models.PlaybookStep{ID: models.NewID(), TenantID: e.tenantID, RunID: in.RunID, NodeID: "signed",
+		Kind: models.NodeWaitForEvent, Status: models.StepRunning, Output: `{"waitingFor":"task.completed"}`, StartedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	task := &models.Task{Title: "Sign the partner agreement"}
+	if err := e.partner.CreateTask(e.ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	done, err := e.partner.CompleteTask(e.ctx, task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _, _ := e.op.ListEvents(e.ctx, models.EventFilter{Type: models.EventTaskCompleted}, models.Page{})
+	if len(evs) != 1 || done.Status != models.TaskDone {
+		t.Fatalf("task.completed events %+v", evs)
+	}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	deps := e.playbookDeps()
+	deps.Events = &activities.Events{Store: e.st}
+	worker.Register(env, deps)
+	var sent playbook.EventEnv
+	env.OnSignalExternalWorkflow(mock.Anything, workflows.PlaybookRunWorkflowID(in.RunID), "", workflows.PlaybookEventSignal, mock.Anything).
+		Return(func(_, _, _, _ string, arg any) error {
+			sent = arg.(playbook.EventEnv)
+			return nil
+		})
+	env.ExecuteWorkflow(workflows.EventFanout, workflows.EventFanoutInput{TenantID: e.tenantID, EventID: evs[0].ID, Type: evs[0].Type})
+	var res workflows.EventFanoutResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Signalled) != 1 || res.Signalled[0] != in.RunID || sent.Payload["taskId"] != task.ID {
+		t.Fatalf("fan-out %+v signalled %+v", res, sent)
+	}
+	// Another partner's completed task reaches no run.
+	if ids, err := e.st.RunsWaitingFor(e.ctx, e.tenantID, models.EventTaskCompleted, new(string)); err != nil || len(ids) != 0 {
+		t.Fatalf("runs waiting for another partner's events: %v, %v", ids, err)
 	}
 }
