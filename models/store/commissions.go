@@ -232,23 +232,30 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 	return s, nil
 }
 
+// plansFor loads an event and the active plans whose column (trigger_type or clawback_trigger)
+// names its type; none when the event is attributed to no partner. The returned context makes
+// events written for it part of its causation chain.
+func (s *Store) plansFor(ctx context.Context, tenantID, eventID, column string) (context.Context, *models.Event, []models.CommissionPlan, error) {
+	e, err := s.EventByID(ctx, tenantID, eventID)
+	if err != nil || e.PartnerID == nil {
+		return ctx, e, nil, err
+	}
+	var plans []models.CommissionPlan
+	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ? AND "+column+" = ?", tenantID, models.PlanActive, e.Type).
+		Order("id").Find(&plans).Error; err != nil {
+		return ctx, e, nil, err
+	}
+	return models.WithCausation(ctx, models.Causation{EventID: e.ID, Depth: e.Depth}), e, plans, nil
+}
+
 // AccrueCommissions runs every active plan triggered by the event's type: each matching plan
 // books one accrual, idempotent on (plan, event), and emits commission.accrued. Replays find
 // the accruals booked before and book nothing.
 func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string) ([]models.AccrualResult, error) {
-	e, err := s.EventByID(ctx, tenantID, eventID)
-	if err != nil {
+	ctx, e, plans, err := s.plansFor(ctx, tenantID, eventID, "trigger_type")
+	if err != nil || len(plans) == 0 {
 		return nil, err
 	}
-	var plans []models.CommissionPlan
-	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ? AND trigger_type = ?", tenantID, models.PlanActive, e.Type).
-		Order("id").Find(&plans).Error; err != nil {
-		return nil, err
-	}
-	if len(plans) == 0 || e.PartnerID == nil {
-		return nil, nil
-	}
-	ctx = models.WithCausation(ctx, models.Causation{EventID: e.ID, Depth: e.Depth})
 	var out []models.AccrualResult
 	for i := range plans {
 		r, err := s.accrue(ctx, e, &plans[i])
@@ -409,19 +416,10 @@ func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *eventWriter
 // clawback trigger is the event's type, the accruals of the same partner whose reference
 // equals the event's. It returns the ids of the accruals reversed now.
 func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID string) ([]string, error) {
-	e, err := s.EventByID(ctx, tenantID, eventID)
-	if err != nil {
+	ctx, e, plans, err := s.plansFor(ctx, tenantID, eventID, "clawback_trigger")
+	if err != nil || len(plans) == 0 {
 		return nil, err
 	}
-	var plans []models.CommissionPlan
-	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ? AND clawback_trigger = ?", tenantID, models.PlanActive, e.Type).
-		Order("id").Find(&plans).Error; err != nil {
-		return nil, err
-	}
-	if len(plans) == 0 || e.PartnerID == nil {
-		return nil, nil
-	}
-	ctx = models.WithCausation(ctx, models.Causation{EventID: e.ID, Depth: e.Depth})
 	var reversed []string
 	for i := range plans {
 		def, err := planDefinition(&plans[i])
