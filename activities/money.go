@@ -44,8 +44,9 @@ type Money struct {
 	Store MoneyStore
 	// Keyring opens payout details and the provider's signing secret.
 	Keyring *models.Keyring
-	// HTTP sends the http provider's requests, through the same address guard as webhooks.
-	HTTP HTTPDoer
+	// Providers pay approved withdrawals by provider name (http); manual payouts wait for
+	// finance instead.
+	Providers map[string]PayoutProvider
 	// RetryInitial, RetryMax and MaxAttempts shape the http provider's retries; zero values
 	// take the defaults (tests shorten them).
 	RetryInitial time.Duration
@@ -132,10 +133,15 @@ type payoutRequest struct {
 	Details      json.RawMessage `json:"details"`
 }
 
-// SendPayout asks the http provider to pay: a POST signed like our webhooks (Standard
-// Webhooks headers, the payout id as message id) with the payout id as Idempotency-Key, so
-// that a retry after a lost answer never pays twice. A 2xx answer is paid (its JSON
-// `reference`, if any, is returned); anything else is an error Temporal retries.
+// PayoutProvider pays one payout order and returns the payment's reference. Its errors are
+// retried by the payout workflow with backoff, unless they are non-retryable. (The manual
+// provider is not called: finance pays and confirms through the API.)
+type PayoutProvider interface {
+	Pay(ctx context.Context, order models.PayoutOrder) (string, error)
+}
+
+// SendPayout pays a withdrawal through the tenant's provider: it reads the order, opens the
+// payout details and the provider's secret, counts the attempt and calls the provider.
 func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error) {
 	order, sealedDetails, sealedSecret, ok, err := a.Store.PayoutOrder(ctx, in.TenantID, in.WithdrawalID)
 	if err != nil {
@@ -144,27 +150,44 @@ func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error
 	if !ok {
 		return "", nil // settled meanwhile: completing again is a no-op
 	}
-	if order.HTTPURL == "" || sealedSecret == "" || a.HTTP == nil {
-		return "", temporal.NewNonRetryableApplicationError("the http payout provider is not configured", "PayoutNotConfigured", nil)
+	provider := a.Providers[order.Provider]
+	if provider == nil {
+		return "", temporal.NewNonRetryableApplicationError("no payout provider "+order.Provider+" is configured", "PayoutNotConfigured", nil)
 	}
-	details, err := a.Keyring.Open(sealedDetails, models.SealContext{TenantID: in.TenantID, Table: "payout_methods", RowID: order.MethodID, Field: "details"})
-	if err != nil {
+	if order.Details, err = a.Keyring.Open(sealedDetails, models.SealContext{TenantID: in.TenantID, Table: "payout_methods", RowID: order.MethodID, Field: "details"}); err != nil {
 		return "", temporal.NewNonRetryableApplicationError("the payout details cannot be opened", "PayoutDetailsSealed", err)
 	}
-	secret, err := a.Keyring.Open(sealedSecret, models.SealContext{TenantID: in.TenantID, Table: "payout_settings", RowID: in.TenantID, Field: "http_secret"})
-	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError("the provider's signing secret cannot be opened", "PayoutSecretSealed", err)
-	}
-	body, err := json.Marshal(payoutRequest{PayoutID: order.PayoutID, WithdrawalID: order.WithdrawalID, PartnerID: order.PartnerID,
-		Amount: order.Amount, Currency: order.Currency, Method: order.MethodKind, Details: json.RawMessage(details.Reveal())})
-	if err != nil {
-		return "", err
+	if sealedSecret != "" {
+		if order.HTTPSecret, err = a.Keyring.Open(sealedSecret, models.SealContext{TenantID: in.TenantID, Table: "payout_settings", RowID: in.TenantID, Field: "http_secret"}); err != nil {
+			return "", temporal.NewNonRetryableApplicationError("the provider's signing secret cannot be opened", "PayoutSecretSealed", err)
+		}
 	}
 	if err := a.Store.CountPayoutAttempt(ctx, in.TenantID, order.PayoutID); err != nil {
 		return "", err
 	}
+	return provider.Pay(ctx, order)
+}
+
+// HTTPProvider pays by a POST to the tenant's endpoint, signed like our webhooks (Standard
+// Webhooks headers, the payout id as message id), with the payout id as Idempotency-Key so that
+// a retry after a lost answer never pays twice. A 2xx answer is paid (its JSON `reference`, if
+// any, is the reference); anything else is an error the workflow retries.
+type HTTPProvider struct {
+	HTTP HTTPDoer
+}
+
+// Pay posts the order to the provider.
+func (p *HTTPProvider) Pay(ctx context.Context, order models.PayoutOrder) (string, error) {
+	if order.HTTPURL == "" || order.HTTPSecret == "" || p.HTTP == nil {
+		return "", temporal.NewNonRetryableApplicationError("the http payout provider is not configured", "PayoutNotConfigured", nil)
+	}
+	body, err := json.Marshal(payoutRequest{PayoutID: order.PayoutID, WithdrawalID: order.WithdrawalID, PartnerID: order.PartnerID,
+		Amount: order.Amount, Currency: order.Currency, Method: order.MethodKind, Details: json.RawMessage(order.Details.Reveal())})
+	if err != nil {
+		return "", err
+	}
 	now := time.Now()
-	sig, err := models.SignWebhook(secret, order.PayoutID, now, body)
+	sig, err := models.SignWebhook(order.HTTPSecret, order.PayoutID, now, body)
 	if err != nil {
 		return "", temporal.NewNonRetryableApplicationError("the provider's signing secret is not valid", "PayoutSecretInvalid", err)
 	}
@@ -178,7 +201,7 @@ func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
 	req.Header.Set("webhook-signature", sig)
 	req.Header.Set("User-Agent", "partnerd-payouts/1")
-	resp, err := a.HTTP.Do(req)
+	resp, err := p.HTTP.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("payout provider unreachable: %s", describeSendError(err, 30*time.Second))
 	}

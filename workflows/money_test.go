@@ -69,6 +69,10 @@ func newPayoutEnv(t *testing.T, slug string) *payoutEnv {
 	return e
 }
 
+func httpProvider() map[string]activities.PayoutProvider {
+	return map[string]activities.PayoutProvider{models.ProviderHTTP: &activities.HTTPProvider{HTTP: http.DefaultClient}}
+}
+
 func (e *payoutEnv) money(a *activities.Money) *activities.Money {
 	a.Store, a.Keyring = e.st, e.keys
 	return a
@@ -252,7 +256,7 @@ func TestAnHTTPPayoutRetriesWithBackoffUntilTheProviderAccepts(t *testing.T) {
 	w := e.approvedWithdrawal(t, 250_00)
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
-	worker.Register(env, worker.Deps{System: &activities.System{}, Money: e.money(&activities.Money{HTTP: http.DefaultClient, RetryInitial: time.Second, MaxAttempts: 5})})
+	worker.Register(env, worker.Deps{System: &activities.System{}, Money: e.money(&activities.Money{Providers: httpProvider(), RetryInitial: time.Second, MaxAttempts: 5})})
 	env.ExecuteWorkflow(workflows.Payout, workflows.PayoutInput{TenantID: e.tenantID, WithdrawalID: w.ID})
 	var res workflows.PayoutResult
 	if err := env.GetWorkflowResult(&res); err != nil || res.Status != models.WithdrawalPaid || res.Reference != "PSP-77" {
@@ -299,7 +303,7 @@ func TestAnHTTPPayoutThatNeverSucceedsFailsAndReleasesTheHold(t *testing.T) {
 	w := e.approvedWithdrawal(t, 90_00)
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
-	worker.Register(env, worker.Deps{System: &activities.System{}, Money: e.money(&activities.Money{HTTP: http.DefaultClient, RetryInitial: time.Second, MaxAttempts: 3})})
+	worker.Register(env, worker.Deps{System: &activities.System{}, Money: e.money(&activities.Money{Providers: httpProvider(), RetryInitial: time.Second, MaxAttempts: 3})})
 	env.ExecuteWorkflow(workflows.Payout, workflows.PayoutInput{TenantID: e.tenantID, WithdrawalID: w.ID})
 	var res workflows.PayoutResult
 	if err := env.GetWorkflowResult(&res); err != nil || res.Status != models.WithdrawalFailed {

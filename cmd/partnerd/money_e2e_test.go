@@ -77,6 +77,35 @@ func balanceOf(t *testing.T, base, token string) e2eBalance {
 	return out.Data[0]
 }
 
+// approvedDeal registers a deal as partner and approves it as owner; it returns the deal and
+// the won stage of the default pipeline.
+func approvedDeal(t *testing.T, base, owner, partner, company, domain string, amount int64) (string, string) {
+	t.Helper()
+	var pipes struct {
+		Data []struct {
+			Stages []struct{ ID, Outcome string } `json:"stages"`
+		} `json:"data"`
+	}
+	call(t, http.MethodGet, base+"/api/pipelines", owner, nil, &pipes)
+	won := ""
+	for _, st := range pipes.Data[0].Stages {
+		if st.Outcome == "won" {
+			won = st.ID
+		}
+	}
+	var deal struct {
+		ID string `json:"id"`
+	}
+	if code := call(t, http.MethodPost, base+"/api/deals", partner, map[string]any{"customerCompany": company, "customerDomain": domain,
+		"amountMinor": amount, "currency": "EUR"}, &deal); code != http.StatusCreated {
+		t.Fatalf("register deal = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/deals/"+deal.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
+		t.Fatalf("approve deal = %d", code)
+	}
+	return deal.ID, won
+}
+
 // eventually polls check every 200 ms until it reports true or the timeout passes.
 func eventually(t *testing.T, what string, timeout time.Duration, check func() bool) {
 	t.Helper()
@@ -157,32 +186,9 @@ func TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker(t *testing.T) {
 		"definition": map[string]any{"trigger": "deal.won", "holdingDays": 0, "calculation": map[string]any{"kind": "percentage", "rateBps": 1000}}}, &plan); code != http.StatusCreated {
 		t.Fatalf("create plan = %d", code)
 	}
-	var pipes struct {
-		Data []struct {
-			Stages []struct {
-				ID, Outcome string
-			} `json:"stages"`
-		} `json:"data"`
-	}
-	call(t, http.MethodGet, base+"/api/pipelines", owner, nil, &pipes)
-	won := ""
-	for _, st := range pipes.Data[0].Stages {
-		if st.Outcome == "won" {
-			won = st.ID
-		}
-	}
-	var deal struct {
-		ID string `json:"id"`
-	}
-	if code := call(t, http.MethodPost, base+"/api/deals", bob, map[string]any{"customerCompany": "Umbrella", "customerDomain": "umbrella.test",
-		"amountMinor": 100_000_00, "currency": "EUR"}, &deal); code != http.StatusCreated {
-		t.Fatalf("register deal = %d", code)
-	}
-	if code := call(t, http.MethodPost, base+"/api/deals/"+deal.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
-		t.Fatalf("approve deal = %d", code)
-	}
+	dealID, won := approvedDeal(t, base, owner, bob, "Umbrella", "umbrella.test", 100_000_00)
 	before := balanceOf(t, base, bob)
-	if code := call(t, http.MethodPost, base+"/api/deals/"+deal.ID+"/move", bob, map[string]any{"stageId": won}, nil); code != http.StatusOK {
+	if code := call(t, http.MethodPost, base+"/api/deals/"+dealID+"/move", bob, map[string]any{"stageId": won}, nil); code != http.StatusOK {
 		t.Fatalf("win deal = %d", code)
 	}
 	eventually(t, "the accrual", time.Minute, func() bool { return balanceOf(t, base, bob).Available == before.Available+10_000_00 })

@@ -80,29 +80,8 @@ func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 		t.Fatalf("enable = %d", code)
 	}
 
-	var pipes struct {
-		Data []struct {
-			Stages []struct{ ID, Outcome string } `json:"stages"`
-		} `json:"data"`
-	}
-	call(t, http.MethodGet, base+"/api/pipelines", owner, nil, &pipes)
-	won := ""
-	for _, st := range pipes.Data[0].Stages {
-		if st.Outcome == "won" {
-			won = st.ID
-		}
-	}
-	var deal struct {
-		ID string `json:"id"`
-	}
-	if code := call(t, http.MethodPost, base+"/api/deals", bob, map[string]any{"customerCompany": "Initrode", "customerDomain": "initrode.test",
-		"amountMinor": 250_000, "currency": "EUR"}, &deal); code != http.StatusCreated {
-		t.Fatalf("register deal = %d", code)
-	}
-	if code := call(t, http.MethodPost, base+"/api/deals/"+deal.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
-		t.Fatalf("approve deal = %d", code)
-	}
-	if code := call(t, http.MethodPost, base+"/api/deals/"+deal.ID+"/move", bob, map[string]any{"stageId": won}, nil); code != http.StatusOK {
+	dealID, won := approvedDeal(t, base, owner, bob, "Initrode", "initrode.test", 250_000)
+	if code := call(t, http.MethodPost, base+"/api/deals/"+dealID+"/move", bob, map[string]any{"stageId": won}, nil); code != http.StatusOK {
 		t.Fatalf("win deal = %d", code)
 	}
 

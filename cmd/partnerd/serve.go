@@ -236,7 +236,9 @@ func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Cli
 		Webhooks: hooks,
 		// Payouts to an http provider and playbook webhook calls go through the webhooks'
 		// address guard.
-		Money:     &activities.Money{Store: st, Keyring: keys, HTTP: activities.GuardedClient(hooks)},
+		Money: &activities.Money{Store: st, Keyring: keys, Providers: map[string]activities.PayoutProvider{
+			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
+		}},
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys},
 	}
 }
