@@ -33,6 +33,7 @@ type PlaybookStore interface {
 	PlaybookBonus(ctx context.Context, tenantID, key, partnerID string, amount int64, currency, reason string) (string, error)
 	PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error
 	PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne models.NewEvent) (string, error)
+	PlaybookWebhookSecret(ctx context.Context, tenantID string) (models.Sealed, error)
 }
 
 // Playbooks holds the activities of playbook runs: starting them, recording their steps and
@@ -288,8 +289,21 @@ func clip(s string, n int) string {
 	return s[:n]
 }
 
-// SigningSecret is the whsec_ secret a tenant's call_webhook actions are signed with, derived
-// from the current master key.
+// signingSecret is the secret a tenant's call_webhook actions are signed with: the one set
+// through the API, or until then one derived from the master key.
+func (a *Playbooks) signingSecret(ctx context.Context, tenantID string) (models.Secret, error) {
+	sealed, err := a.Store.PlaybookWebhookSecret(ctx, tenantID)
+	if err != nil || sealed == "" {
+		if err != nil {
+			return "", err
+		}
+		return SigningSecret(a.Keyring, tenantID)
+	}
+	return a.Keyring.Open(sealed, models.SealContext{TenantID: tenantID, Table: "playbook_settings", RowID: tenantID, Field: "webhook_secret"})
+}
+
+// SigningSecret is the whsec_ secret derived from the current master key that signs a tenant's
+// call_webhook actions until the tenant sets its own.
 func SigningSecret(keys *models.Keyring, tenantID string) (models.Secret, error) {
 	k, err := keys.DeriveKey(keys.Current(), "playbook webhooks "+tenantID)
 	if err != nil {
@@ -304,7 +318,7 @@ func (a *Playbooks) callWebhook(ctx context.Context, in ActInput, key string) (m
 	if a.HTTP == nil || a.Keyring == nil {
 		return nil, temporal.NewNonRetryableApplicationError("webhook calls are not configured", "PlaybookWebhookUnavailable", nil)
 	}
-	secret, err := SigningSecret(a.Keyring, in.TenantID)
+	secret, err := a.signingSecret(ctx, in.TenantID)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,15 @@ type PlaybookStore interface {
 	RequestPlaybookRunCancel(ctx context.Context, id string) (*models.PlaybookRun, error)
 	ListDocuments(ctx context.Context, partnerID string, pg models.Page) ([]models.Document, string, error)
 	Document(ctx context.Context, id string) (*models.Document, error)
+	SetPlaybookWebhookSecret(ctx context.Context, sealed models.Sealed) (time.Time, error)
+}
+
+// PlaybookSecretOutput is the new signing secret of call_webhook actions, shown once.
+type PlaybookSecretOutput struct {
+	Body struct {
+		Secret    string    `json:"secret" doc:"The signing secret (whsec_…) of every call_webhook action of the tenant; shown only in this response. Receivers verify the webhook-signature header with it (Standard Webhooks)."`
+		UpdatedAt time.Time `json:"updatedAt"`
+	}
 }
 
 // RunCanceller stops a playbook run that is under way.
@@ -303,6 +312,32 @@ type DocumentOutput struct{ Body DocumentDetail }
 
 func registerPlaybookRoutes(s *Server) {
 	tags := []string{tagPlaybooks}
+	register(s, huma.Operation{OperationID: "rotate-playbook-webhook-secret", Method: http.MethodPost, Path: "/api/playbooks/webhook-secret", Tags: tags,
+		Summary:     "Set a new signing secret for call_webhook actions",
+		Description: "Makes a new whsec_ secret, stores it sealed and shows it once; calls sign with it from now on. Until a secret is set, calls are signed with a secret derived from the server's key that no one can read.",
+		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated},
+		Requires(authz.PlaybooksWrite), func(ctx context.Context, _ *struct{}) (*PlaybookSecretOutput, error) {
+			keys := s.deps.Webhooks.Keyring
+			if keys == nil {
+				return nil, errWebhooksUnavailable()
+			}
+			secret, err := models.NewWebhookSecret()
+			if err != nil {
+				return nil, err
+			}
+			tenantID := models.PrincipalFrom(ctx).TenantID
+			sealed, err := keys.Seal(secret, models.SealContext{TenantID: tenantID, Table: "playbook_settings", RowID: tenantID, Field: "webhook_secret"})
+			if err != nil {
+				return nil, err
+			}
+			at, err := s.scoped(ctx).SetPlaybookWebhookSecret(ctx, sealed)
+			if err != nil {
+				return nil, err
+			}
+			out := &PlaybookSecretOutput{}
+			out.Body.Secret, out.Body.UpdatedAt = secret.Reveal(), at
+			return out, nil
+		})
 	pb := func(p *models.Playbook, err error) (*PlaybookOutput, error) {
 		if err != nil {
 			return nil, err

@@ -91,6 +91,10 @@ func init() {
 		"get-playbook-run":    {byID: true, call: on(http.MethodGet, runs, "run", "", nil)},
 		"cancel-playbook-run": {byID: true, call: fresh(http.MethodPost, runs, "run", "run", "/cancel", nil)},
 
+		"rotate-playbook-webhook-secret": {call: func(*fixture, string) request {
+			return request{http.MethodPost, "/api/playbooks/webhook-secret", nil}
+		}},
+
 		"list-documents": {call: get("/api/documents")},
 		"get-document": {byID: true, call: on(http.MethodGet, documents, "document1", "", nil),
 			otherPartner: func(f *fixture) request { return request{http.MethodGet, documents + f.ids["document2"], nil} }},

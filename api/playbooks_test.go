@@ -517,3 +517,23 @@ func decodeInto(t testing.TB, v, out any) {
 		t.Fatal(err)
 	}
 }
+
+func TestThePlaybookWebhookSecretIsShownOnceAndRotates(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, st *store.Store) {
+		e := newMoneyEnv(t, st, "playbook-secret").on(t)
+		type secret struct {
+			Secret    string    `json:"secret"`
+			UpdatedAt time.Time `json:"updatedAt"`
+		}
+		first := decode[secret](t, e.want(201, e.call(http.MethodPost, "/api/playbooks/webhook-secret", e.op, "", nil)))
+		second := decode[secret](t, e.want(201, e.call(http.MethodPost, "/api/playbooks/webhook-secret", e.op, "", nil)))
+		if !strings.HasPrefix(first.Secret, "whsec_") || first.Secret == second.Secret || second.UpdatedAt.IsZero() {
+			t.Fatalf("secrets %q, %q", first.Secret, second.Secret)
+		}
+		sealed, err := st.PlaybookWebhookSecret(context.Background(), e.tenantID)
+		if err != nil || sealed == "" || strings.Contains(string(sealed), second.Secret) {
+			t.Fatalf("stored %q, %v", sealed, err)
+		}
+		e.want(403, e.call(http.MethodPost, "/api/playbooks/webhook-secret", e.p1, "", nil))
+	})
+}

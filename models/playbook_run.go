@@ -90,3 +90,15 @@ type PlaybookEffect struct {
 	Output    string `gorm:"type:text;not null"`
 	CreatedAt time.Time
 }
+
+// PlaybookSettings are a tenant's playbook settings: the secret call_webhook actions are signed
+// with.
+type PlaybookSettings struct {
+	TenantID string `gorm:"primaryKey;size:36"`
+	// WebhookSecret is the sealed whsec_ signing secret.
+	WebhookSecret Sealed `gorm:"type:text;not null"`
+	UpdatedAt     time.Time
+}
+
+// TableName is one row per tenant.
+func (PlaybookSettings) TableName() string { return "playbook_settings" }

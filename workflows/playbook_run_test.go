@@ -118,13 +118,35 @@ func TestAPlaybookRunWaitsAWeekThenActsInParallelOnce(t *testing.T) {
 		t.Fatalf("signature: %v", err)
 	}
 
+	// Once the tenant sets its own secret, calls are signed with it.
+	own, _ := models.NewWebhookSecret()
+	sealed, err := e.keys.Seal(own, models.SealContext{TenantID: e.tenantID, Table: "playbook_settings", RowID: e.tenantID, Field: "webhook_secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.op.SetPlaybookWebhookSecret(e.ctx, sealed); err != nil {
+		t.Fatal(err)
+	}
+	run("150001")
+	calls = hook.got()
+	ownVerifier, err := standardwebhooks.NewWebhook(own.Reveal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 || ownVerifier.Verify(calls[1].body, calls[1].header) != nil || verifier.Verify(calls[1].body, calls[1].header) == nil {
+		t.Fatalf("the second call is not signed with the tenant's own secret only: %d calls", len(calls))
+	}
+	if _, err := e.partner.SetPlaybookWebhookSecret(e.ctx, sealed); err == nil {
+		t.Fatal("a partner set the playbook secret")
+	}
+
 	// A small deal takes the false branch: no task, no call, the event emitted in the chain.
 	res, _ = run("5000")
 	got, _, _ = e.op.PlaybookRun(e.ctx, res.Runs[0])
 	if got.Status != models.RunCompleted {
 		t.Fatalf("small run %+v", got)
 	}
-	if tasks, _, _ := e.partner.ListTasks(e.ctx, models.TaskFilter{}, models.Page{Limit: 10}); len(tasks) != 1 || len(hook.got()) != 1 {
+	if tasks, _, _ := e.partner.ListTasks(e.ctx, models.TaskFilter{}, models.Page{Limit: 10}); len(tasks) != 2 || len(hook.got()) != 2 {
 		t.Fatalf("the small deal acted: %d tasks, %d calls", len(tasks), len(hook.got()))
 	}
 	small, _, err := e.op.ListEvents(context.Background(), models.EventFilter{Type: "crm.small_deal"}, models.Page{})

@@ -30,6 +30,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0012_idempotency_keys", Migrate: migrate0012IdempotencyKeys},
 		{ID: "0013_mail_messages", Migrate: migrate0013MailMessages},
 		{ID: "0014_playbooks", Migrate: migrate0014Playbooks},
+		{ID: "0015_playbook_settings", Migrate: migrate0015PlaybookSettings},
 	}
 }
 

@@ -3,6 +3,11 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
 )
@@ -45,4 +50,32 @@ func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, 
 		out = append(out, r.RunID)
 	}
 	return out, nil
+}
+
+// PlaybookWebhookSecret is the tenant's sealed signing secret of call_webhook actions, or ""
+// when none was set.
+func (s *Store) PlaybookWebhookSecret(ctx context.Context, tenantID string) (models.Sealed, error) {
+	var st models.PlaybookSettings
+	err := s.db.WithContext(ctx).Where("tenant_id = ?", tenantID).Take(&st).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil
+	}
+	return st.WebhookSecret, err
+}
+
+// SetPlaybookWebhookSecret replaces the tenant's signing secret of call_webhook actions
+// (operators only); audited.
+func (sc *Scoped) SetPlaybookWebhookSecret(ctx context.Context, sealed models.Sealed) (time.Time, error) {
+	if err := sc.operatorsOnly("playbooks"); err != nil {
+		return time.Time{}, err
+	}
+	st := models.PlaybookSettings{TenantID: sc.p.TenantID, WebhookSecret: sealed, UpdatedAt: time.Now().UTC()}
+	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "tenant_id"}},
+			DoUpdates: clause.AssignmentColumns([]string{"webhook_secret", "updated_at"})}).Create(&st).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, sc.p.TenantID, "playbook_settings.secret_rotated", "tenant", sc.p.TenantID, "webhookSecret")
+	})
+	return st.UpdatedAt, err
 }
