@@ -216,6 +216,8 @@ func (a *Playbooks) FinishRun(ctx context.Context, in FinishInput) error {
 type ActInput struct {
 	TenantID string
 	RunID    string
+	// StepID names this execution of the node: a node a loop visits again acts again.
+	StepID string
 	// EventID and Depth place events the action emits in the trigger's causation chain.
 	EventID   string
 	Depth     int
@@ -225,7 +227,7 @@ type ActInput struct {
 
 // Act carries out one action once: a retry after a crash finds what the first attempt did.
 func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error) {
-	key := in.RunID + ":" + in.Node.ID
+	key := in.RunID + ":" + in.StepID
 	ctx = models.WithCausation(ctx, models.Causation{EventID: in.EventID, Depth: in.Depth})
 	var partner *string
 	if in.PartnerID != "" {

@@ -191,7 +191,7 @@ func TestMoneyCommissionPlansOverHTTP(t *testing.T) {
 		const path = "/api/commission-plans"
 		plan := func(rate int) map[string]any {
 			return map[string]any{"name": "Resellers", "description": "Deals won by resellers", "definition": map[string]any{
-				"trigger": "deal.won", "holdingDays": 14, "clawbackTrigger": "deal.refunded",
+				"trigger": "deal.won", "holdingDays": 14, "clawbackTrigger": "crm.deal_refunded",
 				"conditions":  map[string]any{"partnerTypes": []string{"reseller"}, "payloadEquals": []map[string]any{{"path": "currency", "value": "EUR"}}},
 				"calculation": map[string]any{"kind": "percentage", "rateBps": rate}}}
 		}

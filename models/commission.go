@@ -153,11 +153,11 @@ func ValidatePlan(name string, d PlanDefinition) *Error {
 	if strings.TrimSpace(name) == "" {
 		add("name", "is required", nil)
 	}
-	if !ValidEventType(d.Trigger) {
-		add("definition.trigger", "must be an event type such as deal.won or invoice.paid", d.Trigger)
+	if !ValidEventType(d.Trigger) || (ReservedEventType(d.Trigger) && d.Trigger != EventDealWon) {
+		add("definition.trigger", "must be deal.won or an ingested event type such as invoice.paid (the service's own events, e.g. commission.accrued, cannot pay commissions)", d.Trigger)
 	}
-	if d.ClawbackTrigger != "" && (!ValidEventType(d.ClawbackTrigger) || d.ClawbackTrigger == d.Trigger) {
-		add("definition.clawbackTrigger", "must be an event type other than the trigger", d.ClawbackTrigger)
+	if d.ClawbackTrigger != "" && (!ValidEventType(d.ClawbackTrigger) || d.ClawbackTrigger == d.Trigger || ReservedEventType(d.ClawbackTrigger)) {
+		add("definition.clawbackTrigger", "must be an ingested event type other than the trigger, such as invoice.refunded", d.ClawbackTrigger)
 	}
 	if d.ClawbackTrigger != "" && d.ReferencePath == "" {
 		add("definition.referencePath", "a clawback trigger needs the payload path that names the source", nil)

@@ -139,6 +139,12 @@ func TestValidatePlanReportsEveryProblem(t *testing.T) {
 			t.Errorf("no problem reported at %s (got %v)", w, err.Fields)
 		}
 	}
+	for _, trigger := range []string{EventCommissionAccrued, EventLedgerAdjusted, EventWithdrawalRequested, EventPayoutPaid} {
+		err := ValidatePlan("Loop", PlanDefinition{Trigger: trigger, Calculation: PlanCalculation{Kind: CalcFlat, FlatAmount: 500}})
+		if err == nil || err.Fields[0].Location != "body.definition.trigger" {
+			t.Errorf("a plan on the service's own %s was accepted: it could pay on its own accruals", trigger)
+		}
+	}
 	ok := PlanDefinition{Trigger: EventDealWon, HoldingDays: 14, Calculation: PlanCalculation{Kind: CalcPercentage, RateBps: 1000}}.WithDefaults()
 	if err := ValidatePlan("Resellers 10 %", ok); err != nil {
 		t.Fatalf("a valid plan was refused: %v", err.Fields)

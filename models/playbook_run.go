@@ -84,7 +84,7 @@ type Document struct {
 // finds it and does nothing again.
 type PlaybookEffect struct {
 	TenantID string `gorm:"primaryKey;size:36"`
-	// Key is run id + ":" + node id.
+	// Key is run id + ":" + step id (one execution of a node).
 	Key string `gorm:"primaryKey;size:200"`
 	// Output is the action's output as a JSON object.
 	Output    string `gorm:"type:text;not null"`

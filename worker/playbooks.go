@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
-	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/workflows"
 )
 
@@ -17,12 +16,13 @@ type RunCancels struct {
 }
 
 // CancelPlaybookRun asks a run's workflow to stop; its waits end and it records itself as
-// cancelled.
+// cancelled. A run whose workflow has not started yet needs nothing more: the cancellation the
+// store recorded keeps it from starting.
 func (r *RunCancels) CancelPlaybookRun(ctx context.Context, _, runID string) error {
 	err := r.Client.CancelWorkflow(ctx, workflows.PlaybookRunWorkflowID(runID), "")
 	var missing *serviceerror.NotFound
 	if errors.As(err, &missing) {
-		return models.Conflict("RUN_NOT_ACTIVE", "the run has ended")
+		return nil
 	}
 	return err
 }

@@ -155,14 +155,21 @@ func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
 	started := workflow.Now(ctx)
 	rec := models.PlaybookStep{ID: stepID, TenantID: r.in.TenantID, RunID: r.in.RunID, NodeID: nodeID, Kind: node.Kind,
 		Status: models.StepRunning, StartedAt: started, Output: "{}"}
+	var events workflow.Channel
 	if node.Kind == models.NodeWaitForEvent {
 		rec.Output = mustOutput(map[string]any{"waitingFor": node.WaitForEvent.EventType})
+		// Listen before the step is visible as waiting, so that no signalled event is missed.
+		events = workflow.NewBufferedChannel(ctx, 100)
+		r.waiters = append(r.waiters, waiter{key: stepID, ch: events})
+		defer func() {
+			r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == stepID })
+		}()
 	}
 	var pb *activities.Playbooks
 	if err := workflow.ExecuteActivity(r.store, pb.RecordStep, rec).Get(ctx, nil); err != nil {
 		return "", err
 	}
-	outcome, output, err := r.execute(ctx, node)
+	outcome, output, err := r.execute(ctx, node, stepID, events)
 	ended := workflow.Now(ctx)
 	rec.EndedAt, rec.Status, rec.Output = &ended, models.StepCompleted, mustOutput(output)
 	if err != nil {
@@ -183,7 +190,7 @@ func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
 }
 
 // execute carries out a node.
-func (r *runner) execute(ctx workflow.Context, node models.PlaybookNode) (string, map[string]any, error) {
+func (r *runner) execute(ctx workflow.Context, node models.PlaybookNode, stepID string, events workflow.Channel) (string, map[string]any, error) {
 	env := r.env
 	env.Now = workflow.Now(ctx)
 	switch node.Kind {
@@ -210,7 +217,7 @@ func (r *runner) execute(ctx workflow.Context, node models.PlaybookNode) (string
 		}
 		return models.EdgeNext, playbook.WaitOutput(env.Now.Add(d)), nil
 	case models.NodeWaitForEvent:
-		return r.waitForEvent(ctx, node)
+		return r.waitForEvent(ctx, node, events)
 	}
 	rendered, err := r.c.Render(node.ID, env)
 	if err != nil {
@@ -219,7 +226,7 @@ func (r *runner) execute(ctx workflow.Context, node models.PlaybookNode) (string
 	var pb *activities.Playbooks
 	partner := r.env.Event.PartnerID
 	var output map[string]any
-	err = workflow.ExecuteActivity(r.act, pb.Act, activities.ActInput{TenantID: r.in.TenantID, RunID: r.in.RunID,
+	err = workflow.ExecuteActivity(r.act, pb.Act, activities.ActInput{TenantID: r.in.TenantID, RunID: r.in.RunID, StepID: stepID,
 		EventID: r.in.EventID, Depth: r.depth, PartnerID: partner, Node: rendered}).Get(ctx, &output)
 	if output == nil {
 		output = map[string]any{}
@@ -227,18 +234,12 @@ func (r *runner) execute(ctx workflow.Context, node models.PlaybookNode) (string
 	return models.EdgeNext, output, err
 }
 
-// waitForEvent waits for a signalled event that matches the node, or for its timeout.
-func (r *runner) waitForEvent(ctx workflow.Context, node models.PlaybookNode) (string, map[string]any, error) {
+// waitForEvent waits for a signalled event on ch that matches the node, or for its timeout.
+func (r *runner) waitForEvent(ctx workflow.Context, node models.PlaybookNode, ch workflow.Channel) (string, map[string]any, error) {
 	wait, err := r.c.WaitForEvent(node.ID)
 	if err != nil {
 		return "", nil, err
 	}
-	ch := workflow.NewBufferedChannel(ctx, 100)
-	key := node.ID + "@" + workflow.Now(ctx).Format(time.RFC3339Nano)
-	r.waiters = append(r.waiters, waiter{key: key, ch: ch})
-	defer func() {
-		r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == key })
-	}()
 	tctx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer()
 	timer := workflow.NewTimer(tctx, wait.Timeout)

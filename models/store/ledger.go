@@ -267,8 +267,19 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 			SourceType: models.SourceAdjustment, SourceID: a.Key, Reason: a.Reason,
 			Postings: models.Transfer(models.AccountEarned, models.AccountAvailable, a.Amount),
 		})
-		if err != nil || !created {
+		if err != nil {
 			return err
+		}
+		if !created {
+			var amount int64
+			if err := tx.Model(&models.LedgerEntry{}).Select("COALESCE(SUM(amount), 0)").
+				Where("tenant_id = ? AND movement_id = ? AND account = ?", sc.p.TenantID, mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
+				return err
+			}
+			if mv.Kind != models.MoveAdjustment || mv.PartnerID != a.PartnerID || mv.Currency != a.Currency || amount != a.Amount {
+				return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another adjustment")
+			}
+			return nil
 		}
 		if err := writeAudit(ctx, tx, sc.p.TenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
 			return err

@@ -80,7 +80,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, s *store.Store) {
 		e := newMoneyEnv(t, s, "money")
 		plan, err := e.op.CreateCommissionPlan(e.ctx, "Resellers 10 %", "", models.PlanDefinition{
-			Trigger: models.EventDealWon, HoldingDays: 14, ClawbackTrigger: "deal.refunded",
+			Trigger: models.EventDealWon, HoldingDays: 14, ClawbackTrigger: "crm.deal_refunded",
 			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 1000}})
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		// A second version of the plan pays 20 %; a deal whose holding period ends in a moment
 		// accrues under it and is released once the period is over.
 		if _, err := e.op.UpdateCommissionPlan(e.ctx, plan.ID, plan.Name, "", models.PlanDefinition{
-			Trigger: models.EventDealWon, HoldingDays: 14, ClawbackTrigger: "deal.refunded",
+			Trigger: models.EventDealWon, HoldingDays: 14, ClawbackTrigger: "crm.deal_refunded",
 			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 2000}}); err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		// A refund of the paid-out deal claws its accrual back: available goes negative and
 		// blocks withdrawals until an adjustment recovers it.
 		partner := e.partnerID
-		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "deal.refunded", PartnerID: &partner, Payload: `{"dealId":"deal-2"}`})
+		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "crm.deal_refunded", PartnerID: &partner, Payload: `{"dealId":"deal-2"}`})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,5 +327,35 @@ func TestTheLedgerRefusesUpdatesAndDeletesInTheDatabase(t *testing.T) {
 			}
 		}
 		e.expect(t, "after the attempts", 0, 10_00, 0, 0, 10_00)
+	})
+}
+
+func TestFinanceCannotApproveItsOwnRequestOrPayOutFromANegativeBalance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		e := newMoneyEnv(t, s, "money-review")
+		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 99_00, Currency: "EUR", Reason: "other", Key: "open"}); code(err) != "IDEMPOTENCY_KEY_REUSED" {
+			t.Fatalf("an adjustment key reused for another amount: %v", err)
+		}
+		own, err := e.op.RequestWithdrawal(e.ctx, models.NewWithdrawal{PartnerID: e.partnerID, Amount: 10_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.ApproveWithdrawal(e.ctx, own.ID); code(err) != "FOUR_EYES" {
+			t.Fatalf("the requester approved its own withdrawal: %v", err)
+		}
+		w, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 90_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: -50_00, Currency: "EUR", Reason: "chargeback", Key: "cb"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.ApproveWithdrawal(e.ctx, w.ID); code(err) != "BALANCE_NEGATIVE" {
+			t.Fatalf("a payout approved while the available balance is negative: %v", err)
+		}
+		e.expect(t, "after the refused approval", 0, -50_00, 100_00, 0, 50_00)
 	})
 }

@@ -450,6 +450,11 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
+		if found && stored.CancelRequested && (stored.Status == models.RunRunning || stored.Status == models.RunQueued) {
+			// Cancelled before its workflow asked to start (or while queued): it never runs.
+			stored.Status, stored.EndedAt = models.RunCancelled, &now
+			return tx.Model(&stored).Select("status", "ended_at").Updates(&stored).Error
+		}
 		if found && stored.Status == models.RunRunning {
 			admitted = true
 			return nil

@@ -234,7 +234,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		}
 		now := time.Now().UTC()
 		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.p.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
-			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: actorOf(ctx), CreatedAt: now, UpdatedAt: now}
+			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.actorID(), CreatedAt: now, UpdatedAt: now}
 		if key != "" {
 			k := key
 			w.RequestKey = &k
@@ -371,11 +371,18 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 		if err != nil {
 			return err
 		}
-		if w.RequestedBy == sc.p.UserID && sc.p.UserID != "" {
+		if w.RequestedBy == sc.actorID() {
 			return models.Errorf(models.KindForbidden, "FOUR_EYES", "a withdrawal is approved by someone other than who requested it")
 		}
+		bal, err := balanceIn(tx, sc.p.TenantID, w.PartnerID, w.Currency)
+		if err != nil {
+			return err
+		}
+		if bal.Available < 0 {
+			return models.Conflict("BALANCE_NEGATIVE", "the partner's available balance is negative after a clawback; recover it before paying out")
+		}
 		now := time.Now().UTC()
-		reviewer := sc.p.UserID
+		reviewer := sc.actorID()
 		w.Provider, w.ReviewedBy, w.ReviewedAt = st.Provider, &reviewer, &now
 		return nil
 	})
@@ -388,7 +395,7 @@ func (sc *Scoped) RejectWithdrawal(ctx context.Context, id, reason string) (*mod
 	}
 	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalRejected, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
 		now := time.Now().UTC()
-		reviewer := sc.p.UserID
+		reviewer := sc.actorID()
 		w.ReviewedBy, w.ReviewedAt = &reviewer, &now
 		return nil
 	})
