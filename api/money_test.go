@@ -590,15 +590,21 @@ func TestMoneyWithdrawalsOverHTTP(t *testing.T) {
 			if confirmed.ID != approved.ID || confirmed.Payout == nil {
 				t.Fatalf("confirmed = %+v", confirmed)
 			}
-			e.want(202, e.call(http.MethodPost, "/api/withdrawals/"+approved.ID+"/fail-payout", e.op, "", map[string]any{"reason": "bounced"}))
+			// The decision is recorded once: a later, contradicting one is refused.
+			e.problem(e.call(http.MethodPost, "/api/withdrawals/"+approved.ID+"/fail-payout", e.op, "", map[string]any{"reason": "bounced"}), 409, "PAYOUT_NOT_AWAITING_CONFIRMATION")
 			calls := fake.recorded()
-			want := []payoutCall{{"confirm", e.tenantID, approved.ID, "BANK-REF-7", e.financeID}, {"fail", e.tenantID, approved.ID, "bounced", e.ownerID}}
+			want := []payoutCall{{"confirm", e.tenantID, approved.ID, "BANK-REF-7", e.financeID}}
 			if !slices.Equal(calls, want) {
 				t.Fatalf("signals = %+v, want %+v", calls, want)
 			}
 
+			// When the payout cannot be reached, the recorded decision still settles it (at its
+			// deadline at the latest), so the answer is still 202.
+			second := decode[Withdrawal](t, e.want(201, request(e.p1, "w-12", 10_00)))
+			e.want(200, e.call(http.MethodPost, "/api/withdrawals/"+second.ID+"/approve", e.finance, "", nil))
 			fake.err = errors.New("the payout service is down")
-			e.problem(e.call(http.MethodPost, "/api/withdrawals/"+approved.ID+"/confirm-payout", e.finance, "", map[string]any{"reference": "R"}), 503, "PAYOUT_NOT_SIGNALLED")
+			e.want(202, e.call(http.MethodPost, "/api/withdrawals/"+second.ID+"/fail-payout", e.finance, "", map[string]any{"reason": "account closed"}))
+			e.problem(e.call(http.MethodPost, "/api/withdrawals/"+second.ID+"/confirm-payout", e.finance, "", map[string]any{"reference": "R"}), 409, "PAYOUT_NOT_AWAITING_CONFIRMATION")
 			fake.err = nil
 			e.s.deps.Payouts = nil
 			e.problem(e.call(http.MethodPost, "/api/withdrawals/"+approved.ID+"/confirm-payout", e.finance, "", map[string]any{"reference": "R"}), 503, "PAYOUTS_UNAVAILABLE")

@@ -39,7 +39,7 @@ type WithdrawalStore interface {
 	CancelWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error)
 	ApproveWithdrawal(ctx context.Context, id string) (*models.Withdrawal, error)
 	RejectWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error)
-	AwaitingConfirmation(ctx context.Context, id string) (*models.Withdrawal, error)
+	RecordPayoutDecision(ctx context.Context, id string, paid bool, referenceOrReason string) (*models.Withdrawal, error)
 }
 
 // PayoutSignaler hands finance's decision on a manual payout to the payout waiting for it.
@@ -329,7 +329,7 @@ func registerWithdrawalRoutes(s *Server) {
 		Description: "Only for an approved withdrawal whose manual payout waits for confirmation (otherwise 409 PAYOUT_NOT_AWAITING_CONFIRMATION). Accepted: the payout marks the withdrawal paid shortly after.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable}},
 		Requires(authz.WithdrawalsApprove), func(ctx context.Context, in *ConfirmPayoutInput) (*WithdrawalOutput, error) {
-			return s.signalPayout(ctx, in.ID, func(p PayoutSignaler, tenantID, by string) error {
+			return s.signalPayout(ctx, in.ID, true, in.Body.Reference, func(p PayoutSignaler, tenantID, by string) error {
 				return p.ConfirmPayout(ctx, tenantID, in.ID, in.Body.Reference, by)
 			})
 		})
@@ -338,20 +338,20 @@ func registerWithdrawalRoutes(s *Server) {
 		Description: "Only for an approved withdrawal whose manual payout waits for confirmation (otherwise 409 PAYOUT_NOT_AWAITING_CONFIRMATION). Accepted: the payout fails the withdrawal and releases its funds shortly after.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable}},
 		Requires(authz.WithdrawalsApprove), func(ctx context.Context, in *ReasonInput) (*WithdrawalOutput, error) {
-			return s.signalPayout(ctx, in.ID, func(p PayoutSignaler, tenantID, by string) error {
+			return s.signalPayout(ctx, in.ID, false, in.Body.Reason, func(p PayoutSignaler, tenantID, by string) error {
 				return p.FailPayout(ctx, tenantID, in.ID, in.Body.Reason, by)
 			})
 		})
 }
 
-// signalPayout checks that a withdrawal's manual payout waits for finance and hands it the
-// decision.
-func (s *Server) signalPayout(ctx context.Context, id string, send func(p PayoutSignaler, tenantID, by string) error) (*WithdrawalOutput, error) {
+// signalPayout records finance's decision on a manual payout that waits for it (once: the
+// decision settles the payout whatever comes first) and hands it to the payout's workflow.
+func (s *Server) signalPayout(ctx context.Context, id string, paid bool, referenceOrReason string, send func(p PayoutSignaler, tenantID, by string) error) (*WithdrawalOutput, error) {
 	if s.deps.Payouts == nil {
 		return nil, models.Errorf(models.KindUnavailable, "PAYOUTS_UNAVAILABLE", "payouts are not configured on this server")
 	}
 	sc := s.scoped(ctx)
-	if _, err := sc.AwaitingConfirmation(ctx, id); err != nil {
+	if _, err := sc.RecordPayoutDecision(ctx, id, paid, referenceOrReason); err != nil {
 		return nil, err
 	}
 	p := models.PrincipalFrom(ctx)
@@ -363,8 +363,8 @@ func (s *Server) signalPayout(ctx context.Context, id string, send func(p Payout
 		if _, ok := models.AsError(err); ok {
 			return nil, err
 		}
-		s.log.ErrorContext(ctx, "signalling a payout failed", "request_id", RequestID(ctx), "withdrawal_id", id, "error", err.Error())
-		return nil, models.Errorf(models.KindUnavailable, "PAYOUT_NOT_SIGNALLED", "the payout could not be reached now; try again")
+		// The decision is recorded: the payout settles by it at its deadline at the latest.
+		s.log.WarnContext(ctx, "signalling a payout failed; it settles by the recorded decision at its deadline", "request_id", RequestID(ctx), "withdrawal_id", id, "error", err.Error())
 	}
 	w, payout, err := sc.Withdrawal(ctx, id)
 	if err != nil {

@@ -471,6 +471,17 @@ type CommissionAccruedPayload struct {
 // TableName keeps accruals beside the plans that made them.
 func (Accrual) TableName() string { return "commission_accruals" }
 
+// CommissionClawback records that a clawback event arrived for a plan, partner and reference,
+// so that an accrual booked after it (its source event was late) is not paid.
+type CommissionClawback struct {
+	TenantID  string `gorm:"primaryKey;size:36"`
+	PlanID    string `gorm:"primaryKey;size:36"`
+	PartnerID string `gorm:"primaryKey;size:36"`
+	Reference string `gorm:"primaryKey;size:200"`
+	EventID   string `gorm:"size:36;not null"`
+	CreatedAt time.Time
+}
+
 // AccrualRelease says what releasing an accrual did.
 type AccrualRelease struct {
 	// Done is set when the accrual needs no more waiting: released now or before, or reversed.

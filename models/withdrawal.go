@@ -150,9 +150,14 @@ type Payout struct {
 	Reference    string `gorm:"size:200"`
 	Failure      string `gorm:"size:1000"`
 	Attempts     int    `gorm:"not null"`
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	CompletedAt  *time.Time
+	// Decision is finance's word on a manual payout (paid or failed), recorded once; with it
+	// the payout settles that way whichever comes first, the signal or the deadline.
+	Decision          string `gorm:"size:16;not null;default:''"`
+	DecisionReference string `gorm:"size:1000;not null;default:''"`
+	DecisionBy        string `gorm:"size:64;not null;default:''"`
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	CompletedAt       *time.Time
 }
 
 // PayoutOrder is what a provider needs to pay one payout.

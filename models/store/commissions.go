@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
 )
@@ -240,9 +241,12 @@ func (s *Store) plansFor(ctx context.Context, tenantID, eventID, column string) 
 	if err != nil || e.PartnerID == nil {
 		return ctx, e, nil, err
 	}
+	q := s.db.WithContext(ctx).Where("tenant_id = ? AND "+column+" = ?", tenantID, e.Type)
+	if column == "trigger_type" {
+		q = q.Where("status = ?", models.PlanActive) // archived plans accrue no more, but their clawbacks still count
+	}
 	var plans []models.CommissionPlan
-	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ? AND "+column+" = ?", tenantID, models.PlanActive, e.Type).
-		Order("id").Find(&plans).Error; err != nil {
+	if err := q.Order("id").Find(&plans).Error; err != nil {
 		return ctx, e, nil, err
 	}
 	return models.WithCausation(ctx, models.Causation{EventID: e.ID, Depth: e.Depth}), e, plans, nil
@@ -297,6 +301,17 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 		if !q.Match {
 			res.Reason = q.Reason
 			return nil
+		}
+		if def.ClawbackTrigger != "" && q.Reference != "" {
+			var early int64
+			if err := tx.Model(&models.CommissionClawback{}).Where("tenant_id = ? AND plan_id = ? AND partner_id = ? AND reference = ?",
+				e.TenantID, plan.ID, partner.ID, q.Reference).Count(&early).Error; err != nil {
+				return err
+			}
+			if early > 0 {
+				res.Reason = "a " + def.ClawbackTrigger + " for " + q.Reference + " arrived before this event: nothing is owed"
+				return nil
+			}
 		}
 		now := time.Now().UTC()
 		a := &models.Accrual{
@@ -432,6 +447,11 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 		}
 		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 			if _, err := s.lockPartner(tx, tenantID, *e.PartnerID); err != nil {
+				return err
+			}
+			// Remembered for an accrual whose source event is processed later than this one.
+			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CommissionClawback{TenantID: tenantID, PlanID: plans[i].ID,
+				PartnerID: *e.PartnerID, Reference: reference, EventID: e.ID, CreatedAt: time.Now().UTC()}).Error; err != nil {
 				return err
 			}
 			var accruals []models.Accrual

@@ -359,3 +359,63 @@ func TestFinanceCannotApproveItsOwnRequestOrPayOutFromANegativeBalance(t *testin
 		e.expect(t, "after the refused approval", 0, -50_00, 100_00, 0, 50_00)
 	})
 }
+
+func TestARefundProcessedBeforeItsSaleLeavesNothingToPay(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		e := newMoneyEnv(t, s, "money-early-refund")
+		if _, err := e.op.CreateCommissionPlan(e.ctx, "Invoices 10 %", "", models.PlanDefinition{
+			Trigger: "invoice.paid", AmountPath: "total", Currency: "EUR", ReferencePath: "invoiceId", ClawbackTrigger: "invoice.refunded",
+			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 1000}}); err != nil {
+			t.Fatal(err)
+		}
+		partner := e.partnerID
+		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-9"}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reversed, err := s.ClawbackCommissions(e.ctx, e.tenantID, refund.ID); err != nil || len(reversed) != 0 {
+			t.Fatalf("an early refund reversed %v, %v", reversed, err)
+		}
+		paid, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-9","total":50000}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.AccrueCommissions(e.ctx, e.tenantID, paid.ID)
+		if err != nil || len(res) != 1 || res[0].AccrualID != "" || res[0].Reason == "" {
+			t.Fatalf("the late sale accrued %+v, %v", res, err)
+		}
+		other, _ := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-10","total":50000}`})
+		if res, err := s.AccrueCommissions(e.ctx, e.tenantID, other.ID); err != nil || len(res) != 1 || !res[0].Created {
+			t.Fatalf("another invoice did not accrue: %+v, %v", res, err)
+		}
+		e.expect(t, "after the early refund and two sales", 0, 50_00, 0, 0, 50_00)
+	})
+}
+
+func TestARecordedPaymentWinsOverThePayoutDeadline(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		e := newMoneyEnv(t, s, "money-decision")
+		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"}); err != nil {
+			t.Fatal(err)
+		}
+		w, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 100_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.ApproveWithdrawal(e.ctx, w.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.RecordPayoutDecision(e.ctx, w.ID, true, "BANK-77"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.op.RecordPayoutDecision(e.ctx, w.ID, false, "bounced"); code(err) != "PAYOUT_NOT_AWAITING_CONFIRMATION" {
+			t.Fatalf("a second decision: %v", err)
+		}
+		// The deadline passes before the confirmation reaches the payout: it is paid anyway.
+		got, err := s.FailPayout(e.ctx, e.tenantID, w.ID, "finance did not confirm in time")
+		if err != nil || got.Status != models.WithdrawalPaid || got.Reference != "BANK-77" {
+			t.Fatalf("payout after the deadline = %+v, %v", got, err)
+		}
+		e.expect(t, "after the payout", 0, 0, 0, 100_00, 100_00)
+	})
+}

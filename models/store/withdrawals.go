@@ -401,21 +401,56 @@ func (sc *Scoped) RejectWithdrawal(ctx context.Context, id, reason string) (*mod
 	})
 }
 
-// AwaitingConfirmation checks that a withdrawal's payout waits for finance's manual
-// confirmation (operators only).
-func (sc *Scoped) AwaitingConfirmation(ctx context.Context, id string) (*models.Withdrawal, error) {
+// Decisions on manual payouts.
+const (
+	decisionPaid   = "paid"
+	decisionFailed = "failed"
+)
+
+// RecordPayoutDecision records finance's word on a manual payout that waits for it, once
+// (operators only): paid with the bank's reference, or failed with a reason. From then on the
+// payout settles that way, even when its deadline passes before the decision reaches it.
+func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool, referenceOrReason string) (*models.Withdrawal, error) {
 	if err := sc.operatorsOnly("payout confirmations"); err != nil {
 		return nil, err
 	}
-	w, p, err := sc.Withdrawal(ctx, id)
+	var w models.Withdrawal
+	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&w).Error; err != nil {
+			return notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+		}
+		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, w.PartnerID); err != nil {
+			return err
+		}
+		var p models.Payout
+		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&w).Error; err != nil {
+			return err
+		}
+		err := tx.Where("tenant_id = ? AND withdrawal_id = ?", sc.p.TenantID, id).Take(&p).Error
+		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		if err != nil || w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending || p.Provider != models.ProviderManual || p.Decision != "" {
+			return models.Conflict("PAYOUT_NOT_AWAITING_CONFIRMATION", "the withdrawal has no manual payout waiting for confirmation")
+		}
+		p.Decision, p.DecisionReference, p.DecisionBy, p.UpdatedAt = decisionFailed, referenceOrReason, sc.actorID(), time.Now().UTC()
+		action := "payout.failure_reported"
+		if paid {
+			p.Decision, action = decisionPaid, "payout.confirmed"
+		}
+		if err := tx.Model(&p).Select("decision", "decision_reference", "decision_by", "updated_at").Updates(&p).Error; err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, sc.p.TenantID, action, "withdrawal", w.ID, "decision", "reference")
+	})
 	if err != nil {
 		return nil, err
 	}
-	if w.Status != models.WithdrawalApproved || p == nil || p.Status != models.PayoutPending || p.Provider != models.ProviderManual {
-		return nil, models.Conflict("PAYOUT_NOT_AWAITING_CONFIRMATION", "the withdrawal has no manual payout waiting for confirmation")
-	}
-	return w, nil
+	return &w, nil
 }
+
+// errDecidedPaid stops a payout's failure when finance recorded it as paid.
+var errDecidedPaid = errors.New("finance recorded the payout as paid")
 
 // CompletePayout marks a withdrawal's payout paid with the provider's reference and moves the
 // held money to paid. A payout completed before is left alone, so retries change nothing.
@@ -428,13 +463,24 @@ func (s *Store) CompletePayout(ctx context.Context, tenantID, withdrawalID, refe
 	return settledAlready(ctx, s, tenantID, withdrawalID, w, err)
 }
 
-// FailPayout marks a withdrawal's payout failed for good and releases the held money.
+// FailPayout marks a withdrawal's payout failed for good and releases the held money, unless
+// finance recorded it as paid (then it completes with finance's reference).
 func (s *Store) FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error) {
-	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalFailed, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
+	var decided models.Payout
+	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalFailed, reason, func(tx *gorm.DB, w *models.Withdrawal) error {
+		if err := tx.Where("tenant_id = ? AND withdrawal_id = ?", tenantID, withdrawalID).Take(&decided).Error; err != nil {
+			return err
+		}
+		if decided.Decision == decisionPaid {
+			return errDecidedPaid
+		}
 		now := time.Now().UTC()
 		w.FailedAt = &now
 		return nil
 	})
+	if errors.Is(err, errDecidedPaid) {
+		return s.CompletePayout(ctx, tenantID, withdrawalID, decided.DecisionReference)
+	}
 	return settledAlready(ctx, s, tenantID, withdrawalID, w, err)
 }
 
