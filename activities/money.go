@@ -60,14 +60,25 @@ type EventRef struct {
 	EventID  string
 }
 
-// Accrue runs the commission plans an event triggers.
+// Accrue runs the commission plans an event triggers. A refusal of the domain (an amount out
+// of range) is final: retrying cannot change it.
 func (a *Money) Accrue(ctx context.Context, in EventRef) ([]models.AccrualResult, error) {
-	return a.Store.AccrueCommissions(ctx, in.TenantID, in.EventID)
+	res, err := a.Store.AccrueCommissions(ctx, in.TenantID, in.EventID)
+	return res, final(err)
 }
 
 // Clawback reverses the accruals an event undoes and returns their ids.
 func (a *Money) Clawback(ctx context.Context, in EventRef) ([]string, error) {
-	return a.Store.ClawbackCommissions(ctx, in.TenantID, in.EventID)
+	res, err := a.Store.ClawbackCommissions(ctx, in.TenantID, in.EventID)
+	return res, final(err)
+}
+
+// final makes a domain error non-retryable; infrastructure errors stay retryable.
+func final(err error) error {
+	if d, ok := models.AsError(err); ok && d.Kind != models.KindInternal && d.Kind != models.KindUnavailable {
+		return temporal.NewNonRetryableApplicationError(d.Error(), d.Code, err)
+	}
+	return err
 }
 
 // AccrualRef names one accrual of a tenant, and the workflow's time.

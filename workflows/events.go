@@ -37,7 +37,15 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		res.DealProtection = routes.ProtectDeal
 	}
 	if routes.Accrue || routes.Clawback {
-		if err := moneyRoutes(ctx, in, routes, &res); err != nil {
+		err := moneyRoutes(ctx, in, routes, &res)
+		var refused *temporal.ApplicationError
+		switch {
+		case errors.As(err, &refused) && refused.NonRetryable():
+			// The ledger refused for good (e.g. an amount out of range): the event's other
+			// subscribers still get it.
+			workflow.GetLogger(ctx).Error("commission accrual refused", "event", in.EventID, "error", err)
+			res.MoneyError = rootMessage(err)
+		case err != nil:
 			return res, err
 		}
 	}

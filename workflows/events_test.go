@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,8 @@ type eventStore struct {
 	outbox   []models.EventRef
 	outboxAt map[string]time.Time
 	fail     error
+	// accrue makes every event's type a commission trigger.
+	accrue bool
 }
 
 func (s *eventStore) EventByID(_ context.Context, tenantID, id string) (*models.Event, error) {
@@ -46,7 +49,7 @@ func (s *eventStore) WebhooksFor(_ context.Context, _, eventType string) ([]stri
 }
 
 func (s *eventStore) HasCommissionRoutes(context.Context, string, string) (bool, bool, error) {
-	return false, false, nil
+	return s.accrue, false, nil
 }
 
 func (s *eventStore) PlaybooksFor(context.Context, string, string) ([]models.PlaybookRef, error) {
@@ -206,5 +209,35 @@ func TestOutboxRelayPassesOnItsIntervalAndContinuesAsNew(t *testing.T) {
 	}
 	if !slices.Equal(s.started, []string{"stranded"}) {
 		t.Fatalf("the relay started %v, want the stranded event once", s.started)
+	}
+}
+
+// refusingLedger refuses every accrual for good.
+type refusingLedger struct{ activities.MoneyStore }
+
+func (refusingLedger) AccrueCommissions(context.Context, string, string) ([]models.AccrualResult, error) {
+	return nil, models.Conflict("BALANCE_OUT_OF_RANGE", "the pending balance would leave the range of 64-bit minor units")
+}
+
+func TestARefusedAccrualDoesNotHoldUpTheEventsWebhooks(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	partner := "p1"
+	st := &eventStore{events: map[string]*models.Event{"e1": {ID: "e1", TenantID: "t1", Type: "invoice.paid", PartnerID: &partner}},
+		hooks: map[string][]string{"invoice.paid": {"w1"}}, accrue: true}
+	worker.Register(env, worker.Deps{System: &activities.System{}, Events: &activities.Events{Store: st}, Webhooks: &activities.Webhooks{},
+		Money: &activities.Money{Store: refusingLedger{}}})
+	delivered := 0
+	env.OnWorkflow(workflows.WebhookDelivery, mock.Anything, mock.Anything).Return(func(workflow.Context, workflows.WebhookDeliveryInput) error {
+		delivered++
+		return nil
+	})
+	env.ExecuteWorkflow(workflows.EventFanout, workflows.EventFanoutInput{TenantID: "t1", EventID: "e1", Type: "invoice.paid"})
+	var res workflows.EventFanoutResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if delivered != 1 || !strings.Contains(res.MoneyError, "BALANCE_OUT_OF_RANGE") {
+		t.Fatalf("delivered %d, result %+v", delivered, res)
 	}
 }
