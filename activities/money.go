@@ -1,13 +1,11 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -197,21 +195,11 @@ func (p *HTTPProvider) Pay(ctx context.Context, order models.PayoutOrder) (strin
 	if err != nil {
 		return "", err
 	}
-	now := time.Now()
-	sig, err := models.SignWebhook(order.HTTPSecret, order.PayoutID, now, body)
+	req, err := signedPostWith(ctx, order.HTTPURL, "partnerd-payouts/1", order.PayoutID, order.HTTPSecret, body)
 	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError("the provider's signing secret is not valid", "PayoutSecretInvalid", err)
+		return "", temporal.NewNonRetryableApplicationError("the provider's URL or signing secret is not valid", "PayoutRequestInvalid", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, order.HTTPURL, bytes.NewReader(body))
-	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError("the provider URL is not valid", "PayoutURLInvalid", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", order.PayoutID)
-	req.Header.Set("webhook-id", order.PayoutID)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set("webhook-signature", sig)
-	req.Header.Set("User-Agent", "partnerd-payouts/1")
 	resp, err := p.HTTP.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("payout provider unreachable: %s", describeSendError(err, 30*time.Second))

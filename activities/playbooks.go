@@ -1,13 +1,11 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -324,21 +322,10 @@ func (a *Playbooks) callWebhook(ctx context.Context, in ActInput, key string) (m
 	if err != nil {
 		return nil, err
 	}
-	body := []byte(in.Node.CallWebhook.Body)
-	now := time.Now()
-	sig, err := models.SignWebhook(secret, key, now, body)
+	req, err := signedPostWith(ctx, in.Node.CallWebhook.URL, "partnerd-playbooks/1", key, secret, []byte(in.Node.CallWebhook.Body))
 	if err != nil {
-		return nil, err
+		return nil, temporal.NewNonRetryableApplicationError("the webhook URL or signing secret is not valid", "PlaybookWebhookInvalid", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.Node.CallWebhook.URL, bytes.NewReader(body))
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("the webhook URL is not valid", "PlaybookWebhookURL", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("webhook-id", key)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set("webhook-signature", sig)
-	req.Header.Set("User-Agent", "partnerd-playbooks/1")
 	resp, err := a.HTTP.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("webhook unreachable: %s", describeSendError(err, 15*time.Second))

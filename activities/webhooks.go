@@ -152,15 +152,10 @@ func (a *Webhooks) SendWebhook(ctx context.Context, in SendInput) (SendResult, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, disp.Webhook.URL, bytes.NewReader(disp.Body))
+	req, err := signedPost(ctx, disp.Webhook.URL, "partnerd-webhooks/1", disp.Delivery.MessageID, sig.timestamp, sig.header, disp.Body)
 	if err != nil {
 		return SendResult{Error: "invalid URL"}, nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "partnerd-webhooks/1")
-	req.Header.Set("webhook-id", disp.Delivery.MessageID)
-	req.Header.Set("webhook-timestamp", sig.timestamp)
-	req.Header.Set("webhook-signature", sig.header)
 	started := time.Now()
 	resp, err := a.httpClient().Do(req)
 	res := SendResult{LatencyMS: time.Since(started).Milliseconds()}
@@ -208,6 +203,31 @@ func (a *Webhooks) signatures(d *models.WebhookDispatch, now time.Time) (signatu
 		sigs = append(sigs, sig)
 	}
 	return signature{timestamp: strconv.FormatInt(now.Unix(), 10), header: strings.Join(sigs, " ")}, nil
+}
+
+// signedPost is a JSON POST carrying the Standard Webhooks headers: the message id, the
+// timestamp and the signature header (one or more space-separated signatures).
+func signedPost(ctx context.Context, url, userAgent, msgID, timestamp, signature string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("webhook-id", msgID)
+	req.Header.Set("webhook-timestamp", timestamp)
+	req.Header.Set("webhook-signature", signature)
+	return req, nil
+}
+
+// signedPostWith signs body with secret now and builds its signedPost.
+func signedPostWith(ctx context.Context, url, userAgent, msgID string, secret models.Secret, body []byte) (*http.Request, error) {
+	now := time.Now()
+	sig, err := models.SignWebhook(secret, msgID, now, body)
+	if err != nil {
+		return nil, err
+	}
+	return signedPost(ctx, url, userAgent, msgID, strconv.FormatInt(now.Unix(), 10), sig, body)
 }
 
 // GuardedClient is the HTTP client a's deliveries use, behind the address guard; payouts to an

@@ -28,6 +28,14 @@ type Principal struct {
 // IsPartner reports whether the principal acts for one partner organisation only.
 func (p *Principal) IsPartner() bool { return p != nil && p.PartnerID != "" }
 
+// ActorID is who acts: the user, or for machine keys the key.
+func (p *Principal) ActorID() string {
+	if p.Kind == PrincipalMachineKey {
+		return p.KeyID
+	}
+	return p.UserID
+}
+
 type principalKey struct{}
 
 // WithPrincipal returns a context that carries p.

@@ -200,3 +200,28 @@ func TestTheFanOutSignalsRunsWaitingForAnEventOfTheirPartner(t *testing.T) {
 		t.Fatalf("runs waiting for another partner's events: %v, %v", ids, err)
 	}
 }
+
+func TestAPlaybookStopsStartingRunsAtTheCausationDepthLimit(t *testing.T) {
+	e := newPayoutEnv(t, "onboarding-depth")
+	onboardingRun(t, e) // enables the onboarding playbook (and starts one run at depth 0)
+	partner := e.partnerID
+	starts := func(depth int) int {
+		cause := models.NewID()
+		ev, err := e.st.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &partner,
+			CausationID: &cause, Depth: depth, Payload: `{"contactEmail":"ada@alpha.test","organisation":"Alpha"}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := (&activities.Playbooks{Store: e.st}).StartRuns(e.ctx, activities.EventRef{TenantID: e.tenantID, EventID: ev.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(runs)
+	}
+	if n := starts(models.MaxPlaybookDepth - 1); n != 1 {
+		t.Fatalf("an event just below the limit started %d runs", n)
+	}
+	if n := starts(models.MaxPlaybookDepth); n != 0 {
+		t.Fatalf("an event at the depth limit started %d runs", n)
+	}
+}

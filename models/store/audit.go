@@ -27,11 +27,7 @@ func writeAudit(ctx context.Context, tx *gorm.DB, tenantID, action, targetType, 
 		CreatedAt:     time.Now().UTC(),
 	}
 	if p := models.PrincipalFrom(ctx); p != nil {
-		entry.ActorKind = string(p.Kind)
-		entry.ActorID = p.UserID
-		if p.Kind == models.PrincipalMachineKey {
-			entry.ActorID = p.KeyID
-		}
+		entry.ActorKind, entry.ActorID = string(p.Kind), p.ActorID()
 	}
 	if len(changed) > 0 {
 		b, _ := json.Marshal(changed)

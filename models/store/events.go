@@ -121,11 +121,7 @@ func newEvent(ctx context.Context, tenantID, source string, ne models.NewEvent, 
 		e.OccurredAt = now
 	}
 	if p := models.PrincipalFrom(ctx); p != nil {
-		e.ActorKind = string(p.Kind)
-		e.ActorID = p.UserID
-		if p.Kind == models.PrincipalMachineKey {
-			e.ActorID = p.KeyID
-		}
+		e.ActorKind, e.ActorID = string(p.Kind), p.ActorID()
 	}
 	if c, ok := models.CausationFrom(ctx); ok && e.CausationID == nil {
 		id := c.EventID

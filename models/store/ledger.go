@@ -39,9 +39,9 @@ func actorOf(ctx context.Context) string {
 	case p == nil:
 		return "system"
 	case p.Kind == models.PrincipalMachineKey:
-		return "key:" + p.KeyID
+		return "key:" + p.ActorID()
 	default:
-		return p.UserID
+		return p.ActorID()
 	}
 }
 

@@ -747,49 +747,38 @@ type span struct {
 // spans covers [from, to) (whole hours) with daily rows where whole days fit, and hourly rows
 // at the edges; an hourly series reads hourly rows only.
 func (c *computation) spans() []span {
-	from, to := c.res.From.Unix(), c.res.To.Unix()
 	if c.interval == models.IntervalHour {
-		return []span{{grainHour, from, to}}
+		return []span{{grainHour, c.res.From.Unix(), c.res.To.Unix()}}
 	}
-	firstDay := models.IntervalStart(models.IntervalDay, c.res.From)
-	if firstDay.Before(c.res.From) {
-		firstDay = firstDay.AddDate(0, 0, 1)
-	}
-	lastDay := models.IntervalStart(models.IntervalDay, c.res.To)
-	if !firstDay.Before(lastDay) {
-		return []span{{grainHour, from, to}}
-	}
-	out := []span{{grainDay, firstDay.Unix(), lastDay.Unix()}}
-	if from < firstDay.Unix() {
-		out = append(out, span{grainHour, from, firstDay.Unix()})
-	}
-	if lastDay.Unix() < to {
-		out = append(out, span{grainHour, lastDay.Unix(), to})
-	}
-	return out
+	return cover(c.res.From, c.res.To, models.IntervalDay, grainDay, grainHour)
 }
 
 // setSpans covers [from, to) (whole days) with month sets where whole months fit and day sets
 // at the edges; a daily or weekly series reads day sets only.
 func (c *computation) setSpans() []span {
-	from, to := c.res.From.Unix(), c.res.To.Unix()
 	if c.interval == models.IntervalDay || c.interval == models.IntervalWeek {
-		return []span{{grainDay, from, to}}
+		return []span{{grainDay, c.res.From.Unix(), c.res.To.Unix()}}
 	}
-	firstMonth := models.IntervalStart(models.IntervalMonth, c.res.From)
-	if firstMonth.Before(c.res.From) {
-		firstMonth = firstMonth.AddDate(0, 1, 0)
+	return cover(c.res.From, c.res.To, models.IntervalMonth, grainMonth, grainDay)
+}
+
+// cover splits [from, to) into the whole buckets of interval (at grain coarse) and the fine
+// remainders at both edges.
+func cover(from, to time.Time, interval string, coarse, fine int64) []span {
+	first := models.IntervalStart(interval, from)
+	if first.Before(from) {
+		first = models.NextInterval(interval, first)
 	}
-	lastMonth := models.IntervalStart(models.IntervalMonth, c.res.To)
-	if !firstMonth.Before(lastMonth) {
-		return []span{{grainDay, from, to}}
+	last := models.IntervalStart(interval, to)
+	if !first.Before(last) {
+		return []span{{fine, from.Unix(), to.Unix()}}
 	}
-	out := []span{{grainMonth, firstMonth.Unix(), lastMonth.Unix()}}
-	if from < firstMonth.Unix() {
-		out = append(out, span{grainDay, from, firstMonth.Unix()})
+	out := []span{{coarse, first.Unix(), last.Unix()}}
+	if from.Before(first) {
+		out = append(out, span{fine, from.Unix(), first.Unix()})
 	}
-	if lastMonth.Unix() < to {
-		out = append(out, span{grainDay, lastMonth.Unix(), to})
+	if last.Before(to) {
+		out = append(out, span{fine, last.Unix(), to.Unix()})
 	}
 	return out
 }

@@ -16,12 +16,7 @@ func (sc *Scoped) taskRows(ctx context.Context) *gorm.DB {
 	return sc.partnerRows(ctx, &models.Task{}, "partner_id")
 }
 
-func (sc *Scoped) actorID() string {
-	if sc.p.UserID != "" {
-		return sc.p.UserID
-	}
-	return sc.p.KeyID
-}
+func (sc *Scoped) actorID() string { return sc.p.ActorID() }
 
 // checkAssignee verifies that userID is an active user the task may be assigned to: for a
 // partner principal, a user of its own organisation.
