@@ -419,3 +419,50 @@ func TestARecordedPaymentWinsOverThePayoutDeadline(t *testing.T) {
 		e.expect(t, "after the payout", 0, 0, 0, 100_00, 100_00)
 	})
 }
+
+func TestEveryWithdrawalTransitionAndAdjustmentIsAuditedAndEvented(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		e := newMoneyEnv(t, s, "money-audit")
+		mv, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cancelled, _ := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 10_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
+		if _, err := e.partner.CancelWithdrawal(e.ctx, cancelled.ID, "changed my mind"); err != nil {
+			t.Fatal(err)
+		}
+		rejected, _ := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 10_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
+		if _, err := e.op.RejectWithdrawal(e.ctx, rejected.ID, "wrong account"); err != nil {
+			t.Fatal(err)
+		}
+		paid, _ := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 10_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
+		if _, err := e.op.ApproveWithdrawal(e.ctx, paid.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CompletePayout(e.ctx, e.tenantID, paid.ID, "BANK-1"); err != nil {
+			t.Fatal(err)
+		}
+		audited := func(action, targetID string) {
+			t.Helper()
+			rows, _, err := e.op.ListAudit(e.ctx, models.AuditFilter{Action: action, TargetID: targetID}, models.Page{Limit: 10})
+			if err != nil || len(rows) != 1 {
+				t.Errorf("audit entries for %s on %s: %d, %v", action, targetID, len(rows), err)
+			}
+		}
+		audited("ledger.adjusted", mv.ID)
+		for _, c := range []struct{ id, status string }{
+			{cancelled.ID, "requested"}, {cancelled.ID, "cancelled"}, {rejected.ID, "requested"}, {rejected.ID, "rejected"},
+			{paid.ID, "requested"}, {paid.ID, "approved"}, {paid.ID, "paid"},
+		} {
+			audited("withdrawal."+c.status, c.id)
+		}
+		want := map[string]int{models.EventLedgerAdjusted: 1, models.EventWithdrawalRequested: 3, models.EventWithdrawalCancelled: 1,
+			models.EventWithdrawalRejected: 1, models.EventWithdrawalApproved: 1, models.EventPayoutPaid: 1}
+		for typ, n := range want {
+			evs, _, err := e.op.ListEvents(e.ctx, models.EventFilter{Type: typ}, models.Page{Limit: 10})
+			if err != nil || len(evs) != n {
+				t.Errorf("%s events: %d, want %d (%v)", typ, len(evs), n, err)
+			}
+		}
+	})
+}
