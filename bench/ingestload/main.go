@@ -34,6 +34,7 @@ type options struct {
 	batch, customers      int
 	dupRate, rate         float64
 	duration              time.Duration
+	timeline              bool
 }
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 	flag.IntVar(&o.customers, "customers", 1000, "seeded customers bench-<n>@example.com to pick from")
 	flag.Float64Var(&o.dupRate, "dup", 0.05, "share of events that resend an earlier eventId")
 	flag.Float64Var(&o.rate, "rate", 0, "requests per second, open loop: requests start on a fixed schedule and latency counts from the scheduled start, so a server that falls behind shows it (0: each client sends as fast as it is answered)")
+	flag.BoolVar(&o.timeline, "timeline", false, "also print, per second of the run, the requests started in it and their p50, p99 and max latency (to see when a tail happens)")
 	flag.Parse()
 	if o.run == "" {
 		o.run = fmt.Sprintf("load-%d", time.Now().UnixNano())
@@ -66,6 +68,11 @@ func main() {
 	}
 }
 
+// sample is one answered request: when it was due (from the start of the run) and its latency.
+type sample struct {
+	at, latency time.Duration
+}
+
 // ack is what the API answered for one event.
 type ack struct {
 	id, status string
@@ -76,6 +83,7 @@ type result struct {
 	acked     map[string][]ack // eventId → every acknowledgement of it
 	sent      map[string]bool  // every eventId sent, acknowledged or not
 	latencies []time.Duration
+	samples   []sample     // every answered request, for the timeline
 	events    atomic.Int64 // events acknowledged (stored or duplicate)
 	failed    atomic.Int64 // requests without a 200
 	elapsed   time.Duration
@@ -116,9 +124,11 @@ func drive(o options, key string) *result {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(c), uint64(start.UnixNano()))) //nolint:gosec // load shapes, not secrets
 			var lat []time.Duration
+			var samples []sample
 			defer func() {
 				res.mu.Lock()
 				res.latencies = append(res.latencies, lat...)
+				res.samples = append(res.samples, samples...)
 				res.mu.Unlock()
 			}()
 			for ctx.Err() == nil {
@@ -165,6 +175,7 @@ func drive(o options, key string) *result {
 					continue
 				}
 				lat = append(lat, time.Since(t0))
+				samples = append(samples, sample{at: t0.Sub(start), latency: lat[len(lat)-1]})
 				res.mu.Lock()
 				for id, a := range acks {
 					res.acked[id] = append(res.acked[id], a...)
@@ -270,6 +281,31 @@ func (r *result) print(o options) {
 	fmt.Printf("requests ok %d (%.0f/s), failed %d; events acknowledged %d (%.0f/s)\n",
 		len(r.latencies), float64(len(r.latencies))/secs, r.failed.Load(), r.events.Load(), float64(r.events.Load())/secs)
 	fmt.Printf("latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", pct(0.50), pct(0.90), pct(0.99), pct(1))
+	if o.timeline {
+		printTimeline(r.samples)
+	}
+}
+
+// printTimeline prints, per second of the run, how many requests were due in it and the p50,
+// p99 and max of their latencies.
+func printTimeline(samples []sample) {
+	bySecond := map[int][]time.Duration{}
+	last := 0
+	for _, s := range samples {
+		sec := int(s.at / time.Second)
+		bySecond[sec] = append(bySecond[sec], s.latency)
+		last = max(last, sec)
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for sec := 0; sec <= last; sec++ {
+		l := bySecond[sec]
+		if len(l) == 0 {
+			continue
+		}
+		slices.Sort(l)
+		fmt.Printf("second %3d: %5d requests, p50 %7.2f ms, p99 %7.2f ms, max %7.2f ms\n",
+			sec, len(l), ms(l[len(l)/2]), ms(l[min(len(l)-1, len(l)*99/100)]), ms(l[len(l)-1]))
+	}
 }
 
 // verify counts the stored events of this run and checks every acknowledgement against them.

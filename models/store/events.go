@@ -141,21 +141,28 @@ func (ev *eventWriter) emit(ctx context.Context, tx *gorm.DB, tenantID string, n
 
 // outbox records e for dispatch when something subscribes to its type.
 func (ev *eventWriter) outbox(ctx context.Context, tx *gorm.DB, events ...*models.Event) error {
+	rows, err := ev.outboxRows(ctx, events)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error
+}
+
+// outboxRows are the outbox rows of those of events something subscribes to, which are
+// dispatched after the commit.
+func (ev *eventWriter) outboxRows(ctx context.Context, events []*models.Event) ([]models.OutboxEntry, error) {
 	var rows []models.OutboxEntry
 	for _, e := range events {
 		sub, err := ev.s.subscribed(ctx, e.TenantID, e.Type)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if sub {
 			rows = append(rows, models.OutboxEntry{EventID: e.ID, TenantID: e.TenantID, Type: e.Type, CreatedAt: e.ReceivedAt})
 			ev.refs = append(ev.refs, models.EventRef{TenantID: e.TenantID, EventID: e.ID, Type: e.Type})
 		}
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error
+	return rows, nil
 }
 
 // EmitEvent writes one internal event outside of any other change, for activities that report

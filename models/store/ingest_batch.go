@@ -154,8 +154,12 @@ func (s *Store) commitGroup(group []*ingestWork) {
 	})
 	var stored map[string]map[string]string // tenant → client id → stored id
 	subscribed, err := s.anySubscribed(ctx, events)
+	copied := false
+	if err == nil && s.dialect == Postgres && s.copyQueue().worthTrying(events) {
+		stored, copied, err = s.copyGroup(ctx, events, subscribed)
+	}
 	switch {
-	case err != nil:
+	case err != nil || copied:
 	case s.dialect == Postgres && !subscribed:
 		// Nothing to write beside the events, which one statement writes: it commits on its
 		// own, without BEGIN and COMMIT round trips.

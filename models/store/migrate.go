@@ -32,6 +32,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0014_playbooks", Migrate: migrate0014Playbooks},
 		{ID: "0015_playbook_settings", Migrate: migrate0015PlaybookSettings},
 		{ID: "0016_payout_decisions", Migrate: migrate0016PayoutDecisions},
+		{ID: "0017_event_indexes", Migrate: migrate0017EventIndexes},
 	}
 }
 
