@@ -23,6 +23,10 @@ import (
 // copyCooldown, so that a client retrying a stream of events does not pay twice per group.
 const copyCooldown = 2 * time.Second
 
+// copyMinEvents is the smallest group worth a COPY: COPY costs round trips of its own (the
+// column types, and BEGIN and COMMIT), which a small group's single INSERT statement does not.
+const copyMinEvents = 64
+
 // copyState remembers when COPY last met a duplicate.
 type copyState struct {
 	conflictAt atomic.Int64 // unix nanoseconds
@@ -38,10 +42,10 @@ func (s *Store) copyQueue() *copyState {
 	return c.(*copyState)
 }
 
-// worthTrying reports whether events should be copied: none of their client ids repeats within
-// them, and no COPY met a duplicate lately.
+// worthTrying reports whether events should be copied: they are many, none of their client ids
+// repeats within them, and no COPY met a duplicate lately.
 func (c *copyState) worthTrying(events []*models.Event) bool {
-	if time.Since(time.Unix(0, c.conflictAt.Load())) < copyCooldown {
+	if len(events) < copyMinEvents || time.Since(time.Unix(0, c.conflictAt.Load())) < copyCooldown {
 		return false
 	}
 	// events are sorted by tenant and client id: a repeat sits next to its twin.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
@@ -23,19 +24,31 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 		if err := sc.CreateWebhook(ctx, &models.Webhook{URL: "https://hooks.example.com/in", Enabled: true, Secret: "sealed"}, []string{"seat.*"}); err != nil {
 			t.Fatal(err)
 		}
+		stored := map[string]string{} // client id → event id answered when it was stored
+		calls := 0
+		// ingest sends ids after enough fresh events to make the group worth a COPY.
 		ingest := func(ids ...string) []models.IngestResult {
 			t.Helper()
-			in := make([]models.IngestEvent, len(ids))
-			for i, id := range ids {
-				in[i] = models.IngestEvent{CustomerEmail: "c@example.com", Type: "seat.added", Payload: `{"n":1}`, ExternalID: id}
+			calls++
+			var in []models.IngestEvent
+			for i := range 100 {
+				in = append(in, models.IngestEvent{CustomerEmail: "c@example.com", Type: "seat.added", Payload: `{"n":1}`, ExternalID: fmt.Sprintf("fill-%d-%d", calls, i)})
+			}
+			for _, id := range ids {
+				in = append(in, models.IngestEvent{CustomerEmail: "c@example.com", Type: "seat.added", Payload: `{"n":1}`, ExternalID: id})
 			}
 			res, err := sc.Ingest(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return res
+			for i, r := range res[:100] {
+				if r.Status != models.IngestStored {
+					t.Fatalf("fresh event %s: %+v", in[i].ExternalID, r)
+				}
+				stored[in[i].ExternalID] = r.EventID
+			}
+			return res[100:]
 		}
-		stored := map[string]string{} // client id → event id answered when it was stored
 		expect := func(step string, res []models.IngestResult, ids []string, want []string) {
 			t.Helper()
 			for i, r := range res {
@@ -75,7 +88,7 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 		expect("all again", ingest(all...), all, []string{models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate,
 			models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate})
 
-		evs, _, err := sc.ListEvents(ctx, models.EventFilter{Type: "seat.added"}, models.Page{Limit: 100})
+		evs, _, err := sc.ListEvents(ctx, models.EventFilter{Type: "seat.added"}, models.Page{Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +116,7 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 				t.Fatalf("event %s dispatched %d times (stored: %v)", id, n, rows[id])
 			}
 		}
-		pending, err := s.PendingOutbox(ctx, evs[0].ReceivedAt.Add(1e12), 100)
+		pending, err := s.PendingOutbox(ctx, evs[0].ReceivedAt.Add(1e12), 1000)
 		if err != nil || len(pending) != len(stored) {
 			t.Fatalf("outbox holds %d rows (%v), want %d", len(pending), err, len(stored))
 		}
