@@ -10,4 +10,4 @@ func ExecRaw(ctx context.Context, s *Store, sql string, args ...any) error {
 
 // ForgetCopyConflict lets the next ingest group try COPY again at once, as it does
 // copyCooldown after a COPY met a duplicate.
-func ForgetCopyConflict(s *Store) { s.copyQueue().conflictAt.Store(0) }
+func ForgetCopyConflict(s *Store) { s.copyState().conflictAt.Store(0) }

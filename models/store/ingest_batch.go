@@ -51,14 +51,19 @@ type ingestWork struct {
 
 const ingestGroupsKey = "partnerd:ingest-groups"
 
-// ingestQueue is the group-commit queue of s. It lives in the settings of the root session, so
-// there is exactly one per Store.
+// ingestQueue is the group-commit queue of s.
 func (s *Store) ingestQueue() *ingestGroups {
-	if g, ok := s.db.Statement.Settings.Load(ingestGroupsKey); ok {
-		return g.(*ingestGroups)
+	return perStore(s, ingestGroupsKey, func() *ingestGroups { return &ingestGroups{} })
+}
+
+// perStore returns the value kept under key for s, made by fresh the first time. Values live in
+// the settings of the root session, so there is exactly one per Store, shared by its sessions.
+func perStore[T any](s *Store, key string, fresh func() *T) *T {
+	if v, ok := s.db.Statement.Settings.Load(key); ok {
+		return v.(*T)
 	}
-	g, _ := s.db.Statement.Settings.LoadOrStore(ingestGroupsKey, &ingestGroups{})
-	return g.(*ingestGroups)
+	v, _ := s.db.Statement.Settings.LoadOrStore(key, fresh())
+	return v.(*T)
 }
 
 // commitIngest stores events (which carry their tenant) in a group transaction with those of
@@ -155,7 +160,7 @@ func (s *Store) commitGroup(group []*ingestWork) {
 	var stored map[string]map[string]string // tenant → client id → stored id
 	subscribed, err := s.anySubscribed(ctx, events)
 	copied := false
-	if err == nil && s.dialect == Postgres && s.copyQueue().worthTrying(events) {
+	if err == nil && s.dialect == Postgres && s.copyState().worthTrying(events) {
 		stored, copied, err = s.copyGroup(ctx, events, subscribed)
 	}
 	switch {
@@ -387,11 +392,7 @@ type cachedCustomer struct {
 const customerCacheKey = "partnerd:ingest-customers"
 
 func (s *Store) customerCache() *customerCache {
-	if c, ok := s.db.Statement.Settings.Load(customerCacheKey); ok {
-		return c.(*customerCache)
-	}
-	c, _ := s.db.Statement.Settings.LoadOrStore(customerCacheKey, &customerCache{m: map[string]cachedCustomer{}})
-	return c.(*customerCache)
+	return perStore(s, customerCacheKey, func() *customerCache { return &customerCache{m: map[string]cachedCustomer{}} })
 }
 
 func byEmailKey(tenantID, email string) string { return tenantID + "\x00e\x00" + email }

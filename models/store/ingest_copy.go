@@ -34,12 +34,8 @@ type copyState struct {
 
 const copyStateKey = "partnerd:ingest-copy"
 
-func (s *Store) copyQueue() *copyState {
-	if c, ok := s.db.Statement.Settings.Load(copyStateKey); ok {
-		return c.(*copyState)
-	}
-	c, _ := s.db.Statement.Settings.LoadOrStore(copyStateKey, &copyState{})
-	return c.(*copyState)
+func (s *Store) copyState() *copyState {
+	return perStore(s, copyStateKey, func() *copyState { return &copyState{} })
 }
 
 // worthTrying reports whether events should be copied: they are many, none of their client ids
@@ -95,7 +91,7 @@ func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribe
 	})
 	s.db.Logger.Trace(ctx, begin, func() (string, int64) { return "COPY events", int64(len(events)) }, err)
 	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		s.copyQueue().conflictAt.Store(time.Now().UnixNano())
+		s.copyState().conflictAt.Store(time.Now().UnixNano())
 		return nil, false, nil
 	}
 	if err != nil {
