@@ -205,23 +205,30 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 		return p, nil
 	}
 	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		if err := tx.Model(&models.Partner{}).Where("id = ? AND tenant_id = ?", p.ID, p.TenantID).Updates(updates).Error; err != nil {
-			return err
-		}
-		if err := writeAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {
-			return err
-		}
-		if p.Status != fromStatus {
-			if err := emitPartner(ctx, tx, ev, p, models.EventPartnerStatusChanged, fromStatus, fromLevel); err != nil {
-				return err
-			}
-		}
-		if p.Level != fromLevel {
-			return emitPartner(ctx, tx, ev, p, models.EventPartnerLevelChanged, fromStatus, fromLevel)
-		}
-		return nil
+		return savePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
 	})
 	return p, err
+}
+
+// savePartnerChange writes updates (the columns named by changed) to partner p, which already
+// holds the new values, audits the change, and emits partner.status_changed and
+// partner.level_changed when the status or level moved from fromStatus or fromLevel.
+func savePartnerChange(ctx context.Context, tx *gorm.DB, ev *eventWriter, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
+	if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", p.TenantID, p.ID).Updates(updates).Error; err != nil {
+		return err
+	}
+	if err := writeAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {
+		return err
+	}
+	if p.Status != fromStatus {
+		if err := emitPartner(ctx, tx, ev, p, models.EventPartnerStatusChanged, fromStatus, fromLevel); err != nil {
+			return err
+		}
+	}
+	if p.Level != fromLevel {
+		return emitPartner(ctx, tx, ev, p, models.EventPartnerLevelChanged, fromStatus, fromLevel)
+	}
+	return nil
 }
 
 // emitPartner writes a partner.* event about p.

@@ -736,21 +736,7 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 		}
 		p.UpdatedAt = time.Now().UTC()
 		updates["updated_at"] = p.UpdatedAt
-		if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", tenantID, partnerID).Updates(updates).Error; err != nil {
-			return err
-		}
-		if err := writeAudit(ctx, tx, tenantID, "partner.updated", "partner", partnerID, changed...); err != nil {
-			return err
-		}
-		if p.Status != fromStatus {
-			if err := emitPartner(ctx, tx, ev, p, models.EventPartnerStatusChanged, fromStatus, fromLevel); err != nil {
-				return err
-			}
-		}
-		if p.Level != fromLevel {
-			return emitPartner(ctx, tx, ev, p, models.EventPartnerLevelChanged, fromStatus, fromLevel)
-		}
-		return nil
+		return savePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
 	})
 }
 
