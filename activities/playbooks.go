@@ -122,14 +122,15 @@ func (a *Playbooks) WaitingRuns(ctx context.Context, in EventRef) (Waiting, erro
 	return Waiting{Runs: runs, Event: env.Event}, err
 }
 
-// RunRef names a run and what started it.
+// RunRef names a run of a published playbook version and the event that started it.
 type RunRef struct {
 	TenantID   string
 	RunID      string
 	PlaybookID string
 	Version    int
 	EventID    string
-	Limit      int
+	// Limit is the playbook's concurrency limit: a run waits for a slot beyond it.
+	Limit int
 }
 
 // RunData is what a run workflow interprets: the pinned graph and the data its expressions see.

@@ -3,7 +3,11 @@
 // Input/Result structs.
 package workflows
 
-import "time"
+import (
+	"time"
+
+	"github.com/partnerd/partnerd/activities"
+)
 
 // TaskQueue is the task queue every partnerd worker polls.
 const TaskQueue = "partnerd"
@@ -132,16 +136,9 @@ type PayoutDecision struct {
 	By string
 }
 
-// PlaybookRunInput names one run of a published playbook version.
-type PlaybookRunInput struct {
-	TenantID   string
-	RunID      string
-	PlaybookID string
-	Version    int
-	EventID    string
-	// Limit is the playbook's concurrency limit: a run waits for a slot beyond it.
-	Limit int
-}
+// PlaybookRunInput names one run of a published playbook version; the run hands it to its
+// activities as it is.
+type PlaybookRunInput = activities.RunRef
 
 // PlaybookRunResult is how a run ended.
 type PlaybookRunResult struct {

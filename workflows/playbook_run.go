@@ -30,10 +30,9 @@ var actionRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoe
 func PlaybookRun(ctx workflow.Context, in PlaybookRunInput) (PlaybookRunResult, error) {
 	store := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
 	var pb *activities.Playbooks
-	ref := activities.RunRef{TenantID: in.TenantID, RunID: in.RunID, PlaybookID: in.PlaybookID, Version: in.Version, EventID: in.EventID, Limit: in.Limit}
 	var data activities.RunData
 	for {
-		if err := workflow.ExecuteActivity(store, pb.AdmitRun, ref).Get(ctx, &data); err != nil {
+		if err := workflow.ExecuteActivity(store, pb.AdmitRun, in).Get(ctx, &data); err != nil {
 			return PlaybookRunResult{}, err
 		}
 		if data.Admitted {
