@@ -221,18 +221,25 @@ func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*mo
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range fresh {
-		if e.ExternalID != nil {
-			if stored[e.TenantID] == nil {
-				stored[e.TenantID] = map[string]string{}
-			}
-			stored[e.TenantID][*e.ExternalID] = e.ID
-		}
-	}
+	noteStored(stored, fresh)
 	if ev == nil {
 		return stored, nil
 	}
 	return stored, ev.outbox(ctx, tx, fresh...)
+}
+
+// noteStored records in stored (tenant → client id → event id) the client ids of events, which
+// were stored under their own ids.
+func noteStored(stored map[string]map[string]string, events []*models.Event) {
+	for _, e := range events {
+		if e.ExternalID == nil {
+			continue
+		}
+		if stored[e.TenantID] == nil {
+			stored[e.TenantID] = map[string]string{}
+		}
+		stored[e.TenantID][*e.ExternalID] = e.ID
+	}
 }
 
 // anySubscribed reports whether something subscribes to any of events. It loads the

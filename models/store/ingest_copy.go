@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -98,22 +99,13 @@ func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribe
 		return nil, false, err
 	}
 	stored = map[string]map[string]string{}
-	for _, e := range events {
-		if e.ExternalID == nil {
-			continue
-		}
-		if stored[e.TenantID] == nil {
-			stored[e.TenantID] = map[string]string{}
-		}
-		stored[e.TenantID][*e.ExternalID] = e.ID
-	}
+	noteStored(stored, events)
 	s.dispatchRefs(ctx, ev.refs)
 	return stored, true, nil
 }
 
 // copyEventColumns are the columns of eventColumns, in the order of eventValues.
-var copyEventColumns = []string{"id", "tenant_id", "type", "source", "customer_id", "partner_id", "actor_kind",
-	"actor_id", "causation_id", "depth", "external_id", "payload", "occurred_at", "received_at"}
+var copyEventColumns = strings.Split(eventColumns, ", ")
 
 // withPgxConn runs fn on the driver connection of one connection of db's pool.
 func withPgxConn(ctx context.Context, db *sql.DB, fn func(*pgx.Conn) error) error {
