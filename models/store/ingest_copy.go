@@ -24,8 +24,9 @@ import (
 // copyCooldown, so that a client retrying a stream of events does not pay twice per group.
 const copyCooldown = 2 * time.Second
 
-// copyMinEvents is the smallest group worth a COPY: COPY costs round trips of its own (the
-// column types, and BEGIN and COMMIT), which a small group's single INSERT statement does not.
+// copyMinEvents is the smallest group worth a COPY: COPY costs round trips of its own (a
+// connection taken out of the pool for its driver, the column types on its first COPY, BEGIN and
+// COMMIT when outbox rows go with it), which a small group's single INSERT statement does not.
 const copyMinEvents = 64
 
 // copyState remembers when COPY last met a duplicate.
@@ -55,10 +56,10 @@ func (c *copyState) worthTrying(events []*models.Event) bool {
 	return true
 }
 
-// copyGroup writes events with COPY in one transaction, with their outbox rows when something
-// subscribes to them, and reports per tenant the id stored under each client id. copied is false
-// when the group must be written by the INSERT instead (a client id was stored before); nothing
-// of it was written then.
+// copyGroup writes events with COPY, in one transaction with their outbox rows when something
+// subscribes to them (a COPY alone commits on its own), and reports per tenant the id stored
+// under each client id. copied is false when the group must be written by the INSERT instead (a
+// client id was stored before); nothing of it was written then.
 func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribed bool) (stored map[string]map[string]string, copied bool, err error) {
 	sqlDB, err := s.db.DB()
 	if err != nil {
@@ -72,15 +73,21 @@ func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribe
 		}
 	}
 	begin := time.Now()
+	copyEvents := func(c interface {
+		CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error)
+	}) error {
+		_, err := c.CopyFrom(ctx, pgx.Identifier{"events"}, copyEventColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
+			return eventValues(events[i]), nil
+		}))
+		return err
+	}
 	err = withPgxConn(ctx, sqlDB, func(conn *pgx.Conn) error {
+		if len(outbox) == 0 {
+			return copyEvents(conn) // one statement commits on its own
+		}
 		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"events"}, copyEventColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
-				return eventValues(events[i]), nil
-			})); err != nil {
+			if err := copyEvents(tx); err != nil {
 				return err
-			}
-			if len(outbox) == 0 {
-				return nil
 			}
 			_, err := tx.CopyFrom(ctx, pgx.Identifier{"event_outbox"}, []string{"event_id", "tenant_id", "type", "created_at"},
 				pgx.CopyFromSlice(len(outbox), func(i int) ([]any, error) {
