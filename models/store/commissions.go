@@ -530,16 +530,20 @@ func (s *Store) PendingAccruals(ctx context.Context, tenantID string, limit int)
 	return out, err
 }
 
-// commissionPatterns lists the event types a tenant's active plans accrue or claw back on.
+// commissionPatterns lists the event types a tenant's plans act on: active plans accrue on
+// their trigger, and every plan, archived ones too, claws back on its clawback trigger.
 func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	var plans []models.CommissionPlan
-	if err := s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger").Where("tenant_id = ? AND status = ?", tenantID, models.PlanActive).
+	if err := s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger", "status").
+		Where("tenant_id = ? AND (status = ? OR clawback_trigger <> '')", tenantID, models.PlanActive).
 		Find(&plans).Error; err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, p := range plans {
-		out = append(out, p.Trigger)
+		if p.Status == models.PlanActive {
+			out = append(out, p.Trigger)
+		}
 		if p.ClawbackTrigger != "" {
 			out = append(out, p.ClawbackTrigger)
 		}
@@ -547,15 +551,16 @@ func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]stri
 	return out, nil
 }
 
-// HasCommissionRoutes reports whether a tenant's active plans accrue on or claw back on an
-// event type.
+// HasCommissionRoutes reports whether a tenant's active plans accrue on an event type, and
+// whether any of its plans (archived ones too: their accruals can still be refunded) claws back
+// on it.
 func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error) {
 	var plans []models.CommissionPlan
-	err = s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger").
-		Where("tenant_id = ? AND status = ? AND (trigger_type = ? OR clawback_trigger = ?)", tenantID, models.PlanActive, eventType, eventType).
+	err = s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger", "status").
+		Where("tenant_id = ? AND ((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", tenantID, models.PlanActive, eventType, eventType).
 		Find(&plans).Error
 	for _, p := range plans {
-		accrue = accrue || p.Trigger == eventType
+		accrue = accrue || (p.Status == models.PlanActive && p.Trigger == eventType)
 		clawback = clawback || p.ClawbackTrigger == eventType
 	}
 	return accrue, clawback, err

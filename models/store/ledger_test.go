@@ -466,3 +466,49 @@ func TestEveryWithdrawalTransitionAndAdjustmentIsAuditedAndEvented(t *testing.T)
 		}
 	})
 }
+
+func TestAnArchivedPlanStillClawsBackItsAccruals(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		e := newMoneyEnv(t, s, "money-archived-clawback")
+		rec := &recorder{}
+		s.SetDispatcher(rec.dispatch)
+		plan, err := e.op.CreateCommissionPlan(e.ctx, "Invoices 10 %", "", models.PlanDefinition{
+			Trigger: "invoice.paid", AmountPath: "total", Currency: "EUR", ReferencePath: "invoiceId", ClawbackTrigger: "invoice.refunded",
+			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 1000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		partner := e.partnerID
+		paid, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-1","total":50000}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := s.AccrueCommissions(e.ctx, e.tenantID, paid.ID); err != nil || len(res) != 1 || !res[0].Created {
+			t.Fatalf("accrual: %+v, %v", res, err)
+		}
+		if _, err := e.op.ArchiveCommissionPlan(e.ctx, plan.ID); err != nil {
+			t.Fatal(err)
+		}
+		// The fan-out is asked for refunds of an archived plan's sales, not for its sales.
+		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, e.tenantID, "invoice.refunded"); err != nil || accrue || !clawback {
+			t.Fatalf("routes of invoice.refunded = %v %v %v, want a clawback route", accrue, clawback, err)
+		}
+		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, e.tenantID, "invoice.paid"); err != nil || accrue || clawback {
+			t.Fatalf("routes of invoice.paid = %v %v %v, want none for an archived plan", accrue, clawback, err)
+		}
+		rec.refs = nil
+		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-1"}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-2","total":50000}`}); err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.types(); len(got) != 1 || got[0] != "invoice.refunded" {
+			t.Fatalf("dispatched %v, want only the refund", got)
+		}
+		if reversed, err := s.ClawbackCommissions(e.ctx, e.tenantID, refund.ID); err != nil || len(reversed) != 1 {
+			t.Fatalf("clawback reversed %v, %v", reversed, err)
+		}
+	})
+}
