@@ -241,7 +241,7 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 	switch n := in.Node; n.Kind {
 	case models.NodeCreateTask:
 		p := n.CreateTask
-		t := &models.Task{Title: clip(p.Title, 200), Description: p.Description, LinkType: "playbook_run", LinkID: in.RunID}
+		t := &models.Task{Title: p.Title, Description: p.Description, LinkType: "playbook_run", LinkID: in.RunID}
 		if p.Assignee == models.AssigneePartner {
 			if err := needPartner(); err != nil {
 				return nil, err
@@ -256,7 +256,7 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 		return map[string]any{"taskId": id}, err
 	case models.NodeCreateDocument:
 		p := n.CreateDocument
-		id, err := a.Store.PlaybookCreateDocument(ctx, in.TenantID, key, &models.Document{PartnerID: partner, Title: clip(p.Title, 1000),
+		id, err := a.Store.PlaybookCreateDocument(ctx, in.TenantID, key, &models.Document{PartnerID: partner, Title: p.Title,
 			Body: p.Body, Template: p.Template, RunID: &in.RunID})
 		return map[string]any{"documentId": id}, err
 	case models.NodeAccrueCommission:
@@ -281,13 +281,6 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 		return a.sendEmail(ctx, in, key)
 	}
 	return nil, temporal.NewNonRetryableApplicationError("not an action: "+in.Node.Kind, "PlaybookNotAction", nil)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }
 
 // signingSecret is the secret a tenant's call_webhook actions are signed with: the one set

@@ -109,10 +109,7 @@ func rootMessage(err error) string {
 	for {
 		next := errors.Unwrap(err)
 		if next == nil {
-			msg := err.Error()
-			if len(msg) > 500 {
-				msg = msg[:500]
-			}
+			msg := models.Clip(err.Error(), 500)
 			return msg
 		}
 		err = next

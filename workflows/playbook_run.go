@@ -101,9 +101,7 @@ func finishRun(ctx workflow.Context, in PlaybookRunInput, status, reason string,
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	dctx = workflow.WithActivityOptions(dctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
 	var pb *activities.Playbooks
-	if len(reason) > 1000 {
-		reason = reason[:1000]
-	}
+	reason = models.Clip(reason, 1000)
 	err := workflow.ExecuteActivity(dctx, pb.FinishRun, activities.FinishInput{TenantID: in.TenantID, RunID: in.RunID, Status: status, Error: reason}).Get(dctx, nil)
 	return PlaybookRunResult{Status: status, Steps: steps, Error: reason}, err
 }

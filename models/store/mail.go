@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -33,9 +32,9 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 		return nil, models.Invalid("INVALID_MAIL_MESSAGE", "the idempotency key is longer than 200 bytes")
 	}
 	// A failed message is recorded as it was, within the sizes of its columns.
-	m.To, m.ToName, m.From = clipMail(m.To, 320), clipMail(m.ToName, 200), clipMail(m.From, 520)
-	m.Subject, m.Error, m.MessageID = clipMail(m.Subject, models.MaxMailSubject), clipMail(m.Error, models.MaxMailError), clipMail(m.MessageID, 255)
-	m.Purpose, m.Reference = clipMail(m.Purpose, 64), clipMail(m.Reference, 200)
+	m.To, m.ToName, m.From = models.Clip(m.To, 320), models.Clip(m.ToName, 200), models.Clip(m.From, 520)
+	m.Subject, m.Error, m.MessageID = models.Clip(m.Subject, models.MaxMailSubject), models.Clip(m.Error, models.MaxMailError), models.Clip(m.MessageID, 255)
+	m.Purpose, m.Reference = models.Clip(m.Purpose, 64), models.Clip(m.Reference, 200)
 	db := s.db.WithContext(ctx)
 	if m.IdempotencyKey == nil {
 		if err := db.Create(m).Error; err != nil {
@@ -91,17 +90,6 @@ func (s *Store) MailByIdempotencyKey(ctx context.Context, tenantID, key string) 
 		return nil, err
 	}
 	return &m, nil
-}
-
-// clipMail shortens s to at most n bytes without splitting a character.
-func clipMail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func mailNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -498,7 +497,7 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 // RecordPlaybookStep stores a step of a run: the first call adds it, later calls with the same
 // id update its status, output, error and end.
 func (s *Store) RecordPlaybookStep(ctx context.Context, step *models.PlaybookStep) error {
-	step.Error = truncate(step.Error, 2000)
+	step.Error = models.Clip(step.Error, 2000)
 	if step.StartedAt.IsZero() {
 		step.StartedAt = time.Now().UTC()
 	}
@@ -518,7 +517,7 @@ func (s *Store) FinishPlaybookRun(ctx context.Context, tenantID, runID, status, 
 	}
 	db := s.db.WithContext(ctx)
 	res := db.Model(&models.PlaybookRun{}).Where("tenant_id = ? AND id = ? AND status IN ?", tenantID, runID, activeRunStatuses).
-		Updates(map[string]any{"status": status, "error": truncate(errMsg, 2000), "ended_at": time.Now().UTC()})
+		Updates(map[string]any{"status": status, "error": models.Clip(errMsg, 2000), "ended_at": time.Now().UTC()})
 	if res.Error != nil || res.RowsAffected > 0 {
 		return res.Error
 	}
@@ -621,7 +620,7 @@ func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t 
 		}
 		now := time.Now().UTC()
 		t.ID, t.TenantID, t.Status, t.Source, t.CreatedBy = models.NewID(), tenantID, models.TaskOpen, playbookTaskSource, actorOf(ctx)
-		t.Title, t.CreatedAt, t.UpdatedAt, t.CompletedAt, t.CompletedBy = truncate(t.Title, 200), now, now, nil, nil
+		t.Title, t.CreatedAt, t.UpdatedAt, t.CompletedAt, t.CompletedBy = models.Clip(t.Title, 200), now, now, nil, nil
 		if err := tx.Create(t).Error; err != nil {
 			return "", err
 		}
@@ -635,7 +634,7 @@ func (s *Store) PlaybookCreateDocument(ctx context.Context, tenantID, key string
 		if err := checkTenantPartner(tx, tenantID, d.PartnerID); err != nil {
 			return "", err
 		}
-		d.ID, d.TenantID, d.CreatedAt, d.Title = models.NewID(), tenantID, time.Now().UTC(), truncate(d.Title, 1000)
+		d.ID, d.TenantID, d.CreatedAt, d.Title = models.NewID(), tenantID, time.Now().UTC(), models.Clip(d.Title, 1000)
 		if err := tx.Create(d).Error; err != nil {
 			return "", err
 		}
@@ -665,7 +664,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 			id, err = priorID(prior)
 			return err
 		}
-		reason = truncate(reason, 1000)
+		reason = models.Clip(reason, 1000)
 		mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
 			PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: "playbook:" + key,
 			SourceType: playbookLedgerSource, SourceID: key, Reason: reason,
@@ -750,13 +749,4 @@ func (s *Store) PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne 
 		}
 		return e.ID, nil
 	})
-}
-
-// truncate shortens s to at most n characters.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n])
 }

@@ -3,9 +3,11 @@ package store_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
@@ -740,5 +742,30 @@ func TestPlaybookRunCancelRequests(t *testing.T) {
 			_, err := e.op.RequestPlaybookRunCancel(ctx, models.NewID())
 			wantCode(t, "cancel", err, "RUN_NOT_FOUND")
 		})
+	})
+}
+
+func TestPlaybookTitlesAreShortenedByCharacters(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		e := newPlaybookEnv(t, s, "titles")
+		ctx := e.ctx
+		key := func(node string) string { return "run:" + node }
+		long := strings.Repeat("é", 300) // 600 bytes
+		id, err := s.PlaybookCreateTask(ctx, e.tenantID, key("long-task"), &models.Task{Title: long})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, err := e.op.Task(ctx, id)
+		if err != nil || task.Title != strings.Repeat("é", 200) {
+			t.Fatalf("task title = %q (%d characters), %v", task.Title, utf8.RuneCountInString(task.Title), err)
+		}
+		docID, err := s.PlaybookCreateDocument(ctx, e.tenantID, key("long-doc"), &models.Document{Title: strings.Repeat("日本", 600), Body: "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := e.op.Document(ctx, docID)
+		if err != nil || doc.Title != strings.Repeat("日本", 500) {
+			t.Fatalf("document title has %d characters, %v", utf8.RuneCountInString(doc.Title), err)
+		}
 	})
 }

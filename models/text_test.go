@@ -1,0 +1,28 @@
+package models
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClipCountsCharactersAndNeverSplitsOne(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"héllo", 2, "hé"}, // 2 characters, 3 bytes
+		{"ééé", 3, "ééé"},  // 6 bytes but 3 characters: kept whole
+		{"日本語テキスト", 4, "日本語テ"}, // 3-byte characters
+		{"a😀b", 2, "a😀"},       // a 4-byte character
+		{"abc", 0, ""},
+	} {
+		got := Clip(c.in, c.n)
+		if got != c.want || !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
