@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -545,31 +544,14 @@ func (s *Server) updatePayoutSettings(ctx context.Context, in *PayoutSettingsInp
 	return &PayoutSettingsOutput{Body: payoutSettingsOf(&saved)}, nil
 }
 
-// checkPayoutURL says what is wrong with the http provider's endpoint, or "".
+// checkPayoutURL says what is wrong with the http provider's endpoint, or "": it is required,
+// and held to the rules of webhook endpoints (payouts are signed deliveries too).
 func checkPayoutURL(raw string, allowed []netip.Prefix) string {
 	if raw == "" {
 		return "required for the http provider"
 	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || !u.IsAbs():
-		return "must be an absolute URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "the scheme must be http or https"
-	case u.User != nil:
-		return "user info (user:password@) is not allowed; requests are signed"
-	case u.Hostname() == "":
-		return "a host is required"
-	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if reason := models.WebhookAddressBlocked(ip, allowed); reason != "" {
-			return "the address is " + reason
-		}
-	} else if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		if models.WebhookAddressBlocked(netip.MustParseAddr("127.0.0.1"), allowed) != "" {
-			return "the address is loopback"
-		}
+	if err := models.CheckWebhookURL(raw, allowed, "body.httpUrl"); err != nil {
+		return err.Fields[0].Message
 	}
 	return ""
 }
