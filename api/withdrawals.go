@@ -354,11 +354,7 @@ func (s *Server) signalPayout(ctx context.Context, id string, paid bool, referen
 		return nil, err
 	}
 	p := models.PrincipalFrom(ctx)
-	by := p.UserID
-	if p.Kind == models.PrincipalMachineKey {
-		by = "key:" + p.KeyID
-	}
-	if err := send(s.deps.Payouts, p.TenantID, by); err != nil {
+	if err := send(s.deps.Payouts, p.TenantID, p.ActorRef()); err != nil {
 		if _, ok := models.AsError(err); ok {
 			return nil, err
 		}

@@ -36,6 +36,15 @@ func (p *Principal) ActorID() string {
 	return p.UserID
 }
 
+// ActorRef names the principal in records of who did something: a user's id, or "key:" and
+// the id of a machine key.
+func (p *Principal) ActorRef() string {
+	if p.Kind == PrincipalMachineKey {
+		return "key:" + p.KeyID
+	}
+	return p.UserID
+}
+
 type principalKey struct{}
 
 // WithPrincipal returns a context that carries p.

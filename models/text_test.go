@@ -26,3 +26,11 @@ func TestClipCountsCharactersAndNeverSplitsOne(t *testing.T) {
 		}
 	}
 }
+
+func TestActorRefNamesUsersAndMachineKeysApart(t *testing.T) {
+	user := &Principal{Kind: PrincipalOperator, UserID: "u1", KeyID: ""}
+	key := &Principal{Kind: PrincipalMachineKey, UserID: "", KeyID: "k1"}
+	if user.ActorRef() != "u1" || key.ActorRef() != "key:k1" {
+		t.Fatalf("ActorRef = %q and %q, want u1 and key:k1", user.ActorRef(), key.ActorRef())
+	}
+}

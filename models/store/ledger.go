@@ -34,15 +34,10 @@ func (s *Store) lockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Pa
 
 // actorOf names who books a movement: the principal in ctx, or "system".
 func actorOf(ctx context.Context) string {
-	p := models.PrincipalFrom(ctx)
-	switch {
-	case p == nil:
-		return "system"
-	case p.Kind == models.PrincipalMachineKey:
-		return "key:" + p.ActorID()
-	default:
-		return p.ActorID()
+	if p := models.PrincipalFrom(ctx); p != nil {
+		return p.ActorRef()
 	}
+	return "system"
 }
 
 // post books a balanced movement in tx, which must hold the partner's lock. A movement whose

@@ -433,7 +433,7 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 		if err != nil || w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending || p.Provider != models.ProviderManual || p.Decision != "" {
 			return models.Conflict("PAYOUT_NOT_AWAITING_CONFIRMATION", "the withdrawal has no manual payout waiting for confirmation")
 		}
-		p.Decision, p.DecisionReference, p.DecisionBy, p.UpdatedAt = decisionFailed, referenceOrReason, sc.actorID(), time.Now().UTC()
+		p.Decision, p.DecisionReference, p.DecisionBy, p.UpdatedAt = decisionFailed, referenceOrReason, sc.p.ActorRef(), time.Now().UTC()
 		action := "payout.failure_reported"
 		if paid {
 			p.Decision, action = decisionPaid, "payout.confirmed"
