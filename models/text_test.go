@@ -34,3 +34,21 @@ func TestActorRefNamesUsersAndMachineKeysApart(t *testing.T) {
 		t.Fatalf("ActorRef = %q and %q, want u1 and key:k1", user.ActorRef(), key.ActorRef())
 	}
 }
+
+func TestClipBytesCountsOctetsAndNeverSplitsACharacter(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc"},
+		{"ééé", 3, "é"}, // 6 bytes; the second é would be cut
+		{"ééé", 4, "éé"},
+		{"a😀", 4, "a"},
+	} {
+		if got := ClipBytes(c.in, c.n); got != c.want || !utf8.ValidString(got) {
+			t.Errorf("ClipBytes(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

@@ -32,9 +32,9 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 		return nil, models.Invalid("INVALID_MAIL_MESSAGE", "the idempotency key is longer than 200 bytes")
 	}
 	// A failed message is recorded as it was, within the sizes of its columns.
-	m.To, m.ToName, m.From = models.Clip(m.To, 320), models.Clip(m.ToName, 200), models.Clip(m.From, 520)
-	m.Subject, m.Error, m.MessageID = models.Clip(m.Subject, models.MaxMailSubject), models.Clip(m.Error, models.MaxMailError), models.Clip(m.MessageID, 255)
-	m.Purpose, m.Reference = models.Clip(m.Purpose, 64), models.Clip(m.Reference, 200)
+	m.To, m.ToName, m.From = models.ClipBytes(m.To, 320), models.ClipBytes(m.ToName, 200), models.ClipBytes(m.From, 520)
+	m.Subject, m.Error, m.MessageID = models.ClipBytes(m.Subject, models.MaxMailSubject), models.ClipBytes(m.Error, models.MaxMailError), models.ClipBytes(m.MessageID, 255)
+	m.Purpose, m.Reference = models.ClipBytes(m.Purpose, 64), models.ClipBytes(m.Reference, 200)
 	db := s.db.WithContext(ctx)
 	if m.IdempotencyKey == nil {
 		if err := db.Create(m).Error; err != nil {
