@@ -379,22 +379,21 @@ func (s *Store) playbookPatterns(ctx context.Context, tenantID string) ([]string
 		listeners = append(listeners, listener{graph: r.Graph, triggers: true})
 		seen[version{r.ID, r.PublishedVersion}] = true
 	}
-	var active []version
-	if err := s.db.WithContext(ctx).Model(&models.PlaybookRun{}).Distinct("playbook_id", "version").
-		Where("tenant_id = ? AND status IN ?", tenantID, activeRunStatuses).Scan(&active).Error; err != nil {
+	// The versions unfinished runs are pinned to, with their graphs, in one read.
+	var active []struct {
+		PlaybookID string
+		Version    int
+		Graph      string
+	}
+	if err := s.db.WithContext(ctx).Model(&models.PlaybookVersion{}).Select("playbook_id", "version", "graph").
+		Where(`tenant_id = ? AND EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
+			AND r.playbook_id = playbook_versions.playbook_id AND r.version = playbook_versions.version AND r.status IN ?)`,
+			tenantID, activeRunStatuses).Scan(&active).Error; err != nil {
 		return nil, err
 	}
 	for _, a := range active {
-		if seen[a] {
-			continue
-		}
-		var graphs []string
-		if err := s.db.WithContext(ctx).Model(&models.PlaybookVersion{}).
-			Where("tenant_id = ? AND playbook_id = ? AND version = ?", tenantID, a.PlaybookID, a.Version).Pluck("graph", &graphs).Error; err != nil {
-			return nil, err
-		}
-		for _, g := range graphs {
-			listeners = append(listeners, listener{graph: g})
+		if !seen[version{a.PlaybookID, a.Version}] {
+			listeners = append(listeners, listener{graph: a.Graph})
 		}
 	}
 	var out []string
