@@ -257,37 +257,48 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		}
 		var created bool
 		var err error
-		mv, created, err = sc.s.post(ctx, tx, sc.p.TenantID, models.NewMovement{
-			PartnerID: a.PartnerID, Currency: a.Currency, Kind: models.MoveAdjustment, Key: "adjustment:" + a.Key,
-			SourceType: models.SourceAdjustment, SourceID: a.Key, Reason: a.Reason,
-			Postings: models.Transfer(models.AccountEarned, models.AccountAvailable, a.Amount),
-		})
-		if err != nil {
+		mv, created, err = sc.s.bookAdjustment(ctx, tx, ev, sc.p.TenantID, a.PartnerID, a.Currency, a.Amount, a.Reason,
+			"adjustment:"+a.Key, models.SourceAdjustment, a.Key)
+		if err != nil || created {
 			return err
 		}
-		if !created {
-			var amount int64
-			if err := tx.Model(&models.LedgerEntry{}).Select("COALESCE(SUM(amount), 0)").
-				Where("tenant_id = ? AND movement_id = ? AND account = ?", sc.p.TenantID, mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
-				return err
-			}
-			if mv.Kind != models.MoveAdjustment || mv.PartnerID != a.PartnerID || mv.Currency != a.Currency || amount != a.Amount {
-				return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another adjustment")
-			}
-			return nil
-		}
-		if err := writeAudit(ctx, tx, sc.p.TenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
+		// The key booked before: it must have been this same adjustment.
+		var amount int64
+		if err := tx.Model(&models.LedgerEntry{}).Select("COALESCE(SUM(amount), 0)").
+			Where("tenant_id = ? AND movement_id = ? AND account = ?", sc.p.TenantID, mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
 			return err
 		}
-		partner := a.PartnerID
-		_, err = ev.emit(ctx, tx, sc.p.TenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &partner, SubjectID: &mv.ID,
-			Payload: mustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: a.PartnerID, Kind: mv.Kind, Amount: a.Amount, Currency: a.Currency, Reason: a.Reason})})
-		return err
+		if mv.Kind != models.MoveAdjustment || mv.PartnerID != a.PartnerID || mv.Currency != a.Currency || amount != a.Amount {
+			return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another adjustment")
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return mv, sc.s.loadEntries(ctx, mv)
+}
+
+// bookAdjustment moves amount between a partner's earned and available accounts under the
+// movement key (once per key), and when it books it audits it and emits ledger.adjusted. The
+// caller holds the partner's lock.
+func (s *Store) bookAdjustment(ctx context.Context, tx *gorm.DB, ev *eventWriter, tenantID, partnerID, currency string, amount int64,
+	reason, key, sourceType, sourceID string) (*models.LedgerMovement, bool, error) {
+	mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
+		PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: key,
+		SourceType: sourceType, SourceID: sourceID, Reason: reason,
+		Postings: models.Transfer(models.AccountEarned, models.AccountAvailable, amount),
+	})
+	if err != nil || !created {
+		return mv, created, err
+	}
+	if err := writeAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
+		return nil, false, err
+	}
+	pid := partnerID
+	_, err = ev.emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
+		Payload: mustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
+	return mv, true, err
 }
 
 const minInt64 = -1 << 63

@@ -664,25 +664,11 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 			return err
 		}
 		reason = models.Clip(reason, 1000)
-		mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
-			PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: "playbook:" + key,
-			SourceType: playbookLedgerSource, SourceID: key, Reason: reason,
-			Postings: models.Transfer(models.AccountEarned, models.AccountAvailable, amount),
-		})
+		mv, _, err := s.bookAdjustment(ctx, tx, ev, tenantID, partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
 		if err != nil {
 			return err
 		}
 		id = mv.ID
-		if created {
-			if err := writeAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
-				return err
-			}
-			pid := partnerID
-			if _, err := ev.emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
-				Payload: mustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})}); err != nil {
-				return err
-			}
-		}
 		return recordEffect(tx, tenantID, key, effectID{ID: id})
 	})
 	return id, err
