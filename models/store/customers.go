@@ -389,6 +389,9 @@ func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) er
 	if _, err := sc.s.subscribed(ctx, sc.p.TenantID, models.EventCustomerCreated); err != nil {
 		return err // loaded before the transaction: see anySubscribed
 	}
+	// In one order for every request, so that two requests creating the same customers wait for
+	// each other instead of deadlocking.
+	emails = slices.Sorted(slices.Values(emails))
 	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		for _, email := range emails {
 			c := &models.Customer{ID: models.NewID(), TenantID: sc.p.TenantID, Email: &email, PartnerID: nonEmpty(sc.p.PartnerID), CreatedAt: now, UpdatedAt: now}
