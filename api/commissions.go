@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -303,27 +302,8 @@ func registerCommissionRoutes(s *Server) {
 				if err != nil {
 					return nil, "", err
 				}
-				return pageVersions(vs, pg)
+				return pageByVersion(vs, pg, func(v models.CommissionPlanVersion) int { return v.Version })
 			}, planVersionOf)
 			return &PlanVersionListOutput{Body: body}, err
 		})
-}
-
-// pageVersions cuts one page out of a plan's versions; the position is the last version shown.
-func pageVersions(vs []models.CommissionPlanVersion, pg models.Page) ([]models.CommissionPlanVersion, string, error) {
-	after := 0
-	if pg.After != "" {
-		after, _ = strconv.Atoi(pg.After)
-	}
-	var out []models.CommissionPlanVersion
-	for _, v := range vs {
-		if v.Version > after {
-			out = append(out, v)
-		}
-	}
-	if len(out) > pg.Limit {
-		out = out[:pg.Limit]
-		return out, strconv.Itoa(out[len(out)-1].Version), nil
-	}
-	return out, "", nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -93,4 +94,24 @@ func listPage[T, V any](ctx context.Context, s *Server, l ListParams,
 		out.Data = append(out.Data, view(&rows[i]))
 	}
 	return out, nil
+}
+
+// pageByVersion pages versions, sorted by their number, as a list: the cursor is the number of
+// the last version of a page.
+func pageByVersion[T any](vs []T, pg models.Page, version func(T) int) ([]T, string, error) {
+	after := 0
+	if pg.After != "" {
+		after, _ = strconv.Atoi(pg.After)
+	}
+	var out []T
+	for _, v := range vs {
+		if version(v) > after {
+			out = append(out, v)
+		}
+	}
+	if len(out) > pg.Limit {
+		out = out[:pg.Limit]
+		return out, strconv.Itoa(version(out[len(out)-1])), nil
+	}
+	return out, "", nil
 }

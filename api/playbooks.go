@@ -430,7 +430,7 @@ func registerPlaybookRoutes(s *Server) {
 				if err != nil {
 					return nil, "", err
 				}
-				return pagePlaybookVersions(vs, pg)
+				return pageByVersion(vs, pg, func(v models.PlaybookVersion) int { return v.Version })
 			}, playbookVersionOut)
 			return &PlaybookVersionListOutput{Body: body}, err
 		})
@@ -531,26 +531,6 @@ func graphError(prefix string, err error) error {
 		return invalidPlaybook(prefix, verr.Problems)
 	}
 	return err
-}
-
-// pagePlaybookVersions cuts one page out of a playbook's versions; the position is the last
-// version shown.
-func pagePlaybookVersions(vs []models.PlaybookVersion, pg models.Page) ([]models.PlaybookVersion, string, error) {
-	after := 0
-	if pg.After != "" {
-		after, _ = strconv.Atoi(pg.After)
-	}
-	var out []models.PlaybookVersion
-	for _, v := range vs {
-		if v.Version > after {
-			out = append(out, v)
-		}
-	}
-	if len(out) > pg.Limit {
-		out = out[:pg.Limit]
-		return out, strconv.Itoa(out[len(out)-1].Version), nil
-	}
-	return out, "", nil
 }
 
 func (s *Server) simulatePlaybook(ctx context.Context, in *SimulatePlaybookInput) (*SimulatedPathOutput, error) {
