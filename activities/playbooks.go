@@ -77,11 +77,7 @@ func (a *Playbooks) StartRuns(ctx context.Context, in EventRef) ([]RunStart, err
 	}
 	var out []RunStart
 	for _, ref := range refs {
-		v, err := a.Store.PlaybookVersion(ctx, in.TenantID, ref.PlaybookID, ref.Version)
-		if err != nil {
-			return out, err
-		}
-		c, err := playbook.Compile(v.Graph)
+		c, err := playbook.Compile(ref.Graph)
 		if err != nil {
 			continue // published versions compiled when they were published
 		}

@@ -65,6 +65,8 @@ type PlaybookRef struct {
 	PlaybookID       string
 	Version          int
 	ConcurrencyLimit int
+	// Graph is the graph of that version.
+	Graph PlaybookGraph
 }
 
 // Document is a record a playbook created from a template for a partner to open.

@@ -352,7 +352,7 @@ func (s *Store) PlaybooksFor(ctx context.Context, tenantID, eventType string) ([
 			continue
 		}
 		p := models.Playbook{ConcurrencyLimit: r.ConcurrencyLimit}
-		out = append(out, models.PlaybookRef{PlaybookID: r.ID, Version: r.PublishedVersion, ConcurrencyLimit: p.EffectiveConcurrencyLimit()})
+		out = append(out, models.PlaybookRef{PlaybookID: r.ID, Version: r.PublishedVersion, ConcurrencyLimit: p.EffectiveConcurrencyLimit(), Graph: g})
 	}
 	return out, nil
 }

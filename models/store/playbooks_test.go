@@ -226,7 +226,10 @@ func TestPlaybooksForMatchesOnlyEnabledPublishedTriggers(t *testing.T) {
 			{PlaybookID: wildcard.ID, Version: 1, ConcurrencyLimit: models.DefaultPlaybookConcurrencyLimit},
 			{PlaybookID: exact.ID, Version: 1, ConcurrencyLimit: 7},
 		}
-		if !slices.Equal(refs, want) {
+		if !slices.EqualFunc(refs, want, func(a, b models.PlaybookRef) bool {
+			return a.PlaybookID == b.PlaybookID && a.Version == b.Version && a.ConcurrencyLimit == b.ConcurrencyLimit &&
+				a.Graph.Trigger.EventType != "" && len(a.Graph.Nodes) > 0 // the published version's graph
+		}) {
 			t.Fatalf("playbooks for deal.won = %+v; want %+v", refs, want)
 		}
 		if refs, err := s.PlaybooksFor(ctx, e.tenantID, "deal.lost"); err != nil || len(refs) != 1 || refs[0].PlaybookID != wildcard.ID {
