@@ -32,10 +32,11 @@ test-go:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /cmd/ -e /worker/devserver)
 	$(GO) test -count=1 $(SERVER_PKGS)
 
-## lint: golangci-lint (with the dependency rules) and workflowcheck over workflows/
+## lint: golangci-lint (with the dependency rules), workflowcheck over workflows/, and no tenant condition written outside store.Scope
 lint: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
 	$(GOLANGCI_LINT) run ./...
 	$(WORKFLOWCHECK) ./workflows/...
+	$(GO) run ./tools/tenantscope .
 
 tools: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
 

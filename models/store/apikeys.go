@@ -47,7 +47,7 @@ func (sc *Scoped) RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, 
 	}
 	now := time.Now().UTC()
 	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.APIKey{}).Where("id = ? AND tenant_id = ?", id, sc.p.TenantID).Update("revoked_at", now).Error; err != nil {
+		if err := tx.Model(&models.APIKey{}).Where(sc.scope.Tenant()).Where("id = ?", id).Update("revoked_at", now).Error; err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, sc.p.TenantID, "apikey.revoked", "apikey", id, "revokedAt")

@@ -45,7 +45,7 @@ func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Ap
 	a.CreatedAt = time.Now().UTC()
 	err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		var prior []models.Application
-		if err := tx.Where("tenant_id = ? AND contact_email = ? AND status IN ?", t.ID, a.ContactEmail,
+		if err := tx.Where(System(t.ID).Tenant()).Where("contact_email = ? AND status IN ?", a.ContactEmail,
 			[]string{models.ApplicationPending, models.ApplicationRejected}).Order("id DESC").Limit(5).Find(&prior).Error; err != nil {
 			return err
 		}
@@ -204,7 +204,7 @@ func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) 
 // startOnboarding creates a partner's onboarding tasks from the tenant's checklist, if any.
 func startOnboarding(tx *gorm.DB, tenantID, partnerID, actor string, now time.Time) error {
 	var items []models.OnboardingItem
-	if err := tx.Where("tenant_id = ?", tenantID).Order("position").Find(&items).Error; err != nil {
+	if err := tx.Where(System(tenantID).Tenant()).Order("position").Find(&items).Error; err != nil {
 		return err
 	}
 	for _, it := range items {

@@ -211,8 +211,7 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 		start := models.PeriodStart(def.Calculation.TierPeriod, e.OccurredAt)
 		var volume struct{ Total int64 }
 		if err := tx.Model(&models.Accrual{}).Select("COALESCE(SUM(source_amount), 0) AS total").
-			Where("tenant_id = ? AND plan_id = ? AND partner_id = ? AND currency = ? AND status <> ? AND source_occurred_at >= ? AND source_occurred_at < ? AND source_event_id <> ?",
-				p.TenantID, p.ID, partner.ID, currency, models.AccrualReversed, start, e.OccurredAt, e.ID).
+			Where(System(p.TenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND currency = ? AND status <> ? AND source_occurred_at >= ? AND source_occurred_at < ? AND source_event_id <> ?", p.ID, partner.ID, currency, models.AccrualReversed, start, e.OccurredAt, e.ID).
 			Scan(&volume).Error; err != nil {
 			return s, err
 		}
@@ -220,7 +219,7 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 	}
 	if def.RecurrenceMonths > 0 && s.CustomerID != "" {
 		var first models.Accrual
-		err := tx.Where("tenant_id = ? AND plan_id = ? AND customer_id = ? AND source_event_id <> ?", p.TenantID, p.ID, s.CustomerID, e.ID).
+		err := tx.Where(System(p.TenantID).Tenant()).Where("plan_id = ? AND customer_id = ? AND source_event_id <> ?", p.ID, s.CustomerID, e.ID).
 			Order("source_occurred_at").Take(&first).Error
 		switch {
 		case err == nil:
@@ -241,7 +240,7 @@ func (s *Store) plansFor(ctx context.Context, tenantID, eventID, column string) 
 	if err != nil || e.PartnerID == nil {
 		return ctx, e, nil, err
 	}
-	q := s.db.WithContext(ctx).Where("tenant_id = ? AND "+column+" = ?", tenantID, e.Type)
+	q := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where(column+" = ?", e.Type)
 	if column == "trigger_type" {
 		q = q.Where("status = ?", models.PlanActive) // archived plans accrue no more, but their clawbacks still count
 	}
@@ -282,7 +281,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 			return err
 		}
 		var prior models.Accrual
-		err = tx.Where("tenant_id = ? AND plan_id = ? AND source_event_id = ?", e.TenantID, plan.ID, e.ID).Take(&prior).Error
+		err = tx.Where(System(e.TenantID).Tenant()).Where("plan_id = ? AND source_event_id = ?", plan.ID, e.ID).Take(&prior).Error
 		if err == nil {
 			res.AccrualID, res.Pending, res.AvailableAt = prior.ID, prior.Status == models.AccrualPending, prior.AvailableAt
 			return nil
@@ -304,8 +303,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 		}
 		if def.ClawbackTrigger != "" && q.Reference != "" {
 			var early int64
-			if err := tx.Model(&models.CommissionClawback{}).Where("tenant_id = ? AND plan_id = ? AND partner_id = ? AND reference = ?",
-				e.TenantID, plan.ID, partner.ID, q.Reference).Count(&early).Error; err != nil {
+			if err := tx.Model(&models.CommissionClawback{}).Where(System(e.TenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ?", plan.ID, partner.ID, q.Reference).Count(&early).Error; err != nil {
 				return err
 			}
 			if early > 0 {
@@ -359,7 +357,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 	var out models.AccrualRelease
 	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		var a models.Accrual
-		err := tx.Where("tenant_id = ? AND id = ?", tenantID, accrualID).Take(&a).Error
+		err := tx.Where(System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out.Done = true
 			return nil
@@ -369,7 +367,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 		if _, err := s.lockPartner(tx, tenantID, a.PartnerID); err != nil {
 			return err
 		}
-		if err := tx.Where("tenant_id = ? AND id = ?", tenantID, accrualID).Take(&a).Error; err != nil {
+		if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error; err != nil {
 			return err
 		}
 		now := time.Now().UTC()
@@ -455,8 +453,7 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 				return err
 			}
 			var accruals []models.Accrual
-			if err := tx.Where("tenant_id = ? AND plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?",
-				tenantID, plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
+			if err := tx.Where(System(tenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?", plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
 				return err
 			}
 			for j := range accruals {
@@ -481,13 +478,13 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 	}
 	var a models.Accrual
 	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&a).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
 			return notFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 		}
 		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
 			return err
 		}
-		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&a).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
 			return err
 		}
 		if a.Status == models.AccrualReversed {
@@ -526,7 +523,7 @@ func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, erro
 // pick up after a restore.
 func (s *Store) PendingAccruals(ctx context.Context, tenantID string, limit int) ([]models.Accrual, error) {
 	var out []models.Accrual
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND status = ?", tenantID, models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("status = ?", models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
 	return out, err
 }
 
@@ -535,7 +532,7 @@ func (s *Store) PendingAccruals(ctx context.Context, tenantID string, limit int)
 func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	var plans []models.CommissionPlan
 	if err := s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger", "status").
-		Where("tenant_id = ? AND (status = ? OR clawback_trigger <> '')", tenantID, models.PlanActive).
+		Where(System(tenantID).Tenant()).Where("(status = ? OR clawback_trigger <> '')", models.PlanActive).
 		Find(&plans).Error; err != nil {
 		return nil, err
 	}
@@ -557,7 +554,7 @@ func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]stri
 func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error) {
 	var plans []models.CommissionPlan
 	err = s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger", "status").
-		Where("tenant_id = ? AND ((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", tenantID, models.PlanActive, eventType, eventType).
+		Where(System(tenantID).Tenant()).Where("((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", models.PlanActive, eventType, eventType).
 		Find(&plans).Error
 	for _, p := range plans {
 		accrue = accrue || (p.Status == models.PlanActive && p.Trigger == eventType)
@@ -568,7 +565,7 @@ func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType str
 
 // lockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
 func lockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
-	q := tx.Where("tenant_id = ? AND id = ?", tenantID, id)
+	q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
 	if s.dialect == Postgres {
 		q = q.Clauses(lockForUpdate)
 	}

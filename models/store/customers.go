@@ -47,7 +47,7 @@ func (sc *Scoped) checkPartner(ctx context.Context, tx *gorm.DB, partnerID, loca
 		return models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only act for your own partner organisation")
 	}
 	var n int64
-	if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", sc.p.TenantID, partnerID).Count(&n).Error; err != nil {
+	if err := tx.Model(&models.Partner{}).Where(sc.scope.Tenant()).Where("id = ?", partnerID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -155,7 +155,7 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 				return err
 			}
 		}
-		if err := tx.Model(&models.Customer{}).Where("tenant_id = ? AND id = ?", sc.p.TenantID, c.ID).Updates(updates).Error; err != nil {
+		if err := tx.Model(&models.Customer{}).Where(sc.scope.Tenant()).Where("id = ?", c.ID).Updates(updates).Error; err != nil {
 			return err
 		}
 		if err := writeAudit(ctx, tx, c.TenantID, "customer.updated", "customer", c.ID, changed...); err != nil {
@@ -182,7 +182,7 @@ func (sc *Scoped) DeleteCustomer(ctx context.Context, id string) error {
 		return err
 	}
 	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, c.ID).Delete(&models.Customer{}).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", c.ID).Delete(&models.Customer{}).Error; err != nil {
 			return err
 		}
 		if err := writeAudit(ctx, tx, c.TenantID, "customer.deleted", "customer", c.ID); err != nil {
@@ -285,7 +285,7 @@ func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent,
 			return nil
 		}
 		var found []models.Customer
-		q := sc.s.db.WithContext(ctx).Where("tenant_id = ?", sc.p.TenantID)
+		q := sc.s.db.WithContext(ctx).Where(sc.scope.Tenant())
 		switch {
 		case len(emails) > 0 && len(ids) > 0:
 			q = q.Where("email IN ? OR id IN ?", uniq(emails), uniq(ids))

@@ -70,7 +70,7 @@ func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashb
 	}
 	if len(ids) > 0 {
 		var metrics []models.Metric
-		if err := tx.Select("id", "kind").Where("tenant_id = ? AND id IN ?", sc.p.TenantID, uniq(ids)).Find(&metrics).Error; err != nil {
+		if err := tx.Select("id", "kind").Where(sc.scope.Tenant()).Where("id IN ?", uniq(ids)).Find(&metrics).Error; err != nil {
 			return err
 		}
 		kinds := map[string]string{}
@@ -103,11 +103,11 @@ func clearOtherDefaults(ctx context.Context, tx *gorm.DB, d *models.Dashboard) e
 		return nil
 	}
 	var ids []string
-	if err := tx.Model(&models.Dashboard{}).Where("tenant_id = ? AND id <> ? AND is_default = ?", d.TenantID, d.ID, true).Pluck("id", &ids).Error; err != nil {
+	if err := tx.Model(&models.Dashboard{}).Where(System(d.TenantID).Tenant()).Where("id <> ? AND is_default = ?", d.ID, true).Pluck("id", &ids).Error; err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if err := tx.Model(&models.Dashboard{}).Where("tenant_id = ? AND id = ?", d.TenantID, id).
+		if err := tx.Model(&models.Dashboard{}).Where(System(d.TenantID).Tenant()).Where("id = ?", id).
 			Updates(map[string]any{"is_default": false, "updated_at": d.UpdatedAt}).Error; err != nil {
 			return err
 		}
@@ -229,7 +229,7 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 		if err := clearOtherDefaults(ctx, tx, d); err != nil {
 			return err
 		}
-		res := tx.Model(&models.Dashboard{}).Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).
+		res := tx.Model(&models.Dashboard{}).Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).
 			Updates(map[string]any{"name": d.Name, "levels": d.Levels, "is_default": d.IsDefault, "widgets": d.Widgets, "updated_at": d.UpdatedAt})
 		if res.Error != nil {
 			return res.Error
@@ -255,7 +255,7 @@ func (sc *Scoped) DeleteDashboard(ctx context.Context, id string) error {
 		return err
 	}
 	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		if err := tx.Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).Delete(&models.Dashboard{}).Error; err != nil {
+		if err := tx.Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).Delete(&models.Dashboard{}).Error; err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, d.TenantID, "dashboard.deleted", "dashboard", d.ID)

@@ -44,7 +44,7 @@ func (sc *Scoped) CreatePipeline(ctx context.Context, name string, isDefault boo
 	var p *models.Pipeline
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if isDefault {
-			if err := tx.Model(&models.Pipeline{}).Where("tenant_id = ?", sc.p.TenantID).Update("is_default", false).Error; err != nil {
+			if err := tx.Model(&models.Pipeline{}).Where(sc.scope.Tenant()).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}
@@ -115,7 +115,7 @@ func (sc *Scoped) dealRows(ctx context.Context) *gorm.DB {
 // lockDeal reads a deal the principal may see, locked for the rest of tx on Postgres (SQLite
 // transactions are immediate, so they are serialised anyway).
 func (sc *Scoped) lockDeal(tx *gorm.DB, id string) (*models.Deal, error) {
-	q := tx.Model(&models.Deal{}).Where("tenant_id = ? AND id = ?", sc.p.TenantID, id)
+	q := tx.Model(&models.Deal{}).Where(sc.scope.Tenant()).Where("id = ?", id)
 	if sc.p.PartnerID != "" {
 		q = q.Where("partner_id = ?", sc.p.PartnerID)
 	}
@@ -133,7 +133,7 @@ func (sc *Scoped) lockDeal(tx *gorm.DB, id string) (*models.Deal, error) {
 
 func stageOf(tx *gorm.DB, tenantID, id string) (*models.Stage, error) {
 	var s models.Stage
-	err := tx.Where("tenant_id = ? AND id = ?", tenantID, id).Take(&s).Error
+	err := tx.Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&s).Error
 	return &s, err
 }
 
@@ -184,11 +184,11 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 			return err
 		}
 		var p models.Pipeline
-		if err := tx.Where("tenant_id = ? AND is_default = ?", d.TenantID, true).Take(&p).Error; err != nil {
+		if err := tx.Where(System(d.TenantID).Tenant()).Where("is_default = ?", true).Take(&p).Error; err != nil {
 			return fmt.Errorf("default pipeline: %w", err)
 		}
 		var first models.Stage
-		if err := tx.Where("tenant_id = ? AND pipeline_id = ? AND outcome = ?", d.TenantID, p.ID, models.OutcomeOpen).Order("position").Take(&first).Error; err != nil {
+		if err := tx.Where(System(d.TenantID).Tenant()).Where("pipeline_id = ? AND outcome = ?", p.ID, models.OutcomeOpen).Order("position").Take(&first).Error; err != nil {
 			return fmt.Errorf("first stage: %w", err)
 		}
 		d.PipelineID, d.StageID = p.ID, first.ID
@@ -231,13 +231,13 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 			return n
 		}
 		var p models.Partner
-		if tx.Where("tenant_id = ? AND id = ?", d.TenantID, id).Take(&p).Error == nil {
+		if tx.Where(System(d.TenantID).Tenant()).Where("id = ?", id).Take(&p).Error == nil {
 			names[id] = p.Name
 		}
 		return names[id]
 	}
 	if d.CustomerDomain != "" || d.ContactEmail != "" {
-		q := tx.Where("tenant_id = ? AND partner_id <> ? AND status IN ?", d.TenantID, d.PartnerID, []string{models.DealSubmitted, models.DealApproved})
+		q := tx.Where(System(d.TenantID).Tenant()).Where("partner_id <> ? AND status IN ?", d.PartnerID, []string{models.DealSubmitted, models.DealApproved})
 		switch {
 		case d.CustomerDomain != "" && d.ContactEmail != "":
 			q = q.Where("customer_domain = ? OR contact_email = ?", d.CustomerDomain, d.ContactEmail)
@@ -262,7 +262,7 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 					partnerName(o.PartnerID), o.Status, o.ID, o.CustomerCompany, o.CreatedAt.UTC().Format(time.DateOnly), what)})
 		}
 	}
-	q := tx.Model(&models.Customer{}).Where("tenant_id = ? AND partner_id IS NOT NULL AND partner_id <> ?", d.TenantID, d.PartnerID)
+	q := tx.Model(&models.Customer{}).Where(System(d.TenantID).Tenant()).Where("partner_id IS NOT NULL AND partner_id <> ?", d.PartnerID)
 	switch {
 	case d.CustomerDomain != "" && d.ContactEmail != "":
 		q = q.Where(`email = ? OR email LIKE ? ESCAPE '\'`, d.ContactEmail, "%@"+likeEscape(d.CustomerDomain))
@@ -294,7 +294,7 @@ func (sc *Scoped) ListDeals(ctx context.Context, f models.DealFilter, pg models.
 		q = q.Where("partner_id = ?", f.PartnerID)
 	}
 	if f.Level != "" {
-		q = q.Where("partner_id IN (?)", sc.s.db.Model(&models.Partner{}).Select("id").Where("tenant_id = ? AND level = ?", sc.p.TenantID, f.Level))
+		q = q.Where("partner_id IN (?)", sc.s.db.Model(&models.Partner{}).Select("id").Where(sc.scope.Tenant()).Where("level = ?", f.Level))
 	}
 	for col, v := range map[string]string{"stage_id": f.StageID, "status": f.Status, "owner_user_id": f.OwnerUserID, "currency": f.Currency} {
 		if v != "" {
@@ -429,7 +429,7 @@ func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string
 
 func (sc *Scoped) checkOperatorUser(tx *gorm.DB, userID string) error {
 	var n int64
-	if err := tx.Model(&models.User{}).Where("tenant_id = ? AND id = ? AND partner_id IS NULL", sc.p.TenantID, userID).Count(&n).Error; err != nil {
+	if err := tx.Model(&models.User{}).Where(sc.scope.Tenant()).Where("id = ? AND partner_id IS NULL", userID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -516,7 +516,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "a deal moves through the pipeline once it is approved")
 		}
 		var to models.Stage
-		err := tx.Where("tenant_id = ? AND pipeline_id = ? AND id = ?", d.TenantID, d.PipelineID, m.StageID).Take(&to).Error
+		err := tx.Where(System(d.TenantID).Tenant()).Where("pipeline_id = ? AND id = ?", d.PipelineID, m.StageID).Take(&to).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return models.Invalid("STAGE_NOT_FOUND", "no such stage in the deal's pipeline", models.FieldError{Location: "body.stageId", Message: "not a stage of the deal's pipeline", Value: m.StageID})
 		}
@@ -578,7 +578,7 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *eve
 	var c models.Customer
 	found := false
 	if d.ContactEmail != "" {
-		err := tx.Where("tenant_id = ? AND email = ?", d.TenantID, d.ContactEmail).Take(&c).Error
+		err := tx.Where(System(d.TenantID).Tenant()).Where("email = ?", d.ContactEmail).Take(&c).Error
 		switch {
 		case err == nil:
 			found = true
@@ -713,7 +713,7 @@ func (sc *Scoped) DealTimeline(ctx context.Context, id string, pg models.Page) (
 func (s *Store) AdvanceDealProtection(ctx context.Context, tenantID, dealID string, at time.Time) (models.DealProtection, error) {
 	var out models.DealProtection
 	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		q := tx.Where("tenant_id = ? AND id = ?", tenantID, dealID)
+		q := tx.Where(System(tenantID).Tenant()).Where("id = ?", dealID)
 		if s.dialect == Postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 		}

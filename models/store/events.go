@@ -200,7 +200,7 @@ func (s *Store) MarkDispatched(ctx context.Context, eventIDs []string) error {
 // EventByID finds an event of a tenant, for workflows.
 func (s *Store) EventByID(ctx context.Context, tenantID, id string) (*models.Event, error) {
 	var e models.Event
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&e).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&e).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
 	}

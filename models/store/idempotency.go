@@ -133,10 +133,10 @@ func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time)
 // sweepIdempotencyKeys removes the tenant's expired keys, keeping the table at about one day of
 // keys without a scheduled job. It is best effort: a failure only leaves rows for a later sweep.
 func (s *Store) sweepIdempotencyKeys(ctx context.Context, tenantID string, now time.Time) {
-	_ = s.db.WithContext(ctx).Where("tenant_id = ? AND expires_at <= ?", tenantID, now).
+	_ = s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("expires_at <= ?", now).
 		Delete(&models.IdempotencyKey{}).Error
 }
 
 func idempotencyRow(tx *gorm.DB, tenantID, key string) *gorm.DB {
-	return tx.Model(&models.IdempotencyKey{}).Where(`tenant_id = ? AND "key" = ?`, tenantID, key)
+	return tx.Model(&models.IdempotencyKey{}).Where(System(tenantID).Tenant()).Where(`"key" = ?`, key)
 }

@@ -26,7 +26,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 	}
 	p.Version = t.PolicyVersion
 	var roles []models.CustomRole
-	if err := db.Where("tenant_id = ?", tenantID).Find(&roles).Error; err != nil {
+	if err := db.Where(System(tenantID).Tenant()).Find(&roles).Error; err != nil {
 		return p, err
 	}
 	for _, r := range roles {
@@ -38,7 +38,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 	}
 	var as []models.RoleAssignment
 	if err := db.Joins("JOIN users ON users.id = role_assignments.user_id AND users.status = ?", models.UserStatusActive).
-		Where("role_assignments.tenant_id = ?", tenantID).Find(&as).Error; err != nil {
+		Where(System(tenantID).TenantOf("role_assignments")).Find(&as).Error; err != nil {
 		return p, err
 	}
 	p.Assignments = map[string][]string{}
@@ -62,7 +62,7 @@ func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, erro
 func (s *Store) RolesOf(ctx context.Context, tenantID, userID string) ([]string, error) {
 	var roles []string
 	err := s.db.WithContext(ctx).Model(&models.RoleAssignment{}).
-		Where("tenant_id = ? AND user_id = ?", tenantID, userID).Order("role").Pluck("role", &roles).Error
+		Where(System(tenantID).Tenant()).Where("user_id = ?", userID).Order("role").Pluck("role", &roles).Error
 	return roles, err
 }
 
@@ -81,7 +81,7 @@ func (s *Store) UsersByEmail(ctx context.Context, email, tenantSlug string) ([]m
 // UserByID finds a user of a tenant.
 func (s *Store) UserByID(ctx context.Context, tenantID, userID string) (*models.User, error) {
 	var u models.User
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, userID).Take(&u).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", userID).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("USER_NOT_FOUND", "user")
 	}
@@ -101,7 +101,7 @@ func (s *Store) TenantByID(ctx context.Context, id string) (*models.Tenant, erro
 // SetPassword replaces a user's password hash and revokes every refresh token of the user.
 func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.User{}).Where("tenant_id = ? AND id = ?", tenantID, userID).Update("password_hash", hash)
+		res := tx.Model(&models.User{}).Where(System(tenantID).Tenant()).Where("id = ?", userID).Update("password_hash", hash)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -109,7 +109,7 @@ func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) 
 			return models.NotFound("USER_NOT_FOUND", "user")
 		}
 		now := time.Now().UTC()
-		if err := tx.Model(&models.RefreshToken{}).Where("tenant_id = ? AND user_id = ? AND revoked_at IS NULL", tenantID, userID).
+		if err := tx.Model(&models.RefreshToken{}).Where(System(tenantID).Tenant()).Where("user_id = ? AND revoked_at IS NULL", userID).
 			Update("revoked_at", now).Error; err != nil {
 			return err
 		}

@@ -365,7 +365,7 @@ func storedClientIDs(tx *gorm.DB, events []*models.Event) (map[string]map[string
 			var have []struct{ ID, ExternalID string }
 			chunk := ext[start:min(start+ingestInsertChunk, len(ext))]
 			if err := tx.Model(&models.Event{}).Select("id, external_id").
-				Where("tenant_id = ? AND external_id IN ?", tenant, chunk).Find(&have).Error; err != nil {
+				Where(System(tenant).Tenant()).Where("external_id IN ?", chunk).Find(&have).Error; err != nil {
 				return nil, err
 			}
 			for _, h := range have {

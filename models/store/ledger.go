@@ -19,7 +19,7 @@ var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 // transaction that books ledger movements takes this lock first, so balances read after it
 // cannot change before commit.
 func (s *Store) lockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {
-	q := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", tenantID, partnerID)
+	q := tx.Model(&models.Partner{}).Where(System(tenantID).Tenant()).Where("id = ?", partnerID)
 	if s.dialect == Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
@@ -58,19 +58,19 @@ func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models
 	}
 	if res.RowsAffected == 0 {
 		var prior models.LedgerMovement
-		if err := tx.Where("tenant_id = ? AND key = ?", tenantID, m.Key).Take(&prior).Error; err != nil {
+		if err := tx.Where(System(tenantID).Tenant()).Where("key = ?", m.Key).Take(&prior).Error; err != nil {
 			return nil, false, err
 		}
 		return &prior, false, nil
 	}
 	var reversed []models.LedgerEntry
 	if m.ReversesID != nil {
-		if err := tx.Where("tenant_id = ? AND movement_id = ?", tenantID, *m.ReversesID).Find(&reversed).Error; err != nil {
+		if err := tx.Where(System(tenantID).Tenant()).Where("movement_id = ?", *m.ReversesID).Find(&reversed).Error; err != nil {
 			return nil, false, err
 		}
 	}
 	var current []models.LedgerBalance
-	if err := tx.Where("tenant_id = ? AND partner_id = ? AND currency = ?", tenantID, m.PartnerID, m.Currency).Find(&current).Error; err != nil {
+	if err := tx.Where(System(tenantID).Tenant()).Where("partner_id = ? AND currency = ?", m.PartnerID, m.Currency).Find(&current).Error; err != nil {
 		return nil, false, err
 	}
 	balances := map[string]int64{}
@@ -114,7 +114,7 @@ func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models
 // balanceIn reads a partner's balance in one currency inside tx.
 func balanceIn(tx *gorm.DB, tenantID, partnerID, currency string) (models.Balance, error) {
 	var rows []models.LedgerBalance
-	err := tx.Where("tenant_id = ? AND partner_id = ? AND currency = ?", tenantID, partnerID, currency).Find(&rows).Error
+	err := tx.Where(System(tenantID).Tenant()).Where("partner_id = ? AND currency = ?", partnerID, currency).Find(&rows).Error
 	b := models.Balance{PartnerID: partnerID, Currency: currency}
 	for _, r := range rows {
 		b = addToBalance(b, r.Account, r.Balance)
@@ -230,7 +230,7 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 // partnerOf finds a partner of a tenant.
 func (s *Store) partnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
 	var p models.Partner
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, partnerID).Take(&p).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", partnerID).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
 	}
@@ -265,7 +265,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		// The key booked before: it must have been this same adjustment.
 		var amount int64
 		if err := tx.Model(&models.LedgerEntry{}).Select("COALESCE(SUM(amount), 0)").
-			Where("tenant_id = ? AND movement_id = ? AND account = ?", sc.p.TenantID, mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
+			Where(sc.scope.Tenant()).Where("movement_id = ? AND account = ?", mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
 			return err
 		}
 		if mv.Kind != models.MoveAdjustment || mv.PartnerID != a.PartnerID || mv.Currency != a.Currency || amount != a.Amount {
@@ -307,7 +307,7 @@ func (s *Store) loadEntries(ctx context.Context, mv *models.LedgerMovement) erro
 	if len(mv.Entries) > 0 {
 		return nil
 	}
-	return s.db.WithContext(ctx).Where("tenant_id = ? AND movement_id = ?", mv.TenantID, mv.ID).Order("id").Find(&mv.Entries).Error
+	return s.db.WithContext(ctx).Where(System(mv.TenantID).Tenant()).Where("movement_id = ?", mv.ID).Order("id").Find(&mv.Entries).Error
 }
 
 // LedgerCheck is a recomputation of one tenant's ledger from its entries, for invariant tests
@@ -329,12 +329,12 @@ func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, 
 	}
 	var sums []sum
 	db := s.db.WithContext(ctx)
-	if err := db.Model(&models.LedgerEntry{}).Where("tenant_id = ?", tenantID).
+	if err := db.Model(&models.LedgerEntry{}).Where(System(tenantID).Tenant()).
 		Select("partner_id, currency, account, SUM(amount) AS total").Group("partner_id, currency, account").Scan(&sums).Error; err != nil {
 		return out, err
 	}
 	var balances []models.LedgerBalance
-	if err := db.Where("tenant_id = ?", tenantID).Find(&balances).Error; err != nil {
+	if err := db.Where(System(tenantID).Tenant()).Find(&balances).Error; err != nil {
 		return out, err
 	}
 	have := map[string]int64{}
@@ -354,7 +354,7 @@ func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, 
 		}
 	}
 	var unbalanced []string
-	err := db.Model(&models.LedgerEntry{}).Where("tenant_id = ?", tenantID).Group("movement_id").
+	err := db.Model(&models.LedgerEntry{}).Where(System(tenantID).Tenant()).Group("movement_id").
 		Having("SUM(amount) <> 0").Pluck("movement_id", &unbalanced).Error
 	out.Unbalanced = unbalanced
 	return out, err

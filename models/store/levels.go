@@ -36,7 +36,7 @@ func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.Lev
 	l.ID, l.TenantID, l.Name = models.NewID(), sc.p.TenantID, strings.TrimSpace(l.Name)
 	return translate(sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if l.IsDefault {
-			if err := tx.Model(&models.Level{}).Where("tenant_id = ?", l.TenantID).Update("is_default", false).Error; err != nil {
+			if err := tx.Model(&models.Level{}).Where(System(l.TenantID).Tenant()).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}
@@ -96,7 +96,7 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 	}
 	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if l.IsDefault {
-			if err := tx.Model(&models.Level{}).Where("tenant_id = ? AND id <> ?", l.TenantID, l.ID).Update("is_default", false).Error; err != nil {
+			if err := tx.Model(&models.Level{}).Where(System(l.TenantID).Tenant()).Where("id <> ?", l.ID).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}
@@ -105,7 +105,7 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 			return err
 		}
 		if l.Name != oldName {
-			if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND level = ?", l.TenantID, oldName).Update("level", l.Name).Error; err != nil {
+			if err := tx.Model(&models.Partner{}).Where(System(l.TenantID).Tenant()).Where("level = ?", oldName).Update("level", l.Name).Error; err != nil {
 				return err
 			}
 		}
@@ -128,13 +128,13 @@ func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
 	}
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
-		if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND level = ?", l.TenantID, l.Name).Count(&n).Error; err != nil {
+		if err := tx.Model(&models.Partner{}).Where(System(l.TenantID).Tenant()).Where("level = ?", l.Name).Count(&n).Error; err != nil {
 			return err
 		}
 		if n > 0 {
 			return models.Errorf(models.KindConflict, "LEVEL_IN_USE", "%d partners hold this level; move them first", n)
 		}
-		if err := tx.Delete(&models.Level{}, "tenant_id = ? AND id = ?", l.TenantID, l.ID).Error; err != nil {
+		if err := tx.Where(System(l.TenantID).Tenant()).Delete(&models.Level{}, "id = ?", l.ID).Error; err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, l.TenantID, "level.deleted", "level", l.ID)
@@ -144,7 +144,7 @@ func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
 // defaultLevel is the name of the tenant's default level, or "".
 func defaultLevel(tx *gorm.DB, tenantID string) (string, error) {
 	var l models.Level
-	err := tx.Where("tenant_id = ? AND is_default = ?", tenantID, true).Take(&l).Error
+	err := tx.Where(System(tenantID).Tenant()).Where("is_default = ?", true).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}
@@ -154,7 +154,7 @@ func defaultLevel(tx *gorm.DB, tenantID string) (string, error) {
 // evaluateLevel finds the highest-ranked level whose requirements the partner meets.
 func evaluateLevel(tx *gorm.DB, p *models.Partner, now time.Time) (*models.LevelEvaluation, error) {
 	var levels []models.Level
-	if err := tx.Where("tenant_id = ?", p.TenantID).Order("rank DESC, id").Find(&levels).Error; err != nil {
+	if err := tx.Where(System(p.TenantID).Tenant()).Order("rank DESC, id").Find(&levels).Error; err != nil {
 		return nil, err
 	}
 	out := &models.LevelEvaluation{PartnerID: p.ID, CurrentLevel: p.Level}
@@ -169,7 +169,7 @@ func evaluateLevel(tx *gorm.DB, p *models.Partner, now time.Time) (*models.Level
 				Total    int64
 			}
 			err := tx.Model(&models.Deal{}).Select("currency, COUNT(*) AS n, COALESCE(SUM(amount_minor), 0) AS total").
-				Where("tenant_id = ? AND partner_id = ? AND status = ? AND closed_at >= ?", p.TenantID, p.ID, models.DealWon, now.AddDate(0, 0, -r.PeriodDays)).
+				Where(System(p.TenantID).Tenant()).Where("partner_id = ? AND status = ? AND closed_at >= ?", p.ID, models.DealWon, now.AddDate(0, 0, -r.PeriodDays)).
 				Group("currency").Scan(&rows).Error
 			if err != nil {
 				return nil, err
@@ -210,7 +210,7 @@ func (s *Store) ReviewLevels(ctx context.Context, tenantID string, now time.Time
 		return 0, err
 	}
 	var partners []models.Partner
-	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND status IN ?", tenantID, []string{models.PartnerActive, models.PartnerOnboarding}).
+	if err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("status IN ?", []string{models.PartnerActive, models.PartnerOnboarding}).
 		Order("id").Find(&partners).Error; err != nil {
 		return 0, err
 	}
@@ -250,7 +250,7 @@ func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.Level
 	created := false
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var pending []models.LevelProposal
-		if err := tx.Where("tenant_id = ? AND partner_id = ? AND status = ?", p.TenantID, p.ID, models.ProposalPending).Find(&pending).Error; err != nil {
+		if err := tx.Where(System(p.TenantID).Tenant()).Where("partner_id = ? AND status = ?", p.ID, models.ProposalPending).Find(&pending).Error; err != nil {
 			return err
 		}
 		for _, old := range pending {

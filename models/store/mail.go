@@ -61,7 +61,7 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 		next.ID, next.CreatedAt, next.Attempts = prev.ID, prev.CreatedAt, prev.Attempts+1
 		// Only a failed record is replaced: a concurrent attempt that succeeded stays.
 		res := db.Model(&models.MailMessage{}).
-			Where("tenant_id = ? AND id = ? AND status = ? AND attempts = ?", prev.TenantID, prev.ID, models.MailFailed, prev.Attempts).
+			Where(System(prev.TenantID).Tenant()).Where("id = ? AND status = ? AND attempts = ?", prev.ID, models.MailFailed, prev.Attempts).
 			Updates(map[string]any{
 				"to_address": next.To, "to_name": next.ToName, "from_address": next.From, "subject": next.Subject,
 				"text_body": next.TextBody, "html_body": next.HTMLBody, "status": next.Status, "transport": next.Transport,
@@ -82,7 +82,7 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 // MailByIdempotencyKey finds the message a tenant recorded under an idempotency key.
 func (s *Store) MailByIdempotencyKey(ctx context.Context, tenantID, key string) (*models.MailMessage, error) {
 	var m models.MailMessage
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND idempotency_key = ?", tenantID, key).Take(&m).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("idempotency_key = ?", key).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("MAIL_MESSAGE_NOT_FOUND", "mail message")
 	}

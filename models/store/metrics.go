@@ -187,7 +187,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 		updates["rolled_up_to"], updates["numbered"] = "", 0
 	}
 	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		res := tx.Model(&models.Metric{}).Where("tenant_id = ? AND id = ?", m.TenantID, m.ID).Updates(updates)
+		res := tx.Model(&models.Metric{}).Where(System(m.TenantID).Tenant()).Where("id = ?", m.ID).Updates(updates)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -209,7 +209,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 
 func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
 	for _, table := range []any{&metricRollup{}, &metricUniqueValue{}, &metricUniqueSet{}} {
-		if err := tx.Where("tenant_id = ? AND metric_id = ?", tenantID, metricID).Delete(table).Error; err != nil {
+		if err := tx.Where(System(tenantID).Tenant()).Where("metric_id = ?", metricID).Delete(table).Error; err != nil {
 			return err
 		}
 	}
@@ -228,13 +228,13 @@ func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 	}
 	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
 		var used int64
-		if err := tx.Model(&models.Dashboard{}).Where("tenant_id = ? AND widgets LIKE ?", m.TenantID, `%"`+m.ID+`"%`).Count(&used).Error; err != nil {
+		if err := tx.Model(&models.Dashboard{}).Where(System(m.TenantID).Tenant()).Where("widgets LIKE ?", `%"`+m.ID+`"%`).Count(&used).Error; err != nil {
 			return err
 		}
 		if used > 0 {
 			return models.Conflict("METRIC_IN_USE", "a dashboard shows this metric; remove it from the dashboard first")
 		}
-		if err := tx.Where("tenant_id = ? AND id = ?", m.TenantID, m.ID).Delete(&models.Metric{}).Error; err != nil {
+		if err := tx.Where(System(m.TenantID).Tenant()).Where("id = ?", m.ID).Delete(&models.Metric{}).Error; err != nil {
 			return err
 		}
 		if err := dropRollup(tx, m.TenantID, m.ID); err != nil {
@@ -271,7 +271,7 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 		done := false
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			var m models.Metric
-			err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("tenant_id = ? AND id = ?", tenantID, metricID).Take(&m).Error
+			err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where(System(tenantID).Tenant()).Where("id = ?", metricID).Take(&m).Error
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return models.NotFound("METRIC_NOT_FOUND", "metric")
 			}
@@ -284,7 +284,7 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 			}
 			var evs []models.Event
 			q := matchType(tx.Model(&models.Event{}).Select("id", "type", "customer_id", "partner_id", "payload", "occurred_at").
-				Where("tenant_id = ?", tenantID), m.EventType).
+				Where(System(tenantID).Tenant()), m.EventType).
 				Where("id > ? AND id < ?", m.RolledUpTo, bound)
 			if err := q.Order("id").Limit(rollupBatch).Find(&evs).Error; err != nil {
 				return err
@@ -298,7 +298,7 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 			} else {
 				done = true
 			}
-			return tx.Model(&models.Metric{}).Where("tenant_id = ? AND id = ?", tenantID, metricID).
+			return tx.Model(&models.Metric{}).Where(System(tenantID).Tenant()).Where("id = ?", metricID).
 				Updates(map[string]any{"rolled_up_to": mark, "numbered": m.Numbered}).Error
 		})
 		if err != nil || done {
@@ -485,7 +485,7 @@ func foldSets(tx *gorm.DB, dialect Dialect, m *models.Metric, sets map[setKey][]
 		slices.Sort(starts)
 		for chunk := range slices.Chunk(slices.Compact(starts), 500) {
 			var have []metricUniqueSet
-			if err := tx.Where("tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start IN ?", m.TenantID, m.ID, grain, chunk).Find(&have).Error; err != nil {
+			if err := tx.Where(System(m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start IN ?", m.ID, grain, chunk).Find(&have).Error; err != nil {
 				return err
 			}
 			for _, h := range have {
@@ -523,9 +523,10 @@ func lookupOrdinals(tx *gorm.DB, dialect Dialect, m *models.Metric, values []str
 	if dialect == Postgres && len(values) > 0 {
 		// One array parameter joined on the primary key: a long IN list is planned as a filter
 		// over every value of the metric while the table has no statistics yet.
+		tenant, tenantID := System(m.TenantID).PostgresTenantOf("u", 2)
 		rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context,
 			`SELECT u.value, u.ordinal FROM unnest($1::text[]) AS v(value)
-			 JOIN metric_unique_values u ON u.tenant_id = $2 AND u.metric_id = $3 AND u.value = v.value`, values, m.TenantID, m.ID)
+			 JOIN metric_unique_values u ON `+tenant+` AND u.metric_id = $3 AND u.value = v.value`, values, tenantID, m.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -542,7 +543,7 @@ func lookupOrdinals(tx *gorm.DB, dialect Dialect, m *models.Metric, values []str
 	}
 	for chunk := range slices.Chunk(values, 1000) {
 		var found []metricUniqueValue
-		if err := tx.Select("value", "ordinal").Where("tenant_id = ? AND metric_id = ? AND value IN ?", m.TenantID, m.ID, chunk).Find(&found).Error; err != nil {
+		if err := tx.Select("value", "ordinal").Where(System(m.TenantID).Tenant()).Where("metric_id = ? AND value IN ?", m.ID, chunk).Find(&found).Error; err != nil {
 			return nil, err
 		}
 		for _, f := range found {
@@ -682,7 +683,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	}
 	if q.PartnerLevel != "" {
 		var ids []string
-		if err := sc.s.db.WithContext(ctx).Model(&models.Partner{}).Where("tenant_id = ? AND level = ?", sc.p.TenantID, q.PartnerLevel).Pluck("id", &ids).Error; err != nil {
+		if err := sc.s.db.WithContext(ctx).Model(&models.Partner{}).Where(sc.scope.Tenant()).Where("level = ?", q.PartnerLevel).Pluck("id", &ids).Error; err != nil {
 			return nil, err
 		}
 		if partners != nil {
@@ -785,7 +786,7 @@ func cover(from, to time.Time, interval string, coarse, fine int64) []span {
 
 func (c *computation) run(tx *gorm.DB) error {
 	var state []models.Metric
-	if err := tx.Select("rolled_up_to", "numbered").Where("tenant_id = ? AND id = ?", c.m.TenantID, c.m.ID).Find(&state).Error; err != nil {
+	if err := tx.Select("rolled_up_to", "numbered").Where(System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
 		return err
 	}
 	if len(state) == 0 {
@@ -795,7 +796,7 @@ func (c *computation) run(tx *gorm.DB) error {
 	// Events not rolled up yet.
 	var tail []models.Event
 	tq := matchType(tx.Model(&models.Event{}).Select("id", "type", "customer_id", "partner_id", "payload", "occurred_at").
-		Where("tenant_id = ?", c.m.TenantID), c.m.EventType).
+		Where(System(c.m.TenantID).Tenant()), c.m.EventType).
 		Where("id > ? AND occurred_at >= ? AND occurred_at < ?", mark, c.res.From, c.res.To)
 	if err := c.scope(tq, "partner_id").Find(&tail).Error; err != nil {
 		return err
@@ -806,7 +807,7 @@ func (c *computation) run(tx *gorm.DB) error {
 		var part []bucketSums
 		q := tx.Model(&metricRollup{}).
 			Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
-			Where("tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, sp.grain, sp.from, sp.to)
+			Where(System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
 		if err := c.scope(q, "partner_id").Group("bucket_start").Find(&part).Error; err != nil {
 			if isOutOfRange(err) {
 				return errOverflow
@@ -875,7 +876,7 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 	for _, sp := range c.setSpans() {
 		var part []metricUniqueSet
 		q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
-			Where("tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.TenantID, c.m.ID, sp.grain, sp.from, sp.to)
+			Where(System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
 		if err := c.scope(q, "partner_id").Find(&part).Error; err != nil {
 			return nil, err
 		}

@@ -27,7 +27,7 @@ func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if u.PartnerID != nil {
 			var n int64
-			if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", u.TenantID, *u.PartnerID).Count(&n).Error; err != nil {
+			if err := tx.Model(&models.Partner{}).Where(System(u.TenantID).Tenant()).Where("id = ?", *u.PartnerID).Count(&n).Error; err != nil {
 				return err
 			}
 			if n == 0 {
@@ -96,7 +96,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 			changed = append(changed, "name")
 		}
 		if roles != nil {
-			if err := tx.Where("tenant_id = ? AND user_id = ?", u.TenantID, u.ID).Delete(&models.RoleAssignment{}).Error; err != nil {
+			if err := tx.Where(System(u.TenantID).Tenant()).Where("user_id = ?", u.ID).Delete(&models.RoleAssignment{}).Error; err != nil {
 				return err
 			}
 			for _, r := range roles {
@@ -214,7 +214,7 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 // holds the new values, audits the change, and emits partner.status_changed and
 // partner.level_changed when the status or level moved from fromStatus or fromLevel.
 func savePartnerChange(ctx context.Context, tx *gorm.DB, ev *eventWriter, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
-	if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", p.TenantID, p.ID).Updates(updates).Error; err != nil {
+	if err := tx.Model(&models.Partner{}).Where(System(p.TenantID).Tenant()).Where("id = ?", p.ID).Updates(updates).Error; err != nil {
 		return err
 	}
 	if err := writeAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {

@@ -27,7 +27,7 @@ func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, 
 	}
 	q := s.db.WithContext(ctx).Table("playbook_steps AS s").Select("s.run_id, s.output").
 		Joins("JOIN playbook_runs AS r ON r.id = s.run_id AND r.tenant_id = s.tenant_id").
-		Where("s.tenant_id = ? AND s.kind = ? AND s.status = ? AND r.status = ?", tenantID, models.NodeWaitForEvent, models.StepRunning, models.RunRunning)
+		Where(System(tenantID).TenantOf("s")).Where("s.kind = ? AND s.status = ? AND r.status = ?", models.NodeWaitForEvent, models.StepRunning, models.RunRunning)
 	if partnerID != nil {
 		q = q.Where("r.partner_id = ?", *partnerID)
 	} else {
@@ -56,7 +56,7 @@ func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, 
 // when none was set.
 func (s *Store) PlaybookWebhookSecret(ctx context.Context, tenantID string) (models.Sealed, error) {
 	var st models.PlaybookSettings
-	err := s.db.WithContext(ctx).Where("tenant_id = ?", tenantID).Take(&st).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}

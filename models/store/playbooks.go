@@ -270,7 +270,7 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 		return r, nil
 	}
 	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.PlaybookRun{}).Where("tenant_id = ? AND id = ? AND status IN ?", r.TenantID, r.ID, activeRunStatuses).
+		res := tx.Model(&models.PlaybookRun{}).Where(System(r.TenantID).Tenant()).Where("id = ? AND status IN ?", r.ID, activeRunStatuses).
 			Update("cancel_requested", true)
 		if res.Error != nil {
 			return res.Error
@@ -324,7 +324,7 @@ func (s *Store) enabledPlaybooks(ctx context.Context, tenantID string) ([]enable
 	err := s.db.WithContext(ctx).Table("playbooks AS p").
 		Select("p.id, p.published_version, p.concurrency_limit, v.graph").
 		Joins("JOIN playbook_versions AS v ON v.playbook_id = p.id AND v.version = p.published_version").
-		Where("p.tenant_id = ? AND p.status = ? AND p.published_version > 0", tenantID, models.PlaybookEnabled).
+		Where(System(tenantID).TenantOf("p")).Where("p.status = ? AND p.published_version > 0", models.PlaybookEnabled).
 		Order("p.id").Scan(&rows).Error
 	return rows, err
 }
@@ -386,9 +386,8 @@ func (s *Store) playbookPatterns(ctx context.Context, tenantID string) ([]string
 		Graph      string
 	}
 	if err := s.db.WithContext(ctx).Model(&models.PlaybookVersion{}).Select("playbook_id", "version", "graph").
-		Where(`tenant_id = ? AND EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
-			AND r.playbook_id = playbook_versions.playbook_id AND r.version = playbook_versions.version AND r.status IN ?)`,
-			tenantID, activeRunStatuses).Scan(&active).Error; err != nil {
+		Where(System(tenantID).Tenant()).Where(`EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
+			AND r.playbook_id = playbook_versions.playbook_id AND r.version = playbook_versions.version AND r.status IN ?)`, activeRunStatuses).Scan(&active).Error; err != nil {
 		return nil, err
 	}
 	for _, a := range active {
@@ -418,7 +417,7 @@ func (s *Store) playbookPatterns(ctx context.Context, tenantID string) ([]string
 // PlaybookVersion finds one published version of a tenant's playbook.
 func (s *Store) PlaybookVersion(ctx context.Context, tenantID, playbookID string, version int) (*models.PlaybookVersion, error) {
 	var v models.PlaybookVersion
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND playbook_id = ? AND version = ?", tenantID, playbookID, version).Take(&v).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("playbook_id = ? AND version = ?", playbookID, version).Take(&v).Error
 	if err != nil {
 		return nil, notFoundAs(err, "PLAYBOOK_VERSION_NOT_FOUND", "playbook version")
 	}
@@ -443,7 +442,7 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 			return notFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
 		now := time.Now().UTC()
-		err := tx.Where("tenant_id = ? AND playbook_id = ? AND event_id = ?", run.TenantID, run.PlaybookID, run.EventID).Take(&stored).Error
+		err := tx.Where(System(run.TenantID).Tenant()).Where("playbook_id = ? AND event_id = ?", run.PlaybookID, run.EventID).Take(&stored).Error
 		found := err == nil
 		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
@@ -465,7 +464,7 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 			return tx.Model(&stored).Select("status", "ended_at").Updates(&stored).Error
 		}
 		var running int64
-		if err := tx.Model(&models.PlaybookRun{}).Where("tenant_id = ? AND playbook_id = ? AND status = ?", run.TenantID, run.PlaybookID, models.RunRunning).
+		if err := tx.Model(&models.PlaybookRun{}).Where(System(run.TenantID).Tenant()).Where("playbook_id = ? AND status = ?", run.PlaybookID, models.RunRunning).
 			Count(&running).Error; err != nil {
 			return err
 		}
@@ -515,13 +514,13 @@ func (s *Store) FinishPlaybookRun(ctx context.Context, tenantID, runID, status, 
 			models.FieldError{Location: "status", Message: "completed, failed or cancelled", Value: status})
 	}
 	db := s.db.WithContext(ctx)
-	res := db.Model(&models.PlaybookRun{}).Where("tenant_id = ? AND id = ? AND status IN ?", tenantID, runID, activeRunStatuses).
+	res := db.Model(&models.PlaybookRun{}).Where(System(tenantID).Tenant()).Where("id = ? AND status IN ?", runID, activeRunStatuses).
 		Updates(map[string]any{"status": status, "error": models.Clip(errMsg, 2000), "ended_at": time.Now().UTC()})
 	if res.Error != nil || res.RowsAffected > 0 {
 		return res.Error
 	}
 	var n int64
-	if err := db.Model(&models.PlaybookRun{}).Where("tenant_id = ? AND id = ?", tenantID, runID).Count(&n).Error; err != nil {
+	if err := db.Model(&models.PlaybookRun{}).Where(System(tenantID).Tenant()).Where("id = ?", runID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -545,7 +544,7 @@ func claimEffect(tx *gorm.DB, tenantID, key string) (string, bool, error) {
 		return "", true, nil
 	}
 	var prior models.PlaybookEffect
-	if err := tx.Where("tenant_id = ? AND key = ?", tenantID, key).Take(&prior).Error; err != nil {
+	if err := tx.Where(System(tenantID).Tenant()).Where("key = ?", key).Take(&prior).Error; err != nil {
 		return "", false, err
 	}
 	return prior.Output, false, nil
@@ -553,7 +552,7 @@ func claimEffect(tx *gorm.DB, tenantID, key string) (string, bool, error) {
 
 // recordEffect stores the output of the action claimed under key.
 func recordEffect(tx *gorm.DB, tenantID, key string, output any) error {
-	return tx.Model(&models.PlaybookEffect{}).Where("tenant_id = ? AND key = ?", tenantID, key).Update("output", mustJSON(output)).Error
+	return tx.Model(&models.PlaybookEffect{}).Where(System(tenantID).Tenant()).Where("key = ?", key).Update("output", mustJSON(output)).Error
 }
 
 // effectID is the output of actions that make one record.
@@ -593,7 +592,7 @@ func checkTenantPartner(tx *gorm.DB, tenantID string, partnerID *string) error {
 		return nil
 	}
 	var n int64
-	if err := tx.Model(&models.Partner{}).Where("tenant_id = ? AND id = ?", tenantID, *partnerID).Count(&n).Error; err != nil {
+	if err := tx.Model(&models.Partner{}).Where(System(tenantID).Tenant()).Where("id = ?", *partnerID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -610,7 +609,7 @@ func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t 
 		}
 		if t.AssigneeUserID != nil {
 			var n int64
-			if err := tx.Model(&models.User{}).Where("tenant_id = ? AND id = ?", tenantID, *t.AssigneeUserID).Count(&n).Error; err != nil {
+			if err := tx.Model(&models.User{}).Where(System(tenantID).Tenant()).Where("id = ?", *t.AssigneeUserID).Count(&n).Error; err != nil {
 				return "", err
 			}
 			if n == 0 {
@@ -691,7 +690,7 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 		var changed []string
 		if ch.LevelID != "" {
 			var l models.Level
-			if err := tx.Where("tenant_id = ? AND id = ?", tenantID, ch.LevelID).Take(&l).Error; err != nil {
+			if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", ch.LevelID).Take(&l).Error; err != nil {
 				return notFoundAs(err, "LEVEL_NOT_FOUND", "level")
 			}
 			if l.Name != p.Level {

@@ -73,7 +73,7 @@ func (sc *Scoped) UpdateCustomRole(ctx context.Context, id string, description, 
 		return r, nil
 	}
 	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.CustomRole{}).Where("id = ? AND tenant_id = ?", r.ID, r.TenantID).Updates(updates).Error; err != nil {
+		if err := tx.Model(&models.CustomRole{}).Where(System(r.TenantID).Tenant()).Where("id = ?", r.ID).Updates(updates).Error; err != nil {
 			return err
 		}
 		if err := bumpPolicy(tx, r.TenantID); err != nil {
@@ -91,7 +91,7 @@ func (sc *Scoped) DeleteCustomRole(ctx context.Context, id string) error {
 		return err
 	}
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("tenant_id = ? AND role = ?", r.TenantID, r.Name).Delete(&models.RoleAssignment{}).Error; err != nil {
+		if err := tx.Where(System(r.TenantID).Tenant()).Where("role = ?", r.Name).Delete(&models.RoleAssignment{}).Error; err != nil {
 			return err
 		}
 		if err := tx.Where("id = ?", r.ID).Delete(&models.CustomRole{}).Error; err != nil {

@@ -13,13 +13,14 @@ import (
 // organisation: a row outside the scope reads as missing. Tenant and partner of new rows come
 // from the principal, never from input.
 type Scoped struct {
-	s *Store
-	p models.Principal
+	s     *Store
+	p     models.Principal
+	scope Scope
 }
 
 // For returns the store scoped to p. A nil principal or one without a tenant sees nothing.
 func (s *Store) For(p *models.Principal) *Scoped {
-	sc := &Scoped{s: s}
+	sc := &Scoped{s: s, scope: ScopeOf(p)}
 	if p != nil {
 		sc.p = *p
 	}
@@ -31,21 +32,13 @@ func (sc *Scoped) Principal() models.Principal { return sc.p }
 
 // tenantRows starts a query limited to the principal's tenant.
 func (sc *Scoped) tenantRows(ctx context.Context, model any) *gorm.DB {
-	q := sc.s.db.WithContext(ctx).Model(model)
-	if sc.p.TenantID == "" {
-		return q.Where("1 = 0")
-	}
-	return q.Where("tenant_id = ?", sc.p.TenantID)
+	return sc.scope.Rows(sc.s.db.WithContext(ctx).Model(model))
 }
 
 // partnerRows is tenantRows plus, for partner principals, only rows of their partner
 // organisation in column.
 func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
-	q := sc.tenantRows(ctx, model)
-	if sc.p.PartnerID != "" {
-		q = q.Where(column+" = ?", sc.p.PartnerID)
-	}
-	return q
+	return sc.scope.PartnerRows(sc.s.db.WithContext(ctx).Model(model), column)
 }
 
 // page applies keyset pagination on ids (UUIDv7, so id order is creation order) and fetches

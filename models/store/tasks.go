@@ -21,7 +21,7 @@ func (sc *Scoped) actorID() string { return sc.p.ActorID() }
 // checkAssignee verifies that userID is an active user the task may be assigned to: for a
 // partner principal, a user of its own organisation.
 func (sc *Scoped) checkAssignee(tx *gorm.DB, userID string) error {
-	q := tx.Model(&models.User{}).Where("tenant_id = ? AND id = ?", sc.p.TenantID, userID)
+	q := tx.Model(&models.User{}).Where(sc.scope.Tenant()).Where("id = ?", userID)
 	if sc.p.PartnerID != "" {
 		q = q.Where("partner_id = ?", sc.p.PartnerID)
 	}
@@ -205,7 +205,7 @@ func (sc *Scoped) DeleteTask(ctx context.Context, id string) error {
 		return err
 	}
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Delete(&models.Task{}, "tenant_id = ? AND id = ?", t.TenantID, t.ID).Error; err != nil {
+		if err := tx.Where(System(t.TenantID).Tenant()).Delete(&models.Task{}, "id = ?", t.ID).Error; err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, t.TenantID, "task.deleted", "task", t.ID)
@@ -225,7 +225,7 @@ func (sc *Scoped) SetOnboardingTemplate(ctx context.Context, items []models.Onbo
 		return nil, err
 	}
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("tenant_id = ?", sc.p.TenantID).Delete(&models.OnboardingItem{}).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Delete(&models.OnboardingItem{}).Error; err != nil {
 			return err
 		}
 		for i := range items {
@@ -257,7 +257,7 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 	}
 	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
-		if err := tx.Model(&models.Task{}).Where("tenant_id = ? AND partner_id = ? AND source = ?", sc.p.TenantID, partnerID, models.TaskOnboarding).Count(&n).Error; err != nil {
+		if err := tx.Model(&models.Task{}).Where(sc.scope.Tenant()).Where("partner_id = ? AND source = ?", partnerID, models.TaskOnboarding).Count(&n).Error; err != nil {
 			return err
 		}
 		if n > 0 {

@@ -58,7 +58,7 @@ func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash
 		if res.RowsAffected == 0 {
 			return errUserTokenInvalid
 		}
-		if err := tx.Where("id = ? AND tenant_id = ?", t.UserID, t.TenantID).Take(&u).Error; err != nil {
+		if err := tx.Where(System(t.TenantID).Tenant()).Where("id = ?", t.UserID).Take(&u).Error; err != nil {
 			return err
 		}
 		if u.Status == models.UserStatusDeactivated {

@@ -46,7 +46,7 @@ func (s *Store) WebhooksFor(ctx context.Context, tenantID, eventType string) ([]
 func (s *Store) enabledWebhooks(ctx context.Context, tenantID string) ([]models.Webhook, error) {
 	var hooks []models.Webhook
 	err := s.db.WithContext(ctx).Select("id", "event_types").
-		Where("tenant_id = ? AND enabled = ?", tenantID, true).Order("id").Find(&hooks).Error
+		Where(System(tenantID).Tenant()).Where("enabled = ?", true).Order("id").Find(&hooks).Error
 	return hooks, err
 }
 
@@ -161,7 +161,7 @@ func (sc *Scoped) UpdateWebhook(ctx context.Context, id string, ch models.Webhoo
 	w.UpdatedAt = t
 	updates["updated_at"] = t
 	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		res := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ?", sc.p.TenantID, w.ID).Updates(updates)
+		res := tx.Model(&models.Webhook{}).Where(sc.scope.Tenant()).Where("id = ?", w.ID).Updates(updates)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -185,14 +185,14 @@ func (sc *Scoped) DeleteWebhook(ctx context.Context, id string) error {
 		return err
 	}
 	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		where := "tenant_id = ? AND webhook_id = ?"
-		if err := tx.Where(where, w.TenantID, w.ID).Delete(&models.WebhookAttempt{}).Error; err != nil {
+		tenant := System(w.TenantID).Tenant()
+		if err := tx.Where(tenant).Where("webhook_id = ?", w.ID).Delete(&models.WebhookAttempt{}).Error; err != nil {
 			return err
 		}
-		if err := tx.Where(where, w.TenantID, w.ID).Delete(&models.WebhookDelivery{}).Error; err != nil {
+		if err := tx.Where(tenant).Where("webhook_id = ?", w.ID).Delete(&models.WebhookDelivery{}).Error; err != nil {
 			return err
 		}
-		if err := tx.Where("tenant_id = ? AND id = ?", w.TenantID, w.ID).Delete(&models.Webhook{}).Error; err != nil {
+		if err := tx.Where(System(w.TenantID).Tenant()).Where("id = ?", w.ID).Delete(&models.Webhook{}).Error; err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, w.TenantID, "webhook.deleted", "webhook", w.ID)
@@ -213,7 +213,7 @@ func (sc *Scoped) RotateWebhookSecret(ctx context.Context, id string, rot models
 	t := webhookNow()
 	exp := rot.PreviousExpiresAt.UTC().Truncate(time.Microsecond)
 	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		res := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ? AND secret = ?", w.TenantID, w.ID, rot.Expect).
+		res := tx.Model(&models.Webhook{}).Where(System(w.TenantID).Tenant()).Where("id = ? AND secret = ?", w.ID, rot.Expect).
 			Updates(map[string]any{"secret": rot.Secret, "secret_hint": rot.SecretHint, "previous_secret": rot.PreviousSecret,
 				"previous_secret_expires_at": exp, "updated_at": t})
 		if res.Error != nil {
@@ -281,7 +281,7 @@ func (sc *Scoped) WebhookDelivery(ctx context.Context, webhookID, deliveryID str
 		return nil, nil, err
 	}
 	var attempts []models.WebhookAttempt
-	err = sc.s.db.WithContext(ctx).Where("tenant_id = ? AND delivery_id = ?", d.TenantID, d.ID).
+	err = sc.s.db.WithContext(ctx).Where(System(d.TenantID).Tenant()).Where("delivery_id = ?", d.ID).
 		Order("number DESC").Limit(maxAttemptsShown).Find(&attempts).Error
 	slices.Reverse(attempts)
 	return &d, attempts, err
@@ -302,11 +302,11 @@ func (sc *Scoped) ReplayWebhookDelivery(ctx context.Context, webhookID, delivery
 		return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled; enable it before replaying")
 	}
 	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		if err := tx.Model(&models.WebhookDelivery{}).Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).
+		if err := tx.Model(&models.WebhookDelivery{}).Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).
 			Update("replays", gorm.Expr("replays + 1")).Error; err != nil {
 			return err
 		}
-		if err := tx.Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).Take(d).Error; err != nil {
+		if err := tx.Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).Take(d).Error; err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, d.TenantID, "webhook.delivery_replayed", "webhook_delivery", d.ID)
@@ -320,7 +320,7 @@ func (sc *Scoped) ReplayWebhookDelivery(ctx context.Context, webhookID, delivery
 // delivery is gone, and a conflict when the endpoint is disabled.
 func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStart) (*models.WebhookDelivery, error) {
 	var w models.Webhook
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", in.TenantID, in.WebhookID).Take(&w).Error
+	err := s.db.WithContext(ctx).Where(System(in.TenantID).Tenant()).Where("id = ?", in.WebhookID).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
 	}
@@ -329,7 +329,7 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 	}
 	var d models.WebhookDelivery
 	if in.DeliveryID != "" {
-		err := s.db.WithContext(ctx).Where("tenant_id = ? AND webhook_id = ? AND id = ?", in.TenantID, in.WebhookID, in.DeliveryID).Take(&d).Error
+		err := s.db.WithContext(ctx).Where(System(in.TenantID).Tenant()).Where("webhook_id = ? AND id = ?", in.WebhookID, in.DeliveryID).Take(&d).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
 		}
@@ -340,7 +340,7 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 			return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled")
 		}
 		t := webhookNow()
-		err = s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where("tenant_id = ? AND id = ?", d.TenantID, d.ID).
+		err = s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).
 			Updates(map[string]any{"status": models.DeliveryPending, "completed_at": nil, "updated_at": t}).Error
 		d.Status, d.CompletedAt, d.UpdatedAt = models.DeliveryPending, nil, t
 		return &d, err
@@ -359,7 +359,7 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 		return nil, err
 	}
 	var stored models.WebhookDelivery
-	err = s.db.WithContext(ctx).Where("tenant_id = ? AND webhook_id = ? AND event_id = ?", in.TenantID, w.ID, e.ID).Take(&stored).Error
+	err = s.db.WithContext(ctx).Where(System(in.TenantID).Tenant()).Where("webhook_id = ? AND event_id = ?", w.ID, e.ID).Take(&stored).Error
 	return &stored, err
 }
 
@@ -368,14 +368,14 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, deliveryID string) (*models.WebhookDispatch, error) {
 	var out models.WebhookDispatch
 	db := s.db.WithContext(ctx)
-	err := db.Where("tenant_id = ? AND id = ?", tenantID, webhookID).Take(&out.Webhook).Error
+	err := db.Where(System(tenantID).Tenant()).Where("id = ?", webhookID).Take(&out.Webhook).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
 	}
 	if err != nil {
 		return nil, err
 	}
-	err = db.Where("tenant_id = ? AND webhook_id = ? AND id = ?", tenantID, webhookID, deliveryID).Take(&out.Delivery).Error
+	err = db.Where(System(tenantID).Tenant()).Where("webhook_id = ? AND id = ?", webhookID, deliveryID).Take(&out.Delivery).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
 	}
@@ -409,7 +409,7 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, rec models.AttemptReco
 	at := rec.At.UTC().Truncate(time.Microsecond)
 	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
 		var d models.WebhookDelivery
-		err := tx.Where("tenant_id = ? AND id = ?", rec.TenantID, rec.DeliveryID).Take(&d).Error
+		err := tx.Where(System(rec.TenantID).Tenant()).Where("id = ?", rec.DeliveryID).Take(&d).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out.Status = models.DeliveryCancelled
 			return nil
@@ -464,16 +464,16 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, rec models.AttemptReco
 // recordEndpointHealth keeps an endpoint's failure record and disables it when it answered 410
 // or failed for too long.
 func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *eventWriter, rec models.AttemptRecord, at time.Time, ok bool, out *models.AttemptOutcome) error {
-	hook := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ?", rec.TenantID, rec.WebhookID)
+	hook := tx.Model(&models.Webhook{}).Where(System(rec.TenantID).Tenant()).Where("id = ?", rec.WebhookID)
 	if ok {
 		return hook.Update("failing_since", nil).Error
 	}
-	if err := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ? AND failing_since IS NULL", rec.TenantID, rec.WebhookID).
+	if err := tx.Model(&models.Webhook{}).Where(System(rec.TenantID).Tenant()).Where("id = ? AND failing_since IS NULL", rec.WebhookID).
 		Update("failing_since", at).Error; err != nil {
 		return err
 	}
 	var w models.Webhook
-	err := tx.Where("tenant_id = ? AND id = ?", rec.TenantID, rec.WebhookID).Take(&w).Error
+	err := tx.Where(System(rec.TenantID).Tenant()).Where("id = ?", rec.WebhookID).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		out.Status = models.DeliveryCancelled
 		return nil
@@ -492,7 +492,7 @@ func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *event
 		return nil
 	}
 	out.Status = models.DeliveryFailed
-	res := tx.Model(&models.Webhook{}).Where("tenant_id = ? AND id = ? AND enabled = ?", rec.TenantID, rec.WebhookID, true).
+	res := tx.Model(&models.Webhook{}).Where(System(rec.TenantID).Tenant()).Where("id = ? AND enabled = ?", rec.WebhookID, true).
 		Updates(map[string]any{"enabled": false, "disabled_reason": reason, "disabled_at": at, "updated_at": webhookNow()})
 	if res.Error != nil || res.RowsAffected == 0 {
 		return res.Error
@@ -509,7 +509,7 @@ func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *event
 // EndWebhookDelivery sets the final status of a delivery that stopped without an attempt.
 func (s *Store) EndWebhookDelivery(ctx context.Context, tenantID, deliveryID, status string) error {
 	t := webhookNow()
-	return s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where("tenant_id = ? AND id = ?", tenantID, deliveryID).
+	return s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where(System(tenantID).Tenant()).Where("id = ?", deliveryID).
 		Updates(map[string]any{"status": status, "completed_at": t, "updated_at": t}).Error
 }
 

@@ -53,7 +53,7 @@ func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMe
 func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var m models.PayoutMethod
-		q := tx.Where("tenant_id = ? AND id = ? AND removed_at IS NULL", sc.p.TenantID, id)
+		q := tx.Where(sc.scope.Tenant()).Where("id = ? AND removed_at IS NULL", id)
 		if sc.p.PartnerID != "" {
 			q = q.Where("partner_id = ?", sc.p.PartnerID)
 		}
@@ -75,7 +75,7 @@ func defaultPayoutSettings(tenantID string) models.PayoutSettings {
 
 func payoutSettingsIn(tx *gorm.DB, tenantID string) (models.PayoutSettings, error) {
 	var st models.PayoutSettings
-	err := tx.Where("tenant_id = ?", tenantID).Take(&st).Error
+	err := tx.Where(System(tenantID).Tenant()).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return defaultPayoutSettings(tenantID), nil
 	}
@@ -139,7 +139,7 @@ func (sc *Scoped) Withdrawal(ctx context.Context, id string) (*models.Withdrawal
 		return nil, nil, notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
-	err := sc.s.db.WithContext(ctx).Where("tenant_id = ? AND withdrawal_id = ?", w.TenantID, w.ID).Take(&p).Error
+	err := sc.s.db.WithContext(ctx).Where(System(w.TenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return &w, nil, nil
 	}
@@ -194,7 +194,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		}
 		if key != "" {
 			var prior models.Withdrawal
-			err := tx.Where("tenant_id = ? AND request_key = ?", sc.p.TenantID, key).Take(&prior).Error
+			err := tx.Where(sc.scope.Tenant()).Where("request_key = ?", key).Take(&prior).Error
 			if err == nil {
 				if prior.PartnerID != partnerID || prior.Amount != nw.Amount || prior.Currency != nw.Currency || prior.PayoutMethodID != nw.PayoutMethodID {
 					return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another withdrawal")
@@ -206,7 +206,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 			}
 		}
 		var m models.PayoutMethod
-		if err := tx.Where("tenant_id = ? AND partner_id = ? AND id = ? AND removed_at IS NULL", sc.p.TenantID, partnerID, nw.PayoutMethodID).Take(&m).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Where("partner_id = ? AND id = ? AND removed_at IS NULL", partnerID, nw.PayoutMethodID).Take(&m).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return models.Invalid("PAYOUT_METHOD_NOT_FOUND", "no such payout method", models.FieldError{Location: "body.payoutMethodId", Message: "no payout method of the partner", Value: nw.PayoutMethodID})
 			}
@@ -264,7 +264,7 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 	fn func(tx *gorm.DB, w *models.Withdrawal) error) (*models.Withdrawal, error) {
 	var w models.Withdrawal
 	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
-		q := tx.Where("tenant_id = ? AND id = ?", tenantID, id)
+		q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
 		if partnerScope != "" {
 			q = q.Where("partner_id = ?", partnerScope)
 		}
@@ -274,7 +274,7 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 		if _, err := s.lockPartner(tx, tenantID, w.PartnerID); err != nil {
 			return err
 		}
-		if err := tx.Where("tenant_id = ? AND id = ?", tenantID, id).Take(&w).Error; err != nil {
+		if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
 			return err
 		}
 		if err := models.CheckWithdrawalTransition(w.Status, status); err != nil {
@@ -312,7 +312,7 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 			}
 		case models.WithdrawalPaid, models.WithdrawalFailed:
 			payout = &models.Payout{}
-			if err := tx.Where("tenant_id = ? AND withdrawal_id = ?", tenantID, w.ID).Take(payout).Error; err != nil {
+			if err := tx.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(payout).Error; err != nil {
 				return err
 			}
 			payout.Status, payout.Reference, payout.Failure, payout.UpdatedAt, payout.CompletedAt = models.PayoutPaid, w.Reference, "", now, &now
@@ -416,17 +416,17 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 	}
 	var w models.Withdrawal
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&w).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
 			return notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
 		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, w.PartnerID); err != nil {
 			return err
 		}
 		var p models.Payout
-		if err := tx.Where("tenant_id = ? AND id = ?", sc.p.TenantID, id).Take(&w).Error; err != nil {
+		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
 			return err
 		}
-		err := tx.Where("tenant_id = ? AND withdrawal_id = ?", sc.p.TenantID, id).Take(&p).Error
+		err := tx.Where(sc.scope.Tenant()).Where("withdrawal_id = ?", id).Take(&p).Error
 		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
@@ -468,7 +468,7 @@ func (s *Store) CompletePayout(ctx context.Context, tenantID, withdrawalID, refe
 func (s *Store) FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error) {
 	var decided models.Payout
 	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalFailed, reason, func(tx *gorm.DB, w *models.Withdrawal) error {
-		if err := tx.Where("tenant_id = ? AND withdrawal_id = ?", tenantID, withdrawalID).Take(&decided).Error; err != nil {
+		if err := tx.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&decided).Error; err != nil {
 			return err
 		}
 		if decided.Decision == decisionPaid {
@@ -490,7 +490,7 @@ func settledAlready(ctx context.Context, s *Store, tenantID, id string, w *model
 		return w, err
 	}
 	var cur models.Withdrawal
-	if e := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&cur).Error; e != nil {
+	if e := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&cur).Error; e != nil {
 		return nil, e
 	}
 	if cur.Status == models.WithdrawalPaid || cur.Status == models.WithdrawalFailed {
@@ -504,18 +504,18 @@ func settledAlready(ctx context.Context, s *Store, tenantID, id string, w *model
 func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) (order models.PayoutOrder, details, secret models.Sealed, ok bool, err error) {
 	db := s.db.WithContext(ctx)
 	var w models.Withdrawal
-	if err = db.Where("tenant_id = ? AND id = ?", tenantID, withdrawalID).Take(&w).Error; err != nil {
+	if err = db.Where(System(tenantID).Tenant()).Where("id = ?", withdrawalID).Take(&w).Error; err != nil {
 		return order, "", "", false, notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
-	if err = db.Where("tenant_id = ? AND withdrawal_id = ?", tenantID, withdrawalID).Take(&p).Error; err != nil {
+	if err = db.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&p).Error; err != nil {
 		return order, "", "", false, notFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
 	}
 	if w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending {
 		return order, "", "", false, nil
 	}
 	var m models.PayoutMethod
-	if err = db.Where("tenant_id = ? AND id = ?", tenantID, w.PayoutMethodID).Take(&m).Error; err != nil {
+	if err = db.Where(System(tenantID).Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
 		return order, "", "", false, err
 	}
 	st, err := payoutSettingsIn(db, tenantID)
@@ -534,6 +534,6 @@ func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) 
 
 // CountPayoutAttempt records one more attempt of a payout's provider call.
 func (s *Store) CountPayoutAttempt(ctx context.Context, tenantID, payoutID string) error {
-	return s.db.WithContext(ctx).Model(&models.Payout{}).Where("tenant_id = ? AND id = ?", tenantID, payoutID).
+	return s.db.WithContext(ctx).Model(&models.Payout{}).Where(System(tenantID).Tenant()).Where("id = ?", payoutID).
 		Updates(map[string]any{"attempts": gorm.Expr("attempts + 1"), "updated_at": time.Now().UTC()}).Error
 }

@@ -1,0 +1,71 @@
+package store
+
+import (
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// Scope is the part of the database one caller may touch: the rows of one tenant and, for a
+// partner principal, of its partner organisation. It is the only place that writes a tenant
+// condition; every query on tenant-owned tables takes its condition from a Scope.
+type Scope struct {
+	tenantID  string
+	partnerID string
+}
+
+// ScopeOf is the scope of a principal. A nil principal or one without a tenant sees nothing.
+func ScopeOf(p *models.Principal) Scope {
+	if p == nil {
+		return Scope{}
+	}
+	return Scope{tenantID: p.TenantID, partnerID: p.PartnerID}
+}
+
+// System is a whole tenant's scope for the service's own work (workflows, activities, the
+// relay): no partner restriction.
+func System(tenantID string) Scope { return Scope{tenantID: tenantID} }
+
+// TenantID is the tenant the scope belongs to.
+func (s Scope) TenantID() string { return s.tenantID }
+
+// PartnerID is the partner organisation a partner scope is limited to, or "".
+func (s Scope) PartnerID() string { return s.partnerID }
+
+// Tenant is the condition "the row belongs to the scope's tenant"; with no tenant it matches
+// nothing.
+func (s Scope) Tenant() clause.Expression { return s.TenantOf("") }
+
+// TenantOf is Tenant for the rows of one table or alias of a join.
+func (s Scope) TenantOf(table string) clause.Expression {
+	if s.tenantID == "" {
+		return clause.Expr{SQL: "1 = 0"}
+	}
+	column := "tenant_id"
+	if table != "" {
+		column = table + ".tenant_id"
+	}
+	return clause.Expr{SQL: column + " = ?", Vars: []any{s.tenantID}}
+}
+
+// Rows limits q to the scope's tenant.
+func (s Scope) Rows(q *gorm.DB) *gorm.DB { return q.Where(s.Tenant()) }
+
+// PartnerRows is Rows plus, for a partner scope, only the rows whose column names its partner
+// organisation.
+func (s Scope) PartnerRows(q *gorm.DB, column string) *gorm.DB {
+	q = s.Rows(q)
+	if s.partnerID != "" {
+		q = q.Where(column+" = ?", s.partnerID)
+	}
+	return q
+}
+
+// PostgresTenantOf is TenantOf for a statement written for Postgres's own placeholders: the
+// condition on table's tenant as parameter $n, and the value to pass there.
+func (s Scope) PostgresTenantOf(table string, n int) (string, string) {
+	return fmt.Sprintf("%s.tenant_id = $%d", table, n), s.tenantID
+}
