@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, _, _, _ *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, _, _, _ *stores.Scoped) {
 		apply := func() string {
 			a := &models.Application{Organisation: "Applicant", ContactName: "Ann", ContactEmail: f.unique("applicant"), PartnerType: models.PartnerAgency}
 			if _, err := f.st.SubmitApplication(context.Background(), "matrix", a, nil); err != nil {

@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 func TestRecruitmentFromPublicApplicationToInvitedPartner(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		h, op := env.h, bearer(env.ownerToken)
 		ctx := context.Background()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -43,7 +43,7 @@ func (env *metricsEnv) mine(t *testing.T, token string) string {
 }
 
 func TestDashboardsAreManagedAndAssignedToLevels(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newMetricsEnv(t, st, "dash-crud")
 		count := env.createMetric(t, map[string]any{"name": "Invoices", "kind": "count", "eventType": "invoice.paid"})
 		customers := env.createMetric(t, map[string]any{"name": "Payers", "kind": "unique", "eventType": "invoice.paid", "field": "customer"})
@@ -162,7 +162,7 @@ func sortedCopy(s []string) []string {
 }
 
 func TestRenderedDashboardsNeverShowAnotherPartnersData(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newMetricsEnv(t, st, "dash-render")
 		h := time.Hour
 		// Distinctive amounts, payloads and ids per owner of the data.

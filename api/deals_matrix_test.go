@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *stores.Scoped) {
 		ctx := context.Background()
-		register := func(scope *store.Scoped, domain string) string {
+		register := func(scope *stores.Scoped, domain string) string {
 			d := &models.Deal{CustomerCompany: "Matrix Co", CustomerDomain: domain, AmountMinor: 1000, Currency: "EUR"}
 			if err := scope.RegisterDeal(ctx, d); err != nil {
 				t.Fatal(err)
 			}
 			return d.ID
 		}
-		approved := func(scope *store.Scoped) string {
+		approved := func(scope *stores.Scoped) string {
 			id := register(scope, "")
 			if _, err := sc.ApproveDeal(ctx, id, ""); err != nil {
 				t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -33,7 +33,7 @@ func mintKey(t testing.TB, env *ingestEnv, partner string, scopes ...authz.Permi
 }
 
 func TestDealRegistrationOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		h := env.h
 		p1 := mintKey(t, env, env.partner1, authz.DealsRead, authz.DealsWrite, authz.PipelinesRead)

@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *stores.Scoped) {
 		ctx := context.Background()
-		newCustomer := func(scope *store.Scoped, email string) string {
+		newCustomer := func(scope *stores.Scoped, email string) string {
 			c := &models.Customer{Email: &email}
 			if err := scope.CreateCustomer(ctx, c); err != nil {
 				t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -18,8 +18,8 @@ import (
 // key bound to partner one, and the owner's scoped store.
 type ingestEnv struct {
 	h          http.Handler
-	st         *store.Store
-	owner      *store.Scoped
+	st         *stores.Set
+	owner      *stores.Scoped
 	tenantID   string
 	ownerToken string
 	key        string // events:write + events:read + customers:read, unbound
@@ -29,7 +29,7 @@ type ingestEnv struct {
 	partner2   string
 }
 
-func newIngestEnv(t testing.TB, st *store.Store) *ingestEnv {
+func newIngestEnv(t testing.TB, st *stores.Set) *ingestEnv {
 	t.Helper()
 	ctx := context.Background()
 	s, _ := identityServer(t, st)
@@ -71,7 +71,7 @@ func (env *ingestEnv) countEvents(t *testing.T, eventType string) int {
 }
 
 func TestIngestStoresOneEventAndAnswers200(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		res := env.ingest(t, env.key, map[string]any{
 			"customerEmail": "Ada@Example.com", "type": "invoice.paid",
@@ -107,7 +107,7 @@ func TestIngestStoresOneEventAndAnswers200(t *testing.T) {
 }
 
 func TestIngestIsIdempotentOnEventID(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		body := map[string]any{"customerEmail": "bo@example.com", "type": "seat.added", "eventId": "evt-1", "payload": map[string]any{"n": 1}}
 		first := decode[IngestedEvent](t, env.ingest(t, env.key, body))
@@ -141,7 +141,7 @@ func TestIngestIsIdempotentOnEventID(t *testing.T) {
 }
 
 func TestIngestRefusesBadInputWithSpecificProblemsAndStoresNothing(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		ctx := context.Background()
 		known := &models.Customer{Email: strPtr("known@example.com")}
@@ -200,7 +200,7 @@ func TestIngestRefusesBadInputWithSpecificProblemsAndStoresNothing(t *testing.T)
 }
 
 func TestIngestIsForMachineKeysWithEventsWrite(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		body := map[string]any{"customerEmail": "a@example.com", "type": "a.b"}
 		if res := env.ingest(t, env.ownerToken, body); res.Status != http.StatusUnauthorized {
@@ -216,7 +216,7 @@ func TestIngestIsForMachineKeysWithEventsWrite(t *testing.T) {
 }
 
 func TestIngestBatchLimits(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		event := map[string]any{"customerEmail": "a@example.com", "type": "a.b"}
 		tooMany := make([]any, MaxBatchEvents+1)
@@ -259,7 +259,7 @@ func TestIngestBatchLimits(t *testing.T) {
 }
 
 func TestIngestRespectsTheTenantSettingAndPartnerKeys(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		ctx := context.Background()
 		// A partner-bound key creates customers attributed to its partner and cannot use others'.
@@ -300,7 +300,7 @@ func TestIngestRespectsTheTenantSettingAndPartnerKeys(t *testing.T) {
 }
 
 func TestEventListFiltersAndPartnerScope(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		ctx := context.Background()
 		p1, p2 := env.partner1, env.partner2
@@ -381,7 +381,7 @@ func TestEventListFiltersAndPartnerScope(t *testing.T) {
 }
 
 func TestEventTypesCatalogueHasPayloadSchemas(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		r := do(t, env.h, http.MethodGet, "/api/event-types?limit=100", nil, bearer(env.key)...)
 		types := decode[ListBody[struct {
@@ -413,7 +413,7 @@ func TestEventTypesCatalogueHasPayloadSchemas(t *testing.T) {
 }
 
 func TestCustomersArePartnerScoped(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		ctx := context.Background()
 		p1 := st.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: env.tenantID, UserID: "u", PartnerID: env.partner1})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -70,7 +70,7 @@ func (h *transferHandler) serve(_ context.Context, in *transferIn) (*transferOut
 // idempotencyServer is a real server with test operations that take Idempotency-Key: POST
 // /api/test-idempotent (key required, bodies up to 256 bytes), /api/test-idempotent-other
 // (required) and /api/test-idempotent-optional (optional).
-func idempotencyServer(t *testing.T, st *store.Store) (http.Handler, *transferHandler) {
+func idempotencyServer(t *testing.T, st *stores.Set) (http.Handler, *transferHandler) {
 	t.Helper()
 	s, _ := identityServer(t, st)
 	h := &transferHandler{entered: make(chan struct{}), release: make(chan struct{})}
@@ -92,7 +92,7 @@ func idempotencyServer(t *testing.T, st *store.Store) (http.Handler, *transferHa
 }
 
 func TestIdempotencyKeysRunAWriteOnceAndReplayItsResponse(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		srv, h := idempotencyServer(t, st)
 		_, email := seedTenant(t, st, "acme")
 		_, otherEmail := seedTenant(t, st, "globex")

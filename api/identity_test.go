@@ -12,19 +12,19 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 const ownerPassword = "correct horse battery staple"
 
 // identityServer is a Server on a real store, wired as cmd wires it.
-func identityServer(t testing.TB, st *store.Store) (*Server, *syncBuffer) {
+func identityServer(t testing.TB, st *stores.Set) (*Server, *syncBuffer) {
 	t.Helper()
 	return identityServerWith(t, st, Config{Version: "test", SignupEnabled: true})
 }
 
-func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *syncBuffer) {
+func identityServerWith(t testing.TB, st *stores.Set, cfg Config) (*Server, *syncBuffer) {
 	t.Helper()
 	master := make([]byte, 32)
 	_, _ = rand.Read(master)
@@ -47,7 +47,7 @@ func identityServerWith(t testing.TB, st *store.Store, cfg Config) (*Server, *sy
 }
 
 // seedTenant creates a tenant whose owner signs in with ownerPassword.
-func seedTenant(t testing.TB, st *store.Store, slug string) (tenantID, ownerEmail string) {
+func seedTenant(t testing.TB, st *stores.Set, slug string) (tenantID, ownerEmail string) {
 	t.Helper()
 	hash, err := authn.HashPassword(ownerPassword)
 	if err != nil {
@@ -100,7 +100,7 @@ func login(t testing.TB, h http.Handler, email, password string) tokens {
 func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
 
 func TestLoginRefreshAndLogout(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, logs := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -157,7 +157,7 @@ func TestLoginRefreshAndLogout(t *testing.T) {
 }
 
 func TestFailedLoginsAreRateLimited(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -182,7 +182,7 @@ type keyOut struct {
 }
 
 func TestMachineKeysAreShownOnceAndLimitedToTheirScopes(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, logs := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -247,7 +247,7 @@ func TestMachineKeysAreShownOnceAndLimitedToTheirScopes(t *testing.T) {
 }
 
 func TestOtherTenantsSeeNothingAndCursorsCannotBeForged(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		_, acmeEmail := seedTenant(t, st, "acme")
@@ -291,7 +291,7 @@ func TestOtherTenantsSeeNothingAndCursorsCannotBeForged(t *testing.T) {
 }
 
 func TestSignupOpensATenantAndSignsTheOwnerIn(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, logs := identityServer(t, st)
 		h := s.Handler()
 		body := map[string]string{"organisationName": "Initech", "slug": "initech", "email": "peter@initech.test", "password": "tps-reports-2026!"}
@@ -332,7 +332,7 @@ func TestSignupOpensATenantAndSignsTheOwnerIn(t *testing.T) {
 }
 
 func TestInvitationsAndPasswordResetsWorkOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, logs := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -400,7 +400,7 @@ func TestInvitationsAndPasswordResetsWorkOnce(t *testing.T) {
 }
 
 func TestAdminsCannotGrantRolesBeyondTheirOwnPermissions(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -422,7 +422,7 @@ func TestAdminsCannotGrantRolesBeyondTheirOwnPermissions(t *testing.T) {
 }
 
 func TestCustomRolesGrantTheirPermissionsAtOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -465,7 +465,7 @@ func TestCustomRolesGrantTheirPermissionsAtOnce(t *testing.T) {
 }
 
 func TestTenantRenameIsAuditedAndKeysBindOnlyToKnownPartners(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
@@ -499,7 +499,7 @@ func TestTenantRenameIsAuditedAndKeysBindOnlyToKnownPartners(t *testing.T) {
 }
 
 func TestExpiredMachineKeysAreRefused(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -70,7 +70,7 @@ func TestIngestUnderConcurrentLoadStoresEveryAcknowledgedEventExactlyOnce(t *tes
 	if testing.Short() {
 		t.Skip("load test")
 	}
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newIngestEnv(t, st)
 		s, logs := identityServer(t, st) // the same store and keys, with its log at hand
 		srv := httptest.NewServer(s.Handler())

@@ -9,7 +9,7 @@ import (
 
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -25,7 +25,7 @@ func (c *countingIdentity) APIKeyByLookup(ctx context.Context, lookup string) (*
 }
 
 func TestVerifiedMachineKeysAreReusedBrieflyAndForgottenOnRevocation(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		ctx := context.Background()
 		tenantID, _ := seedTenant(t, st, "cache")
 		owner := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID})

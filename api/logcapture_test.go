@@ -13,6 +13,7 @@ import (
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 // TestNoCredentialReachesTheLogs runs every credential flow with the HTTP layer and the store
@@ -21,7 +22,7 @@ func TestNoCredentialReachesTheLogs(t *testing.T) {
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.Config{SQLitePath: filepath.Join(t.TempDir(), "p.db"), Logger: logger})
+	st, err := stores.Open(ctx, store.Config{SQLitePath: filepath.Join(t.TempDir(), "p.db"), Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

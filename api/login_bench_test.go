@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 // BenchmarkLogin measures POST /api/auth/login through the whole HTTP stack on the embedded
 // database, and reports the median and 99th percentile besides the mean.
 func BenchmarkLogin(b *testing.B) {
-	st, err := store.Open(context.Background(), store.Config{SQLitePath: filepath.Join(b.TempDir(), "bench.db")})
+	st, err := stores.Open(context.Background(), store.Config{SQLitePath: filepath.Join(b.TempDir(), "bench.db")})
 	if err != nil {
 		b.Fatal(err)
 	}

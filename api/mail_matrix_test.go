@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, _, _ *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, _, _ *stores.Scoped) {
 		m := &models.MailMessage{TenantID: sc.Principal().TenantID, To: "ada@example.com", From: "noreply@matrix.test",
 			Subject: "Matrix", TextBody: "Hello", Status: models.MailStored, Transport: models.MailTransportOutbox,
 			Purpose: models.MailPurposePlaybook}

@@ -11,7 +11,7 @@ import (
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -33,7 +33,7 @@ type mailOut struct {
 }
 
 // outboxMessage keeps a message in the outbox as the development default does and records it.
-func outboxMessage(t *testing.T, st *store.Store, tenantID, to, purpose string) string {
+func outboxMessage(t *testing.T, st *stores.Set, tenantID, to, purpose string) string {
 	t.Helper()
 	m := &models.MailMessage{TenantID: tenantID, To: to, Subject: "Welcome to the program", TextBody: "Hello,\nwelcome.",
 		HTMLBody: "<p>Hello, welcome.</p>", Purpose: purpose, Reference: "run-1", CreatedAt: time.Now().UTC()}
@@ -47,7 +47,7 @@ func outboxMessage(t *testing.T, st *store.Store, tenantID, to, purpose string) 
 }
 
 func TestOperatorsReadTheMailOutbox(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		acmeID, acmeEmail := seedTenant(t, st, "acme")

@@ -14,7 +14,7 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -44,13 +44,13 @@ type fixture struct {
 	// fresh makes a new record by name for operations that consume one (deletes).
 	fresh map[string]func(role string) string
 	// st is the store under test, for hooks that need more than a scoped view.
-	st *store.Store
+	st *stores.Set
 }
 
 // fixtureHooks let each module add the records its matrix cases aim at; sc is the owner's
 // scoped store of the matrix tenant, p1 and p2 the scoped stores of a partner admin of
 // partner1 and partner2.
-var fixtureHooks []func(t *testing.T, f *fixture, sc, p1, p2 *store.Scoped)
+var fixtureHooks []func(t *testing.T, f *fixture, sc, p1, p2 *stores.Scoped)
 
 func (f *fixture) unique(prefix string) string {
 	return fmt.Sprintf("%s-%d@example.test", prefix, f.seq.Add(1))
@@ -240,7 +240,7 @@ func liveOperations(t *testing.T, h http.Handler) []docOperation {
 }
 
 func TestAuthorizationMatrix(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, _ := identityServer(t, st)
 		h := s.Handler()
 		f := buildFixture(t, st, h)
@@ -329,7 +329,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	})
 }
 
-func buildFixture(t *testing.T, st *store.Store, h http.Handler) *fixture {
+func buildFixture(t *testing.T, st *stores.Set, h http.Handler) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	tenantID, ownerEmail := seedTenant(t, st, "matrix")
@@ -402,7 +402,7 @@ func buildFixture(t *testing.T, st *store.Store, h http.Handler) *fixture {
 	}
 	f.keyWithout, _ = mint(authz.ProfileRead)
 	_, f.apiKeyID = mint(authz.ProfileRead)
-	partnerScope := func(partnerID string) *store.Scoped {
+	partnerScope := func(partnerID string) *stores.Scoped {
 		return st.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: tenantID, UserID: f.roleUserIDs[authz.RolePartnerAdmin], PartnerID: partnerID})
 	}
 	for _, hook := range fixtureHooks {

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, _, _ *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, _, _ *stores.Scoped) {
 		ctx := context.Background()
 		for id, level := range map[string]string{f.partner1: "Gold", f.partner2: "Silver"} {
 			if _, err := sc.UpdatePartner(ctx, id, models.PartnerChanges{Level: &level}); err != nil {

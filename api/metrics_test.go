@@ -13,7 +13,7 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -22,7 +22,7 @@ import (
 // key bound to Alpha, and an unbound operator key.
 type metricsEnv struct {
 	h                     http.Handler
-	owner                 *store.Scoped
+	owner                 *stores.Scoped
 	ownerToken            string
 	alpha, bravo          string // partner ids
 	alphaUser, alphaKey   string // credentials acting for Alpha
@@ -34,7 +34,7 @@ type metricsEnv struct {
 	base                  time.Time // 10:00 UTC three days ago
 }
 
-func newMetricsEnv(t *testing.T, st *store.Store, slug string) *metricsEnv {
+func newMetricsEnv(t *testing.T, st *stores.Set, slug string) *metricsEnv {
 	t.Helper()
 	ctx := context.Background()
 	s, _ := identityServer(t, st)
@@ -133,7 +133,7 @@ func (env *metricsEnv) value(t *testing.T, token, id string, query url.Values) M
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func TestMetricDefinitionsAreCheckedAndManaged(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newMetricsEnv(t, st, "metric-crud")
 		for _, tc := range []struct {
 			name     string
@@ -211,7 +211,7 @@ func TestMetricDefinitionsAreCheckedAndManaged(t *testing.T) {
 }
 
 func TestMetricComputeValuesSeriesAndLimits(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newMetricsEnv(t, st, "metric-compute")
 		h := time.Hour
 		env.ingest(t, env.alphaCust, "invoice.paid", `{"amount": 100}`, env.base)
@@ -302,7 +302,7 @@ func TestMetricComputeValuesSeriesAndLimits(t *testing.T) {
 }
 
 func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newMetricsEnv(t, st, "metric-scope")
 		env.ingest(t, env.alphaCust, "invoice.paid", `{"amount": 11}`, env.base)
 		env.ingest(t, env.alphaCust, "invoice.paid", `{"amount": 13}`, env.base.Add(time.Hour))
@@ -383,7 +383,7 @@ func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
 }
 
 func TestMoneySumsStayExactIntegers(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		env := newMetricsEnv(t, st, "metric-money")
 		// 2^53 + 1 has no float64; the sum 2^53 + 3 neither.
 		env.ingest(t, env.alphaCust, "invoice.paid", `{"amount": 9007199254740993, "currency": "EUR"}`, env.base)

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 // matrixIBAN is a valid IBAN (the ISO 13616 example) for payout methods of the matrix.
 const matrixIBAN = "GB82 WEST 1234 5698 7654 32"
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *stores.Scoped) {
 		ctx := context.Background()
 		tenantID := sc.Principal().TenantID
 		must := func(err error) {
@@ -51,7 +51,7 @@ func init() {
 			_, err := sc.AdjustBalance(ctx, models.Adjustment{PartnerID: p, Amount: 1_000_000_00, Currency: "EUR", Reason: "matrix", Key: "matrix-" + p})
 			must(err)
 		}
-		method := func(scope *store.Scoped) string {
+		method := func(scope *stores.Scoped) string {
 			m := &models.PayoutMethod{ID: models.NewID(), Kind: models.PayoutBank, Label: "main", Details: "v1:sealed", Masked: "IBAN ••••5432"}
 			must(scope.AddPayoutMethod(ctx, m))
 			return m.ID
@@ -59,7 +59,7 @@ func init() {
 		f.ids["method1"] = method(p1)
 		f.ids["method2"] = method(p2)
 		f.fresh["method"] = func(string) string { return method(p1) }
-		request := func(scope *store.Scoped, methodID string) string {
+		request := func(scope *stores.Scoped, methodID string) string {
 			w, err := scope.RequestWithdrawal(ctx, models.NewWithdrawal{Amount: 1_00, Currency: "EUR", PayoutMethodID: methodID}, "")
 			must(err)
 			return w.ID

@@ -21,7 +21,7 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -68,8 +68,8 @@ type moneyEnv struct {
 	s        *Server
 	h        http.Handler
 	logs     *syncBuffer
-	st       *store.Store
-	owner    *store.Scoped
+	st       *stores.Set
+	owner    *stores.Scoped
 	tenantID string
 	ownerID  string
 	op       string // the owner's access token
@@ -90,7 +90,7 @@ func (e *moneyEnv) on(t *testing.T) *moneyEnv {
 	return &c
 }
 
-func newMoneyEnv(t *testing.T, st *store.Store, slug string) *moneyEnv {
+func newMoneyEnv(t *testing.T, st *stores.Set, slug string) *moneyEnv {
 	t.Helper()
 	ctx := context.Background()
 	s, logs := identityServer(t, st)
@@ -186,7 +186,7 @@ func (e *moneyEnv) accrue(partnerID string, amount int64) []models.AccrualResult
 }
 
 func TestMoneyCommissionPlansOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "money-plans")
 		const path = "/api/commission-plans"
 		plan := func(rate int) map[string]any {
@@ -280,7 +280,7 @@ func TestMoneyCommissionPlansOverHTTP(t *testing.T) {
 }
 
 func TestMoneyLedgerOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "money-ledger")
 		adjust := func(token, key string, body map[string]any) response {
 			return e.call(http.MethodPost, "/api/ledger/adjustments", token, key, body)
@@ -425,7 +425,7 @@ func TestMoneyLedgerOverHTTP(t *testing.T) {
 }
 
 func TestMoneyWithdrawalsOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "money-withdrawals")
 		ctx := context.Background()
 		const iban, holder, email = "DE89 3704 0044 0532 0130 00", "Alpha Reseller GmbH", "jane.doe@example.com"

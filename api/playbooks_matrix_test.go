@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, _, _ *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, _, _ *stores.Scoped) {
 		ctx := context.Background()
 		tenantID := sc.Principal().TenantID
 		must := func(err error) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -119,7 +119,7 @@ func (e *moneyEnv) createPublished(name string) playbookView {
 
 // seedRun records a run of version 1 of playbookID started by a new deal.won event of
 // partnerID, as the run workflow would.
-func seedRun(t *testing.T, st *store.Store, tenantID, playbookID, partnerID string) *models.PlaybookRun {
+func seedRun(t *testing.T, st *stores.Set, tenantID, playbookID, partnerID string) *models.PlaybookRun {
 	t.Helper()
 	ctx := context.Background()
 	ev, err := st.EmitEvent(ctx, tenantID, models.NewEvent{Type: "deal.won", PartnerID: &partnerID, Payload: `{"amountMinor":150000}`})
@@ -135,7 +135,7 @@ func seedRun(t *testing.T, st *store.Store, tenantID, playbookID, partnerID stri
 	return got
 }
 
-func seedStep(t *testing.T, st *store.Store, run *models.PlaybookRun, nodeID, kind, status, output string) {
+func seedStep(t *testing.T, st *stores.Set, run *models.PlaybookRun, nodeID, kind, status, output string) {
 	t.Helper()
 	now := time.Now().UTC()
 	step := &models.PlaybookStep{ID: models.NewID(), TenantID: run.TenantID, RunID: run.ID, NodeID: nodeID, Kind: kind, Status: status,
@@ -149,7 +149,7 @@ func seedStep(t *testing.T, st *store.Store, run *models.PlaybookRun, nodeID, ki
 }
 
 func TestPlaybooksOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "playbooks")
 		const path = "/api/playbooks"
 
@@ -362,7 +362,7 @@ func TestPlaybooksOverHTTP(t *testing.T) {
 }
 
 func TestPlaybookRunsOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "playbook-runs")
 		pb := e.createPublished("Runs")
 		other := e.createPublished("Other")
@@ -454,7 +454,7 @@ func TestPlaybookRunsOverHTTP(t *testing.T) {
 }
 
 func TestDocumentsOverHTTP(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "documents")
 		ctx := context.Background()
 		doc := func(partnerID, title string) string {
@@ -519,7 +519,7 @@ func decodeInto(t testing.TB, v, out any) {
 }
 
 func TestThePlaybookWebhookSecretIsShownOnceAndRotates(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "playbook-secret").on(t)
 		type secret struct {
 			Secret    string    `json:"secret"`

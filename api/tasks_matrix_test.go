@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func init() {
-	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *store.Scoped) {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *stores.Scoped) {
 		ctx := context.Background()
-		newTask := func(scope *store.Scoped) string {
+		newTask := func(scope *stores.Scoped) string {
 			task := &models.Task{Title: "Sign the agreement"}
 			if err := scope.CreateTask(ctx, task); err != nil {
 				t.Fatal(err)

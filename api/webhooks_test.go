@@ -14,7 +14,7 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -56,7 +56,7 @@ type startCall struct {
 type fakeStarter struct {
 	mu    sync.Mutex
 	calls []startCall
-	st    *store.Store
+	st    *stores.Set
 }
 
 func (f *fakeStarter) ReplayDelivery(_ context.Context, tenantID, webhookID, eventID, deliveryID string, n int) error {
@@ -87,7 +87,7 @@ func (f *fakeStarter) last() startCall {
 	return f.calls[len(f.calls)-1]
 }
 
-func webhookServer(t *testing.T, st *store.Store, wd WebhookDeps) (*Server, *syncBuffer) {
+func webhookServer(t *testing.T, st *stores.Set, wd WebhookDeps) (*Server, *syncBuffer) {
 	t.Helper()
 	master := make([]byte, 32)
 	_, _ = rand.Read(master)
@@ -105,7 +105,7 @@ type webhookOut struct {
 }
 
 func TestWebhooksShowTheirSecretOnceAndValidateTheirURL(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, logs := webhookServer(t, st, webhookTestDeps())
 		h := s.Handler()
 		tenantID, _ := seedTenant(t, st, "acme")
@@ -209,7 +209,7 @@ func TestWebhooksShowTheirSecretOnceAndValidateTheirURL(t *testing.T) {
 }
 
 func TestAllowedNetworksOpenInternalAddresses(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		wd := webhookTestDeps()
 		wd.AllowedNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 		s, _ := webhookServer(t, st, wd)
@@ -226,7 +226,7 @@ func TestAllowedNetworksOpenInternalAddresses(t *testing.T) {
 }
 
 func TestDeliveriesAreListedReplayedAndTested(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		ctx := context.Background()
 		starter := &fakeStarter{st: st}
 		wd := webhookTestDeps()

@@ -11,14 +11,14 @@ import (
 
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 	"github.com/partnerd/partnerd/worker"
 	"github.com/partnerd/partnerd/workflows"
 )
 
 // approvedDeal registers and approves a deal in a new tenant of st.
-func approvedDeal(t *testing.T, st *store.Store) (*store.Scoped, *models.Deal) {
+func approvedDeal(t *testing.T, st *stores.Set) (*stores.Scoped, *models.Deal) {
 	t.Helper()
 	ctx := context.Background()
 	tenant := &models.Tenant{Slug: "protect", Name: "Protect"}
@@ -42,7 +42,7 @@ func approvedDeal(t *testing.T, st *store.Store) (*store.Scoped, *models.Deal) {
 	return op, d
 }
 
-func eventTypes(t *testing.T, sc *store.Scoped, pattern string) []string {
+func eventTypes(t *testing.T, sc *stores.Scoped, pattern string) []string {
 	t.Helper()
 	evs, _, err := sc.ListEvents(context.Background(), models.EventFilter{Type: pattern}, models.Page{Limit: 100})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 	"github.com/partnerd/partnerd/worker"
 	"github.com/partnerd/partnerd/workflows"
@@ -25,10 +26,10 @@ import (
 // payoutEnv is a tenant with one partner, a payout method with sealed details and a keyring.
 type payoutEnv struct {
 	ctx       context.Context
-	st        *store.Store
+	st        *stores.Set
 	keys      *models.Keyring
-	op        *store.Scoped
-	partner   *store.Scoped
+	op        *stores.Scoped
+	partner   *stores.Scoped
 	tenantID  string
 	partnerID string
 	methodID  string

@@ -18,7 +18,7 @@ import (
 
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 	"github.com/partnerd/partnerd/worker"
 	"github.com/partnerd/partnerd/workflows"
@@ -73,8 +73,8 @@ func status(code int, headers ...string) func(http.ResponseWriter) {
 
 // deliveryFixture is a tenant with one endpoint pointing at a receiver, on a real store.
 type deliveryFixture struct {
-	st     *store.Store
-	sc     *store.Scoped
+	st     *stores.Set
+	sc     *stores.Scoped
 	tenant string
 	hook   *models.Webhook
 	secret models.Secret
@@ -82,7 +82,7 @@ type deliveryFixture struct {
 	acts   *activities.Webhooks
 }
 
-func newDeliveryFixture(t *testing.T, st *store.Store, url string) *deliveryFixture {
+func newDeliveryFixture(t *testing.T, st *stores.Set, url string) *deliveryFixture {
 	t.Helper()
 	ctx := context.Background()
 	tenant := &models.Tenant{Slug: "acme", Name: "Acme"}
@@ -155,7 +155,7 @@ func gaps(attempts []models.WebhookAttempt) []time.Duration {
 }
 
 func TestDeliveriesAreSignedPerStandardWebhooks(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		r := newReceiver(t)
 		f := newDeliveryFixture(t, st, r.srv.URL+"/hooks?token=abc")
 		e := f.event(t)
@@ -225,7 +225,7 @@ func TestDeliveriesAreSignedPerStandardWebhooks(t *testing.T) {
 }
 
 func TestFailedDeliveriesFollowTheRetryScheduleUntilSuccess(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		r := newReceiver(t, status(500), status(502), status(404), status(301, "Location", "https://example.com/"))
 		f := newDeliveryFixture(t, st, r.srv.URL)
 		e := f.event(t)
@@ -260,7 +260,7 @@ func TestFailedDeliveriesFollowTheRetryScheduleUntilSuccess(t *testing.T) {
 }
 
 func TestAGoneEndpointIsDisabledAtOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		r := newReceiver(t, status(410))
 		f := newDeliveryFixture(t, st, r.srv.URL)
 		f.acts.Schedule = []time.Duration{0, time.Second, time.Second}
@@ -292,7 +292,7 @@ func assertDisabledEvent(t *testing.T, f *deliveryFixture, reason string) {
 }
 
 func TestRetryAfterIsHonoured(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		r := newReceiver(t, status(429, "Retry-After", "3600"), status(503, "Retry-After", "1"))
 		f := newDeliveryFixture(t, st, r.srv.URL)
 		f.acts.Schedule = []time.Duration{0, 10 * time.Second, 10 * time.Second, 10 * time.Second}
@@ -307,7 +307,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 }
 
 func TestAnEndpointFailingForTheConfiguredPeriodIsDisabled(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		var script []func(http.ResponseWriter)
 		for range 20 {
 			script = append(script, status(500))
@@ -335,7 +335,7 @@ func TestAnEndpointFailingForTheConfiguredPeriodIsDisabled(t *testing.T) {
 }
 
 func TestDisablingAnEndpointStopsPendingRetries(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		r := newReceiver(t, status(500), status(500), status(500))
 		f := newDeliveryFixture(t, st, r.srv.URL)
 		f.acts.Schedule = []time.Duration{0, time.Hour, time.Hour}
@@ -358,7 +358,7 @@ func TestDisablingAnEndpointStopsPendingRetries(t *testing.T) {
 }
 
 func TestATestSendIsOneAttempt(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, st *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		r := newReceiver(t, status(500))
 		f := newDeliveryFixture(t, st, r.srv.URL)
 		body := `{"type":"webhook.tested"}`

@@ -25,6 +25,7 @@ import (
 	"github.com/partnerd/partnerd/api/authz" //nolint:depguard // a wiring point like cmd
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 func main() {
@@ -45,7 +46,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	st, err := store.Open(ctx, store.Config{URL: *dbURL, SQLitePath: *sqlitePath, Logger: log})
+	st, err := stores.Open(ctx, store.Config{URL: *dbURL, SQLitePath: *sqlitePath, Logger: log})
 	if err != nil {
 		fail(err)
 	}
@@ -99,7 +100,7 @@ func main() {
 
 // seed creates the bench tenant, its customers and a new machine key with events:write, and
 // returns the key. Run again on a seeded database, it only mints another key.
-func seed(ctx context.Context, st *store.Store, customers int) (string, error) {
+func seed(ctx context.Context, st *stores.Set, customers int) (string, error) {
 	const slug = "bench"
 	owner := "owner@bench.test"
 	hash, err := authn.HashPassword("bench-password-not-used")

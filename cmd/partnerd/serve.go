@@ -27,6 +27,7 @@ import (
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/worker"
 	"github.com/partnerd/partnerd/worker/devserver"
 	"github.com/partnerd/partnerd/workflows"
@@ -187,8 +188,8 @@ func apiConfig(cfg config, keyring *models.Keyring) api.Config {
 	return api.Config{Version: version, TrustedProxies: cfg.TrustedProxies, CursorKey: cursorKey, SignupEnabled: cfg.Signup}
 }
 
-func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, error) {
-	st, err := store.Open(ctx, store.Config{
+func openStore(ctx context.Context, cfg config, log *slog.Logger) (*stores.Set, error) {
+	st, err := stores.Open(ctx, store.Config{
 		URL:        cfg.DatabaseURL,
 		SQLitePath: filepath.Join(cfg.DataDir, "partnerd.db"),
 		Logger:     log,
@@ -216,7 +217,7 @@ func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger
 
 // workerDeps wires the activities and installs the event dispatcher on the store, so that
 // events written by the API and by activities reach their fan-out right after commit.
-func workerDeps(cfg config, keys *models.Keyring, st *store.Store, tc client.Client, log *slog.Logger) worker.Deps {
+func workerDeps(cfg config, keys *models.Keyring, st *stores.Set, tc client.Client, log *slog.Logger) worker.Deps {
 	d := &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
 	st.SetDispatcher(d.Dispatch)
 	hooks := &activities.Webhooks{
@@ -267,7 +268,7 @@ type bootstrapLogin struct {
 }
 
 // bootstrap creates the demo tenant and its owner when the database has no tenant yet.
-func bootstrap(ctx context.Context, cfg config, st *store.Store, keys *models.Keyring) (*bootstrapLogin, error) {
+func bootstrap(ctx context.Context, cfg config, st *stores.Set, keys *models.Keyring) (*bootstrapLogin, error) {
 	login := &bootstrapLogin{Email: cfg.BootstrapEmail, Password: cfg.BootstrapPassword, PasswordFromEnv: cfg.BootstrapPassword != ""}
 	if login.Password == "" {
 		p, err := authn.RandomPassword(20)

@@ -20,13 +20,13 @@ func (sc *Scoped) CreateAPIKey(ctx context.Context, k *models.APIKey) error {
 		if err := tx.Create(k).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, k.TenantID, "apikey.created", "apikey", k.ID, "name", "scopes", "partnerId", "expiresAt")
+		return WriteAudit(ctx, tx, k.TenantID, "apikey.created", "apikey", k.ID, "name", "scopes", "partnerId", "expiresAt")
 	})
 }
 
 // ListAPIKeys lists the tenant's machine keys, oldest first.
 func (sc *Scoped) ListAPIKeys(ctx context.Context, pg models.Page) ([]models.APIKey, string, error) {
-	return page(sc.partnerRows(ctx, &models.APIKey{}, "partner_id"), pg, func(k models.APIKey) string { return k.ID })
+	return Page(sc.partnerRows(ctx, &models.APIKey{}, "partner_id"), pg, func(k models.APIKey) string { return k.ID })
 }
 
 // APIKey finds one machine key of the tenant.
@@ -50,7 +50,7 @@ func (sc *Scoped) RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, 
 		if err := tx.Model(&models.APIKey{}).Where(sc.scope.Tenant()).Where("id = ?", id).Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "apikey.revoked", "apikey", id, "revokedAt")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "apikey.revoked", "apikey", id, "revokedAt")
 	})
 	k.RevokedAt = &now
 	return k, err
@@ -80,5 +80,5 @@ func (sc *Scoped) ListAudit(ctx context.Context, f models.AuditFilter, pg models
 	if !f.To.IsZero() {
 		q = q.Where("created_at < ?", f.To)
 	}
-	return page(q, pg, func(e models.AuditEntry) string { return e.ID })
+	return Page(q, pg, func(e models.AuditEntry) string { return e.ID })
 }

@@ -43,7 +43,7 @@ func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Ap
 	a.ID, a.TenantID, a.Answers, a.Status = models.NewID(), t.ID, string(b), models.ApplicationPending
 	a.ContactEmail = normalizeEmail(a.ContactEmail)
 	a.CreatedAt = time.Now().UTC()
-	err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		var prior []models.Application
 		if err := tx.Where(System(t.ID).Tenant()).Where("contact_email = ? AND status IN ?", a.ContactEmail,
 			[]string{models.ApplicationPending, models.ApplicationRejected}).Order("id DESC").Limit(5).Find(&prior).Error; err != nil {
@@ -60,7 +60,7 @@ func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Ap
 		if err := tx.Create(a).Error; err != nil {
 			return err
 		}
-		_, err := ev.emit(ctx, tx, t.ID, models.NewEvent{Type: models.EventPartnerApplied, SubjectID: &a.ID, Payload: applicationPayload(a)})
+		_, err := ev.Emit(ctx, tx, t.ID, models.NewEvent{Type: models.EventPartnerApplied, SubjectID: &a.ID, Payload: applicationPayload(a)})
 		return err
 	})
 	return err == nil && form.AutoApproves(a.ContactEmail), err
@@ -82,7 +82,7 @@ func (sc *Scoped) SetApplicationForm(ctx context.Context, f models.ApplicationFo
 		if err := tx.Model(&models.Tenant{}).Where("id = ?", sc.p.TenantID).Update("application_form", string(b)).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "application_form.replaced", "tenant", sc.p.TenantID, "questions", "reapplyAfterDays", "autoApproveDomains")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "application_form.replaced", "tenant", sc.p.TenantID, "questions", "reapplyAfterDays", "autoApproveDomains")
 	})
 	return models.ParseApplicationForm(string(b)), err
 }
@@ -105,7 +105,7 @@ func (sc *Scoped) ListApplications(ctx context.Context, f models.ApplicationFilt
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	return page(q, pg, func(a models.Application) string { return a.ID })
+	return Page(q, pg, func(a models.Application) string { return a.ID })
 }
 
 // Application finds one application; operators only.
@@ -122,7 +122,7 @@ func (sc *Scoped) Application(ctx context.Context, id string) (*models.Applicati
 }
 
 // decideApplication moves a pending application to its decision in one transaction with fn.
-func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn func(tx *gorm.DB, ev *eventWriter, a *models.Application) error) (*models.Application, error) {
+func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn func(tx *gorm.DB, ev *Outbox, a *models.Application) error) (*models.Application, error) {
 	a, err := sc.Application(ctx, id)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 	if a.Status != models.ApplicationPending {
 		return nil, models.Errorf(models.KindConflict, "APPLICATION_DECIDED", "the application was %s already", a.Status)
 	}
-	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		now := time.Now().UTC()
 		var by *string
 		if sc.p.UserID != "" {
@@ -149,7 +149,7 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 		if res.RowsAffected == 0 {
 			return models.Errorf(models.KindConflict, "APPLICATION_DECIDED", "the application was decided already")
 		}
-		return writeAudit(ctx, tx, a.TenantID, "application."+status, "application", a.ID, "status")
+		return WriteAudit(ctx, tx, a.TenantID, "application."+status, "application", a.ID, "status")
 	})
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 // the tenant has one, and emits partner.approved. auto marks an approval by the form's rules.
 func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) (*models.Application, *models.User, error) {
 	var admin *models.User
-	a, err := sc.decideApplication(ctx, id, models.ApplicationApproved, func(tx *gorm.DB, ev *eventWriter, a *models.Application) error {
+	a, err := sc.decideApplication(ctx, id, models.ApplicationApproved, func(tx *gorm.DB, ev *Outbox, a *models.Application) error {
 		level, err := defaultLevel(tx, a.TenantID)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) 
 		admin = &models.User{ID: models.NewID(), TenantID: a.TenantID, PartnerID: &pid, Email: a.ContactEmail, Name: a.ContactName,
 			Status: models.UserStatusInvited, CreatedAt: now, UpdatedAt: now}
 		if err := tx.Create(admin).Error; err != nil {
-			return translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
+			return Translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
 		}
 		if err := tx.Create(&models.RoleAssignment{TenantID: a.TenantID, UserID: admin.ID, Role: "partner_admin"}).Error; err != nil {
 			return err
@@ -185,18 +185,18 @@ func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) 
 		if err := bumpPolicy(tx, a.TenantID); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, a.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status"); err != nil {
+		if err := WriteAudit(ctx, tx, a.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status"); err != nil {
 			return err
 		}
 		if err := startOnboarding(tx, a.TenantID, p.ID, sc.actorID(), now); err != nil {
 			return err
 		}
 		a.PartnerID, a.AutoApproved = &pid, auto
-		_, err = ev.emit(ctx, tx, a.TenantID, models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &pid, SubjectID: &a.ID, Payload: applicationPayload(a)})
+		_, err = ev.Emit(ctx, tx, a.TenantID, models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &pid, SubjectID: &a.ID, Payload: applicationPayload(a)})
 		return err
 	})
 	if err != nil {
-		return nil, nil, translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
+		return nil, nil, Translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
 	}
 	return a, admin, nil
 }
@@ -225,9 +225,9 @@ func startOnboarding(tx *gorm.DB, tenantID, partnerID, actor string, now time.Ti
 // RejectApplication rejects an application with a reason; the applicant may apply again after
 // the tenant's waiting period.
 func (sc *Scoped) RejectApplication(ctx context.Context, id, reason string) (*models.Application, error) {
-	return sc.decideApplication(ctx, id, models.ApplicationRejected, func(tx *gorm.DB, ev *eventWriter, a *models.Application) error {
+	return sc.decideApplication(ctx, id, models.ApplicationRejected, func(tx *gorm.DB, ev *Outbox, a *models.Application) error {
 		a.Reason = reason
-		_, err := ev.emit(ctx, tx, a.TenantID, models.NewEvent{Type: models.EventPartnerRejected, SubjectID: &a.ID, Payload: applicationPayload(a)})
+		_, err := ev.Emit(ctx, tx, a.TenantID, models.NewEvent{Type: models.EventPartnerRejected, SubjectID: &a.ID, Payload: applicationPayload(a)})
 		return err
 	})
 }

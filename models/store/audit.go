@@ -11,9 +11,9 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// writeAudit records a change in the same transaction as the change itself. The actor, request
+// WriteAudit records a change in the same transaction as the change itself. The actor, request
 // id and client address come from ctx.
-func writeAudit(ctx context.Context, tx *gorm.DB, tenantID, action, targetType, targetID string, changed ...string) error {
+func WriteAudit(ctx context.Context, tx *gorm.DB, tenantID, action, targetType, targetID string, changed ...string) error {
 	meta := models.RequestMetaFrom(ctx)
 	entry := models.AuditEntry{
 		ID:            models.NewID(),
@@ -36,8 +36,8 @@ func writeAudit(ctx context.Context, tx *gorm.DB, tenantID, action, targetType, 
 	return tx.Create(&entry).Error
 }
 
-// translate maps a unique-constraint violation to a domain conflict with code and message.
-func translate(err error, code, message string) error {
+// Translate maps a unique-constraint violation to a domain conflict with code and message.
+func Translate(err error, code, message string) error {
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return models.Conflict(code, message)
 	}

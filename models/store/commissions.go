@@ -43,7 +43,7 @@ func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description st
 		if err := tx.Create(planVersion(p)).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "commission_plan.created", "commission_plan", p.ID, "name", "description", "definition")
+		return WriteAudit(ctx, tx, p.TenantID, "commission_plan.created", "commission_plan", p.ID, "name", "description", "definition")
 	})
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 		if err := tx.Create(planVersion(&p)).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "commission_plan.updated", "commission_plan", p.ID, "name", "description", "definition", "version")
+		return WriteAudit(ctx, tx, p.TenantID, "commission_plan.updated", "commission_plan", p.ID, "name", "description", "definition", "version")
 	})
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 		if err := tx.Model(&p).Select("status", "updated_at").Updates(&p).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "commission_plan.archived", "commission_plan", p.ID, "status")
+		return WriteAudit(ctx, tx, p.TenantID, "commission_plan.archived", "commission_plan", p.ID, "status")
 	})
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg mod
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	return page(q, pg, func(p models.CommissionPlan) string { return p.ID })
+	return Page(q, pg, func(p models.CommissionPlan) string { return p.ID })
 }
 
 // CommissionPlan finds one plan (operators only).
@@ -272,7 +272,7 @@ func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string)
 
 func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.CommissionPlan) (models.AccrualResult, error) {
 	res := models.AccrualResult{PlanID: plan.ID}
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		partner, err := s.lockPartner(tx, e.TenantID, *e.PartnerID)
 		if models.ErrorKind(err) == models.KindNotFound {
 			res.Reason = "the event's partner no longer exists"
@@ -335,7 +335,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 			return err
 		}
 		res.AccrualID, res.Created, res.Pending, res.AvailableAt = a.ID, true, a.Status == models.AccrualPending, a.AvailableAt
-		_, err = ev.emit(ctx, tx, e.TenantID, accrualEvent(models.EventCommissionAccrued, a, ""))
+		_, err = ev.Emit(ctx, tx, e.TenantID, accrualEvent(models.EventCommissionAccrued, a, ""))
 		return err
 	})
 	return res, err
@@ -355,7 +355,7 @@ func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent 
 // reversed or missing accruals are left alone.
 func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, at time.Time) (models.AccrualRelease, error) {
 	var out models.AccrualRelease
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		var a models.Accrual
 		err := tx.Where(System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -391,7 +391,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 			return err
 		}
 		out.Done = true
-		_, err = ev.emit(ctx, tx, tenantID, accrualEvent(models.EventCommissionAvailable, &a, ""))
+		_, err = ev.Emit(ctx, tx, tenantID, accrualEvent(models.EventCommissionAvailable, &a, ""))
 		return err
 	})
 	return out, err
@@ -400,7 +400,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 // reverseAccrual claws an accrual back in tx, which holds its partner's lock: the amount
 // leaves pending if it is still held back, otherwise available, which may go negative when the
 // money was already paid out; a negative available balance blocks withdrawals until recovered.
-func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *eventWriter, a *models.Accrual, sourceType, sourceID, reason string) error {
+func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *Outbox, a *models.Accrual, sourceType, sourceID, reason string) error {
 	if a.Status == models.AccrualReversed {
 		return nil
 	}
@@ -421,7 +421,7 @@ func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *eventWriter
 	if err := tx.Model(a).Select("status", "reversed_at", "reversal_reason").Updates(a).Error; err != nil {
 		return err
 	}
-	_, err := ev.emit(ctx, tx, a.TenantID, accrualEvent(models.EventCommissionReversed, a, reason))
+	_, err := ev.Emit(ctx, tx, a.TenantID, accrualEvent(models.EventCommissionReversed, a, reason))
 	return err
 }
 
@@ -443,7 +443,7 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 		if reference == "" {
 			continue
 		}
-		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 			if _, err := s.lockPartner(tx, tenantID, *e.PartnerID); err != nil {
 				return err
 			}
@@ -477,7 +477,7 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 		return nil, err
 	}
 	var a models.Accrual
-	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
 			return notFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 		}
@@ -493,7 +493,7 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 		if err := sc.s.reverseAccrual(ctx, tx, ev, &a, models.SourceAccrual, a.ID, reason); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
 	})
 	if err != nil {
 		return nil, err
@@ -509,7 +509,7 @@ func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg m
 			q = q.Where(col+" = ?", v)
 		}
 	}
-	return page(q, pg, func(a models.Accrual) string { return a.ID })
+	return Page(q, pg, func(a models.Accrual) string { return a.ID })
 }
 
 // Accrual finds one accrual the principal may see.

@@ -69,7 +69,7 @@ func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error 
 		pid := sc.p.PartnerID
 		c.PartnerID = &pid
 	}
-	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if c.PartnerID != nil {
 			if err := sc.checkPartner(ctx, tx, *c.PartnerID, "body.partnerId"); err != nil {
 				return err
@@ -78,13 +78,13 @@ func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error 
 		if err := tx.Create(c).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, c.TenantID, "customer.created", "customer", c.ID, "email", "externalId", "name", "partnerId"); err != nil {
+		if err := WriteAudit(ctx, tx, c.TenantID, "customer.created", "customer", c.ID, "email", "externalId", "name", "partnerId"); err != nil {
 			return err
 		}
-		_, err := ev.emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
 		return err
 	})
-	return translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
+	return Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
 }
 
 // ListCustomers lists the customers the principal may see, oldest first.
@@ -99,7 +99,7 @@ func (sc *Scoped) ListCustomers(ctx context.Context, f models.CustomerFilter, pg
 	if f.Email != "" {
 		q = q.Where("email = ?", normalizeEmail(f.Email))
 	}
-	return page(q, pg, func(c models.Customer) string { return c.ID })
+	return Page(q, pg, func(c models.Customer) string { return c.ID })
 }
 
 // Customer finds one customer the principal may see.
@@ -149,7 +149,7 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 	}
 	c.UpdatedAt = time.Now().UTC()
 	updates["updated_at"] = c.UpdatedAt
-	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if reattributed && c.PartnerID != nil {
 			if err := sc.checkPartner(ctx, tx, *c.PartnerID, "body.partnerId"); err != nil {
 				return err
@@ -158,18 +158,18 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 		if err := tx.Model(&models.Customer{}).Where(sc.scope.Tenant()).Where("id = ?", c.ID).Updates(updates).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, c.TenantID, "customer.updated", "customer", c.ID, changed...); err != nil {
+		if err := WriteAudit(ctx, tx, c.TenantID, "customer.updated", "customer", c.ID, changed...); err != nil {
 			return err
 		}
 		typ := models.EventCustomerUpdated
 		if reattributed {
 			typ = models.EventCustomerAttributed
 		}
-		_, err := ev.emit(ctx, tx, c.TenantID, models.NewEvent{Type: typ, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: typ, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
 		return err
 	})
 	if err != nil {
-		return nil, translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
+		return nil, Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
 	}
 	return c, nil
 }
@@ -181,14 +181,14 @@ func (sc *Scoped) DeleteCustomer(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", c.ID).Delete(&models.Customer{}).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, c.TenantID, "customer.deleted", "customer", c.ID); err != nil {
+		if err := WriteAudit(ctx, tx, c.TenantID, "customer.deleted", "customer", c.ID); err != nil {
 			return err
 		}
-		_, err := ev.emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerDeleted, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerDeleted, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
 		return err
 	})
 }
@@ -392,7 +392,7 @@ func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) er
 	// In one order for every request, so that two requests creating the same customers wait for
 	// each other instead of deadlocking.
 	emails = slices.Sorted(slices.Values(emails))
-	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		for _, email := range emails {
 			c := &models.Customer{ID: models.NewID(), TenantID: sc.p.TenantID, Email: &email, PartnerID: nonEmpty(sc.p.PartnerID), CreatedAt: now, UpdatedAt: now}
 			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(c)
@@ -402,7 +402,7 @@ func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) er
 			if res.RowsAffected == 0 {
 				continue
 			}
-			if _, err := ev.emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)}); err != nil {
+			if _, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)}); err != nil {
 				return err
 			}
 		}

@@ -111,7 +111,7 @@ func clearOtherDefaults(ctx context.Context, tx *gorm.DB, d *models.Dashboard) e
 			Updates(map[string]any{"is_default": false, "updated_at": d.UpdatedAt}).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", id, "isDefault"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", id, "isDefault"); err != nil {
 			return err
 		}
 	}
@@ -134,7 +134,7 @@ func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) erro
 	}
 	d.CreatedAt = metricNow()
 	d.UpdatedAt = d.CreatedAt
-	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
 		if err := sc.checkWidgets(ctx, tx, d); err != nil {
 			return err
 		}
@@ -144,14 +144,14 @@ func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) erro
 		if err := tx.Create(d).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, d.TenantID, "dashboard.created", "dashboard", d.ID, "name", "levels", "isDefault", "widgets")
+		return WriteAudit(ctx, tx, d.TenantID, "dashboard.created", "dashboard", d.ID, "name", "levels", "isDefault", "widgets")
 	})
 }
 
 // ListDashboards lists the dashboards the principal may see, oldest first.
 func (sc *Scoped) ListDashboards(ctx context.Context, pg models.Page) ([]models.Dashboard, string, error) {
 	if sc.p.PartnerID == "" {
-		return page(sc.tenantRows(ctx, &models.Dashboard{}), pg, func(d models.Dashboard) string { return d.ID })
+		return Page(sc.tenantRows(ctx, &models.Dashboard{}), pg, func(d models.Dashboard) string { return d.ID })
 	}
 	all, err := sc.visibleDashboards(ctx)
 	if err != nil {
@@ -222,7 +222,7 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 		return d, nil
 	}
 	d.UpdatedAt = metricNow()
-	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	err = sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
 		if err := sc.checkWidgets(ctx, tx, d); err != nil {
 			return err
 		}
@@ -237,7 +237,7 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 		if res.RowsAffected == 0 {
 			return models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 		}
-		return writeAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", d.ID, changed...)
+		return WriteAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", d.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
@@ -254,11 +254,11 @@ func (sc *Scoped) DeleteDashboard(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
 		if err := tx.Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).Delete(&models.Dashboard{}).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, d.TenantID, "dashboard.deleted", "dashboard", d.ID)
+		return WriteAudit(ctx, tx, d.TenantID, "dashboard.deleted", "dashboard", d.ID)
 	})
 }
 

@@ -52,7 +52,7 @@ func (sc *Scoped) CreatePipeline(ctx context.Context, name string, isDefault boo
 		if p, err = createPipeline(tx, sc.p.TenantID, strings.TrimSpace(name), isDefault, stages); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "pipeline.created", "pipeline", p.ID, "name", "stages", "isDefault")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "pipeline.created", "pipeline", p.ID, "name", "stages", "isDefault")
 	})
 	return p, err
 }
@@ -84,7 +84,7 @@ func (sc *Scoped) withStages(ctx context.Context, ps []models.Pipeline) error {
 
 // ListPipelines lists the tenant's pipelines with their stages.
 func (sc *Scoped) ListPipelines(ctx context.Context, pg models.Page) ([]models.Pipeline, string, error) {
-	ps, next, err := page(sc.tenantRows(ctx, &models.Pipeline{}), pg, func(p models.Pipeline) string { return p.ID })
+	ps, next, err := Page(sc.tenantRows(ctx, &models.Pipeline{}), pg, func(p models.Pipeline) string { return p.ID })
 	if err != nil {
 		return nil, "", err
 	}
@@ -138,7 +138,7 @@ func stageOf(tx *gorm.DB, tenantID, id string) (*models.Stage, error) {
 }
 
 // emitDeal writes a deal.* event about d.
-func emitDeal(ctx context.Context, tx *gorm.DB, ev *eventWriter, d *models.Deal, typ, previousStage string) error {
+func emitDeal(ctx context.Context, tx *gorm.DB, ev *Outbox, d *models.Deal, typ, previousStage string) error {
 	st, err := stageOf(tx, d.TenantID, d.StageID)
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func emitDeal(ctx context.Context, tx *gorm.DB, ev *eventWriter, d *models.Deal,
 	b, _ := json.Marshal(p)
 	id := d.ID
 	partner := d.PartnerID
-	_, err = ev.emit(ctx, tx, d.TenantID, models.NewEvent{Type: typ, CustomerID: d.CustomerID, PartnerID: &partner, SubjectID: &id, Payload: string(b)})
+	_, err = ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: typ, CustomerID: d.CustomerID, PartnerID: &partner, SubjectID: &id, Payload: string(b)})
 	return err
 }
 
@@ -176,7 +176,7 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 	if d.CreatedBy == "" {
 		d.CreatedBy = sc.p.KeyID
 	}
-	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if d.PartnerID == "" {
 			return models.Invalid("PARTNER_REQUIRED", "operators register a deal for a partner", models.FieldError{Location: "body.partnerId", Message: "required for operators"})
 		}
@@ -208,7 +208,7 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 				return err
 			}
 		}
-		if err := writeAudit(ctx, tx, d.TenantID, "deal.registered", "deal", d.ID, "partnerId", "customerCompany", "amountMinor", "currency"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "deal.registered", "deal", d.ID, "partnerId", "customerCompany", "amountMinor", "currency"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealRegistered, "")
@@ -313,7 +313,7 @@ func (sc *Scoped) ListDeals(ctx context.Context, f models.DealFilter, pg models.
 	if f.MaxAmount != nil {
 		q = q.Where("amount_minor <= ?", *f.MaxAmount)
 	}
-	return page(q, pg, func(d models.Deal) string { return d.ID })
+	return Page(q, pg, func(d models.Deal) string { return d.ID })
 }
 
 // Deal finds one deal the principal may see.
@@ -327,9 +327,9 @@ func (sc *Scoped) Deal(ctx context.Context, id string) (*models.Deal, error) {
 }
 
 // changeDeal runs fn on a locked deal the principal may see and saves it.
-func (sc *Scoped) changeDeal(ctx context.Context, id string, fn func(tx *gorm.DB, ev *eventWriter, d *models.Deal) error) (*models.Deal, error) {
+func (sc *Scoped) changeDeal(ctx context.Context, id string, fn func(tx *gorm.DB, ev *Outbox, d *models.Deal) error) (*models.Deal, error) {
 	var d *models.Deal
-	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		var err error
 		if d, err = sc.lockDeal(tx, id); err != nil {
 			return err
@@ -352,7 +352,7 @@ func closedDeal(d *models.Deal) error {
 
 // UpdateDeal changes a deal's details while it is open.
 func (sc *Scoped) UpdateDeal(ctx context.Context, id string, ch models.DealChanges) (*models.Deal, error) {
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
 		if models.DealClosed(d.Status) {
 			return closedDeal(d)
 		}
@@ -382,7 +382,7 @@ func (sc *Scoped) UpdateDeal(ctx context.Context, id string, ch models.DealChang
 		if len(changed) == 0 {
 			return nil
 		}
-		return writeAudit(ctx, tx, d.TenantID, "deal.updated", "deal", d.ID, changed...)
+		return WriteAudit(ctx, tx, d.TenantID, "deal.updated", "deal", d.ID, changed...)
 	})
 }
 
@@ -401,7 +401,7 @@ func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string
 	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
 		if err := models.CheckDealTransition(d.Status, models.DealApproved); err != nil {
 			return err
 		}
@@ -420,7 +420,7 @@ func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string
 		}
 		until := time.Now().UTC().Add(time.Duration(days) * 24 * time.Hour).Truncate(time.Second)
 		d.Status, d.ProtectedUntil = models.DealApproved, &until
-		if err := writeAudit(ctx, tx, d.TenantID, "deal.approved", "deal", d.ID, "status", "protectedUntil", "ownerUserId"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "deal.approved", "deal", d.ID, "status", "protectedUntil", "ownerUserId"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealApproved, "")
@@ -444,13 +444,13 @@ func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.De
 	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
 		if err := models.CheckDealTransition(d.Status, models.DealRejected); err != nil {
 			return err
 		}
 		now := time.Now().UTC()
 		d.Status, d.Reason, d.ClosedAt = models.DealRejected, reason, &now
-		if err := writeAudit(ctx, tx, d.TenantID, "deal.rejected", "deal", d.ID, "status", "reason"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "deal.rejected", "deal", d.ID, "status", "reason"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealRejected, "")
@@ -476,7 +476,7 @@ func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution strin
 	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
 		if d.ConflictStatus != models.ConflictReview {
 			return models.Errorf(models.KindConflict, "NO_CONFLICT_REVIEW", "the deal has no conflicts awaiting review")
 		}
@@ -486,7 +486,7 @@ func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution strin
 		if err := tx.Create(&note).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, d.TenantID, "deal.conflicts_resolved", "deal", d.ID, "conflictStatus")
+		return WriteAudit(ctx, tx, d.TenantID, "deal.conflicts_resolved", "deal", d.ID, "conflictStatus")
 	})
 }
 
@@ -495,12 +495,12 @@ func (sc *Scoped) AssignDealOwner(ctx context.Context, id, userID string) (*mode
 	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
 		if err := sc.checkOperatorUser(tx, userID); err != nil {
 			return err
 		}
 		d.OwnerUserID = &userID
-		return writeAudit(ctx, tx, d.TenantID, "deal.owner_assigned", "deal", d.ID, "ownerUserId")
+		return WriteAudit(ctx, tx, d.TenantID, "deal.owner_assigned", "deal", d.ID, "ownerUserId")
 	})
 }
 
@@ -508,7 +508,7 @@ func (sc *Scoped) AssignDealOwner(ctx context.Context, id, userID string) (*mode
 // protection, a won stage wins it (the customer is created or linked and attributed to the
 // partner), a lost stage loses it (a reason is required).
 func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*models.Deal, error) {
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
 		if models.DealClosed(d.Status) {
 			return closedDeal(d)
 		}
@@ -539,7 +539,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 			if d.ProtectedUntil == nil || until.After(*d.ProtectedUntil) {
 				d.ProtectedUntil = &until
 			}
-			if err := writeAudit(ctx, tx, d.TenantID, "deal.stage_changed", "deal", d.ID, "stageId", "protectedUntil"); err != nil {
+			if err := WriteAudit(ctx, tx, d.TenantID, "deal.stage_changed", "deal", d.ID, "stageId", "protectedUntil"); err != nil {
 				return err
 			}
 			return emitDeal(ctx, tx, ev, d, models.EventDealStageChanged, previous)
@@ -551,7 +551,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 				return err
 			}
 			d.Status, d.ClosedAt = models.DealWon, &now
-			if err := writeAudit(ctx, tx, d.TenantID, "deal.won", "deal", d.ID, "stageId", "status", "customerId"); err != nil {
+			if err := WriteAudit(ctx, tx, d.TenantID, "deal.won", "deal", d.ID, "stageId", "status", "customerId"); err != nil {
 				return err
 			}
 			return emitDeal(ctx, tx, ev, d, models.EventDealWon, previous)
@@ -563,7 +563,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 				return models.Invalid("REASON_REQUIRED", "say why the deal was lost", models.FieldError{Location: "body.reason", Message: "required for a lost stage"})
 			}
 			d.Status, d.Reason, d.ClosedAt = models.DealLost, m.Reason, &now
-			if err := writeAudit(ctx, tx, d.TenantID, "deal.lost", "deal", d.ID, "stageId", "status", "reason"); err != nil {
+			if err := WriteAudit(ctx, tx, d.TenantID, "deal.lost", "deal", d.ID, "stageId", "status", "reason"); err != nil {
 				return err
 			}
 			return emitDeal(ctx, tx, ev, d, models.EventDealLost, previous)
@@ -574,7 +574,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 // attributeWonCustomer links the won deal's customer (by contact email) or creates it, and
 // attributes it to the deal's partner. A customer attributed to another partner stops the win:
 // an operator decides the attribution first.
-func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *eventWriter, d *models.Deal) error {
+func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *Outbox, d *models.Deal) error {
 	var c models.Customer
 	found := false
 	if d.ContactEmail != "" {
@@ -593,10 +593,10 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *eve
 		if err := tx.Create(&c).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, d.TenantID, "customer.created", "customer", c.ID, "email", "name", "partnerId"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "customer.created", "customer", c.ID, "email", "name", "partnerId"); err != nil {
 			return err
 		}
-		if _, err := ev.emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: &partner, Payload: customerPayload(&c)}); err != nil {
+		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: &partner, Payload: customerPayload(&c)}); err != nil {
 			return err
 		}
 	case c.PartnerID == nil:
@@ -604,10 +604,10 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *eve
 		if err := tx.Model(&models.Customer{}).Where("id = ?", c.ID).Updates(map[string]any{"partner_id": partner, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, d.TenantID, "customer.attributed", "customer", c.ID, "partnerId"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "customer.attributed", "customer", c.ID, "partnerId"); err != nil {
 			return err
 		}
-		if _, err := ev.emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerAttributed, CustomerID: &c.ID, PartnerID: &partner, Payload: customerPayload(&c)}); err != nil {
+		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerAttributed, CustomerID: &c.ID, PartnerID: &partner, Payload: customerPayload(&c)}); err != nil {
 			return err
 		}
 	case *c.PartnerID != partner:
@@ -619,13 +619,13 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *eve
 
 // RequestDealExtension records a request for a longer protection of an approved deal.
 func (sc *Scoped) RequestDealExtension(ctx context.Context, id, reason string) (*models.Deal, error) {
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
 		if d.Status != models.DealApproved {
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "only approved deals are protected and can be extended")
 		}
 		now := time.Now().UTC()
 		d.ExtensionRequestedAt, d.ExtensionReason = &now, reason
-		if err := writeAudit(ctx, tx, d.TenantID, "deal.extension_requested", "deal", d.ID, "extensionReason"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "deal.extension_requested", "deal", d.ID, "extensionReason"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealExtensionRequested, "")
@@ -638,7 +638,7 @@ func (sc *Scoped) ExtendDeal(ctx context.Context, id string, days int) (*models.
 	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *eventWriter, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
 		if d.Status != models.DealApproved {
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "only approved deals are protected and can be extended")
 		}
@@ -648,7 +648,7 @@ func (sc *Scoped) ExtendDeal(ctx context.Context, id string, days int) (*models.
 		}
 		until := from.Add(time.Duration(days) * 24 * time.Hour).Truncate(time.Second)
 		d.ProtectedUntil, d.ExtensionRequestedAt, d.ExtensionReason = &until, nil, ""
-		if err := writeAudit(ctx, tx, d.TenantID, "deal.extended", "deal", d.ID, "protectedUntil"); err != nil {
+		if err := WriteAudit(ctx, tx, d.TenantID, "deal.extended", "deal", d.ID, "protectedUntil"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealExtended, "")
@@ -712,7 +712,7 @@ func (sc *Scoped) DealTimeline(ctx context.Context, id string, pg models.Page) (
 // ended, and says when to look again.
 func (s *Store) AdvanceDealProtection(ctx context.Context, tenantID, dealID string, at time.Time) (models.DealProtection, error) {
 	var out models.DealProtection
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		q := tx.Where(System(tenantID).Tenant()).Where("id = ?", dealID)
 		if s.dialect == Postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
@@ -735,7 +735,7 @@ func (s *Store) AdvanceDealProtection(ctx context.Context, tenantID, dealID stri
 			if err := tx.Save(&d).Error; err != nil {
 				return err
 			}
-			if err := writeAudit(ctx, tx, d.TenantID, "deal.expired", "deal", d.ID, "status"); err != nil {
+			if err := WriteAudit(ctx, tx, d.TenantID, "deal.expired", "deal", d.ID, "status"); err != nil {
 				return err
 			}
 			out.Done = true

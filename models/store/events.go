@@ -69,11 +69,23 @@ func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (boo
 // in every tenant: an approved deal starts its protection timer, an approved withdrawal its payout.
 var systemSubscriptions = []string{models.EventDealApproved, models.EventWithdrawalApproved}
 
+// Listeners lists the event-type patterns one kind of subscriber kept outside this package
+// (webhook endpoints) listens to in a tenant.
+type Listeners func(ctx context.Context, tenantID string) ([]string, error)
+
+// AddListeners adds a kind of subscriber whose patterns decide, with the plans, playbooks and
+// system subscriptions, which events reach the outbox. Call it before serving.
+func (s *Store) AddListeners(l Listeners) { s.listeners = append(s.listeners, l) }
+
 // subscriptionPatterns lists the patterns every kind of subscriber of a tenant listens to.
 func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]string, error) {
-	patterns, err := s.webhookEventPatterns(ctx, tenantID)
-	if err != nil {
-		return nil, err
+	var patterns []string
+	for _, l := range s.listeners {
+		more, err := l(ctx, tenantID)
+		if err != nil {
+			return nil, err
+		}
+		patterns = append(patterns, more...)
 	}
 	plans, err := s.commissionPatterns(ctx, tenantID)
 	if err != nil {
@@ -83,16 +95,16 @@ func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]st
 	return append(append(append(patterns, plans...), playbooks...), systemSubscriptions...), err
 }
 
-// eventWriter collects the events one transaction writes, to dispatch them after commit.
-type eventWriter struct {
+// Outbox collects the events one transaction writes, to dispatch them after commit.
+type Outbox struct {
 	s    *Store
 	refs []models.EventRef
 }
 
-// transact runs fn in a transaction. Events written through the eventWriter land in the same
+// Transact runs fn in a transaction. Events written through the Outbox land in the same
 // transaction and are dispatched after it commits.
-func (s *Store) transact(ctx context.Context, fn func(tx *gorm.DB, ev *eventWriter) error) error {
-	ev := &eventWriter{s: s}
+func (s *Store) Transact(ctx context.Context, fn func(tx *gorm.DB, ev *Outbox) error) error {
+	ev := &Outbox{s: s}
 	if err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return fn(tx, ev) }); err != nil {
 		return err
 	}
@@ -130,8 +142,8 @@ func newEvent(ctx context.Context, tenantID, source string, ne models.NewEvent, 
 	return e
 }
 
-// emit writes one internal event of tenantID in tx.
-func (ev *eventWriter) emit(ctx context.Context, tx *gorm.DB, tenantID string, ne models.NewEvent) (*models.Event, error) {
+// Emit writes one internal event of tenantID in tx.
+func (ev *Outbox) Emit(ctx context.Context, tx *gorm.DB, tenantID string, ne models.NewEvent) (*models.Event, error) {
 	e := newEvent(ctx, tenantID, models.EventSourceInternal, ne, time.Now().UTC())
 	if err := tx.Create(e).Error; err != nil {
 		return nil, err
@@ -140,7 +152,7 @@ func (ev *eventWriter) emit(ctx context.Context, tx *gorm.DB, tenantID string, n
 }
 
 // outbox records e for dispatch when something subscribes to its type.
-func (ev *eventWriter) outbox(ctx context.Context, tx *gorm.DB, events ...*models.Event) error {
+func (ev *Outbox) outbox(ctx context.Context, tx *gorm.DB, events ...*models.Event) error {
 	rows, err := ev.outboxRows(ctx, events)
 	if err != nil || len(rows) == 0 {
 		return err
@@ -150,7 +162,7 @@ func (ev *eventWriter) outbox(ctx context.Context, tx *gorm.DB, events ...*model
 
 // outboxRows are the outbox rows of those of events something subscribes to, which are
 // dispatched after the commit.
-func (ev *eventWriter) outboxRows(ctx context.Context, events []*models.Event) ([]models.OutboxEntry, error) {
+func (ev *Outbox) outboxRows(ctx context.Context, events []*models.Event) ([]models.OutboxEntry, error) {
 	var rows []models.OutboxEntry
 	for _, e := range events {
 		sub, err := ev.s.subscribed(ctx, e.TenantID, e.Type)
@@ -169,9 +181,9 @@ func (ev *eventWriter) outboxRows(ctx context.Context, events []*models.Event) (
 // what they did (an endpoint disabled, a run finished).
 func (s *Store) EmitEvent(ctx context.Context, tenantID string, ne models.NewEvent) (*models.Event, error) {
 	var e *models.Event
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		var err error
-		e, err = ev.emit(ctx, tx, tenantID, ne)
+		e, err = ev.Emit(ctx, tx, tenantID, ne)
 		return err
 	})
 	return e, err
@@ -235,7 +247,7 @@ func (sc *Scoped) ListEvents(ctx context.Context, f models.EventFilter, pg model
 	if !f.To.IsZero() {
 		q = q.Where("occurred_at < ?", f.To)
 	}
-	return page(q, pg, func(e models.Event) string { return e.ID })
+	return Page(q, pg, func(e models.Event) string { return e.ID })
 }
 
 // Event finds one event the principal may see.

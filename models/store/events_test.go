@@ -9,6 +9,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -35,14 +36,14 @@ func (r *recorder) types() []string {
 }
 
 func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
 		rec := &recorder{}
 		s.SetDispatcher(rec.dispatch)
-		owner := newTenant(t, s, "bus")
-		other := newTenant(t, s, "other")
+		owner := newTenant(t, s.Core(), "bus")
+		other := newTenant(t, s.Core(), "other")
 		sc := s.For(owner)
-		ingest := func(sc *store.Scoped, types ...string) {
+		ingest := func(sc *stores.Scoped, types ...string) {
 			t.Helper()
 			var in []models.IngestEvent
 			for _, typ := range types {

@@ -113,7 +113,7 @@ func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) 
 			Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, tenantID, "user.password_changed", "user", userID, "password")
+		return WriteAudit(ctx, tx, tenantID, "user.password_changed", "user", userID, "password")
 	})
 }
 

@@ -14,12 +14,7 @@ import (
 // newTenant creates a tenant with an owner and returns the owner as a principal.
 func newTenant(t *testing.T, s *store.Store, slug string) *models.Principal {
 	t.Helper()
-	tenant := &models.Tenant{Slug: slug, Name: slug}
-	owner := &models.User{Email: "owner@" + slug + ".test", Name: "Owner"}
-	if err := s.CreateTenant(context.Background(), tenant, owner); err != nil {
-		t.Fatal(err)
-	}
-	return &models.Principal{Kind: models.PrincipalOperator, TenantID: tenant.ID, UserID: owner.ID}
+	return storetest.Tenant(t, s, slug)
 }
 
 func TestTenantSlugsAreUnique(t *testing.T) {

@@ -170,7 +170,7 @@ func (s *Store) commitGroup(group []*ingestWork) {
 		// own, without BEGIN and COMMIT round trips.
 		stored, err = insertGroup(ctx, s.db.WithContext(ctx), nil, events, true)
 	default:
-		err = s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+		err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 			var err error
 			stored, err = insertGroup(ctx, tx, ev, events, s.dialect == Postgres)
 			return err
@@ -194,8 +194,8 @@ func (s *Store) commitGroup(group []*ingestWork) {
 }
 
 // insertGroup writes events in tx and reports, per tenant, the id stored under each client id.
-// Without an eventWriter (nothing subscribes to any of the events) it writes no outbox rows.
-func insertGroup(ctx context.Context, tx *gorm.DB, ev *eventWriter, events []*models.Event, postgres bool) (map[string]map[string]string, error) {
+// Without an Outbox (nothing subscribes to any of the events) it writes no outbox rows.
+func insertGroup(ctx context.Context, tx *gorm.DB, ev *Outbox, events []*models.Event, postgres bool) (map[string]map[string]string, error) {
 	inserted := make(map[string]bool, len(events))
 	if postgres {
 		if err := insertEventsPostgres(ctx, tx, events, inserted); err != nil {

@@ -65,7 +65,7 @@ func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribe
 	if err != nil {
 		return nil, false, err
 	}
-	ev := &eventWriter{s: s}
+	ev := &Outbox{s: s}
 	var outbox []models.OutboxEntry
 	if subscribed {
 		if outbox, err = ev.outboxRows(ctx, events); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -21,13 +22,13 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 		name, typ  string
 		subscribed bool
 	}{{"unsubscribed", "page.viewed", false}, {"subscribed", "seat.added", true}}
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				ctx := context.Background()
 				rec := &recorder{}
 				s.SetDispatcher(rec.dispatch)
-				p := newTenant(t, s, "dups-"+tc.name)
+				p := newTenant(t, s.Core(), "dups-"+tc.name)
 				sc := s.For(p)
 				if tc.subscribed {
 					if err := sc.CreateWebhook(ctx, &models.Webhook{URL: "https://hooks.example.com/in", Enabled: true, Secret: "sealed"}, []string{"seat.*"}); err != nil {
@@ -83,17 +84,17 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 
 				// One stored id among new ones: on Postgres the COPY is refused and the group is
 				// written again, skipping only the stored one.
-				store.ForgetCopyConflict(s)
+				store.ForgetCopyConflict(s.Core())
 				mixed := []string{"d", "b", "e"}
 				expect("mixed", ingest(mixed...), mixed, []string{models.IngestStored, models.IngestDuplicate, models.IngestStored})
 				// Right after a refusal groups skip COPY; the outcome is the same.
 				again := []string{"f", "a", "f"}
 				expect("within the cool-down", ingest(again...), again, []string{models.IngestStored, models.IngestDuplicate, models.IngestDuplicate})
 				// A group repeating one of its own client ids never tries COPY.
-				store.ForgetCopyConflict(s)
+				store.ForgetCopyConflict(s.Core())
 				twins := []string{"g", "g", "h"}
 				expect("twins", ingest(twins...), twins, []string{models.IngestStored, models.IngestDuplicate, models.IngestStored})
-				store.ForgetCopyConflict(s)
+				store.ForgetCopyConflict(s.Core())
 				all := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 				expect("all again", ingest(all...), all, []string{models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate,
 					models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate})

@@ -179,7 +179,7 @@ func (sc *Scoped) entryRows(ctx context.Context, f models.EntryFilter) *gorm.DB 
 
 // ListLedgerEntries lists the ledger entries the principal may see, oldest first.
 func (sc *Scoped) ListLedgerEntries(ctx context.Context, f models.EntryFilter, pg models.Page) ([]models.LedgerEntry, string, error) {
-	return page(sc.entryRows(ctx, f), pg, func(e models.LedgerEntry) string { return e.ID })
+	return Page(sc.entryRows(ctx, f), pg, func(e models.LedgerEntry) string { return e.ID })
 }
 
 // MaxStatementEntries bounds one statement; a longer period must be split.
@@ -248,7 +248,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		return nil, models.Invalid("INVALID_ADJUSTMENT", "the adjustment is not valid", models.FieldError{Location: "body.amount", Message: "a non-zero amount in minor units", Value: a.Amount})
 	}
 	var mv *models.LedgerMovement
-	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
 			if models.ErrorKind(err) == models.KindNotFound {
 				return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: a.PartnerID})
@@ -282,7 +282,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 // bookAdjustment moves amount between a partner's earned and available accounts under the
 // movement key (once per key), and when it books it audits it and emits ledger.adjusted. The
 // caller holds the partner's lock.
-func (s *Store) bookAdjustment(ctx context.Context, tx *gorm.DB, ev *eventWriter, tenantID, partnerID, currency string, amount int64,
+func (s *Store) bookAdjustment(ctx context.Context, tx *gorm.DB, ev *Outbox, tenantID, partnerID, currency string, amount int64,
 	reason, key, sourceType, sourceID string) (*models.LedgerMovement, bool, error) {
 	mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
 		PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: key,
@@ -292,11 +292,11 @@ func (s *Store) bookAdjustment(ctx context.Context, tx *gorm.DB, ev *eventWriter
 	if err != nil || !created {
 		return mv, created, err
 	}
-	if err := writeAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
+	if err := WriteAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
 		return nil, false, err
 	}
 	pid := partnerID
-	_, err = ev.emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
+	_, err = ev.Emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
 		Payload: mustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
 	return mv, true, err
 }

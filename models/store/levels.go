@@ -34,7 +34,7 @@ func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.Lev
 		return err
 	}
 	l.ID, l.TenantID, l.Name = models.NewID(), sc.p.TenantID, strings.TrimSpace(l.Name)
-	return translate(sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return Translate(sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if l.IsDefault {
 			if err := tx.Model(&models.Level{}).Where(System(l.TenantID).Tenant()).Update("is_default", false).Error; err != nil {
 				return err
@@ -43,13 +43,13 @@ func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.Lev
 		if err := tx.Create(l).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, l.TenantID, "level.created", "level", l.ID, "name", "rank", "benefits", "requirements", "isDefault")
+		return WriteAudit(ctx, tx, l.TenantID, "level.created", "level", l.ID, "name", "rank", "benefits", "requirements", "isDefault")
 	}), "LEVEL_EXISTS", "a level with this name exists")
 }
 
 // ListLevels lists the tenant's levels; partners see them too (benefits and requirements).
 func (sc *Scoped) ListLevels(ctx context.Context, pg models.Page) ([]models.Level, string, error) {
-	return page(sc.tenantRows(ctx, &models.Level{}), pg, func(l models.Level) string { return l.ID })
+	return Page(sc.tenantRows(ctx, &models.Level{}), pg, func(l models.Level) string { return l.ID })
 }
 
 // Level finds one level.
@@ -109,10 +109,10 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 				return err
 			}
 		}
-		return writeAudit(ctx, tx, l.TenantID, "level.updated", "level", l.ID, changed...)
+		return WriteAudit(ctx, tx, l.TenantID, "level.updated", "level", l.ID, changed...)
 	})
 	if err != nil {
-		return nil, translate(err, "LEVEL_EXISTS", "a level with this name exists")
+		return nil, Translate(err, "LEVEL_EXISTS", "a level with this name exists")
 	}
 	return l, nil
 }
@@ -137,7 +137,7 @@ func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
 		if err := tx.Where(System(l.TenantID).Tenant()).Delete(&models.Level{}, "id = ?", l.ID).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, l.TenantID, "level.deleted", "level", l.ID)
+		return WriteAudit(ctx, tx, l.TenantID, "level.deleted", "level", l.ID)
 	})
 }
 
@@ -268,7 +268,7 @@ func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.Level
 		if err := tx.Create(prop).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "level.proposed", "partner", p.ID, "level")
+		return WriteAudit(ctx, tx, p.TenantID, "level.proposed", "partner", p.ID, "level")
 	})
 	return created, err
 }
@@ -299,7 +299,7 @@ func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg mode
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	return page(q, pg, func(p models.LevelProposal) string { return p.ID })
+	return Page(q, pg, func(p models.LevelProposal) string { return p.ID })
 }
 
 // DecideLevelProposal applies or dismisses a pending proposal.
@@ -336,7 +336,7 @@ func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool
 		if res.RowsAffected == 0 {
 			return models.Errorf(models.KindConflict, "PROPOSAL_DECIDED", "the proposal was decided meanwhile")
 		}
-		return writeAudit(ctx, tx, prop.TenantID, "level_proposal."+prop.Status, "partner", prop.PartnerID, "level")
+		return WriteAudit(ctx, tx, prop.TenantID, "level_proposal."+prop.Status, "partner", prop.PartnerID, "level")
 	})
 	if err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func (sc *Scoped) ListMail(ctx context.Context, f models.MailFilter, pg models.P
 	if !f.CreatedBefore.IsZero() {
 		q = q.Where("created_at < ?", f.CreatedBefore.UTC())
 	}
-	return page(q, pg, func(m models.MailMessage) string { return m.ID })
+	return Page(q, pg, func(m models.MailMessage) string { return m.ID })
 }
 
 // MailMessage finds one outgoing message of the tenant, with its bodies.

@@ -122,17 +122,17 @@ func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []
 	m.RolledUpTo, m.Numbered = "", 0
 	m.CreatedAt = metricNow()
 	m.UpdatedAt = m.CreatedAt
-	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
 		if err := tx.Create(m).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters")
+		return WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters")
 	})
 }
 
 // ListMetrics lists the tenant's metrics, oldest first.
 func (sc *Scoped) ListMetrics(ctx context.Context, pg models.Page) ([]models.Metric, string, error) {
-	return page(sc.metricRows(ctx), pg, func(m models.Metric) string { return m.ID })
+	return Page(sc.metricRows(ctx), pg, func(m models.Metric) string { return m.ID })
 }
 
 // Metric finds one metric of the tenant.
@@ -186,7 +186,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 		m.RolledUpTo, m.Numbered = "", 0
 		updates["rolled_up_to"], updates["numbered"] = "", 0
 	}
-	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	err = sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
 		res := tx.Model(&models.Metric{}).Where(System(m.TenantID).Tenant()).Where("id = ?", m.ID).Updates(updates)
 		if res.Error != nil {
 			return res.Error
@@ -199,7 +199,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 				return err
 			}
 		}
-		return writeAudit(ctx, tx, m.TenantID, "metric.updated", "metric", m.ID, changed...)
+		return WriteAudit(ctx, tx, m.TenantID, "metric.updated", "metric", m.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
@@ -226,7 +226,7 @@ func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
 		var used int64
 		if err := tx.Model(&models.Dashboard{}).Where(System(m.TenantID).Tenant()).Where("widgets LIKE ?", `%"`+m.ID+`"%`).Count(&used).Error; err != nil {
 			return err
@@ -240,7 +240,7 @@ func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 		if err := dropRollup(tx, m.TenantID, m.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, m.TenantID, "metric.deleted", "metric", m.ID)
+		return WriteAudit(ctx, tx, m.TenantID, "metric.deleted", "metric", m.ID)
 	})
 }
 

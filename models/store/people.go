@@ -45,9 +45,9 @@ func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string
 		if err := bumpPolicy(tx, u.TenantID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, u.TenantID, "user.created", "user", u.ID, "email", "name", "partnerId", "roles", "status")
+		return WriteAudit(ctx, tx, u.TenantID, "user.created", "user", u.ID, "email", "name", "partnerId", "roles", "status")
 	})
-	return translate(err, "EMAIL_TAKEN", "a user with this email exists in the tenant")
+	return Translate(err, "EMAIL_TAKEN", "a user with this email exists in the tenant")
 }
 
 // usersOf starts a query on the users the principal may see: operators see every user of the
@@ -67,7 +67,7 @@ func (sc *Scoped) ListUsers(ctx context.Context, partnerUsers bool, partnerID st
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
-	return page(q, pg, func(u models.User) string { return u.ID })
+	return Page(q, pg, func(u models.User) string { return u.ID })
 }
 
 // User finds one user the principal may see.
@@ -112,7 +112,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 		if len(changed) == 0 {
 			return nil
 		}
-		return writeAudit(ctx, tx, u.TenantID, "user.updated", "user", u.ID, changed...)
+		return WriteAudit(ctx, tx, u.TenantID, "user.updated", "user", u.ID, changed...)
 	})
 	return u, err
 }
@@ -134,7 +134,7 @@ func (sc *Scoped) DeactivateUser(ctx context.Context, partnerUser bool, id strin
 		if err := bumpPolicy(tx, u.TenantID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, u.TenantID, "user.deactivated", "user", u.ID, "status")
+		return WriteAudit(ctx, tx, u.TenantID, "user.deactivated", "user", u.ID, "status")
 	})
 	u.Status, u.DeactivatedAt = models.UserStatusDeactivated, &now
 	return u, err
@@ -157,13 +157,13 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 		if err := tx.Create(p).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status")
+		return WriteAudit(ctx, tx, p.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status")
 	})
 }
 
 // ListPartners lists the partner organisations the principal may see (its own for partners).
 func (sc *Scoped) ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error) {
-	return page(sc.partnerRows(ctx, &models.Partner{}, "id"), pg, func(p models.Partner) string { return p.ID })
+	return Page(sc.partnerRows(ctx, &models.Partner{}, "id"), pg, func(p models.Partner) string { return p.ID })
 }
 
 // Partner finds one partner organisation the principal may see.
@@ -204,7 +204,7 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 	if len(changed) == 0 {
 		return p, nil
 	}
-	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		return savePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
 	})
 	return p, err
@@ -213,11 +213,11 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 // savePartnerChange writes updates (the columns named by changed) to partner p, which already
 // holds the new values, audits the change, and emits partner.status_changed and
 // partner.level_changed when the status or level moved from fromStatus or fromLevel.
-func savePartnerChange(ctx context.Context, tx *gorm.DB, ev *eventWriter, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
+func savePartnerChange(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
 	if err := tx.Model(&models.Partner{}).Where(System(p.TenantID).Tenant()).Where("id = ?", p.ID).Updates(updates).Error; err != nil {
 		return err
 	}
-	if err := writeAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {
+	if err := WriteAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {
 		return err
 	}
 	if p.Status != fromStatus {
@@ -232,11 +232,11 @@ func savePartnerChange(ctx context.Context, tx *gorm.DB, ev *eventWriter, p *mod
 }
 
 // emitPartner writes a partner.* event about p.
-func emitPartner(ctx context.Context, tx *gorm.DB, ev *eventWriter, p *models.Partner, typ, fromStatus, fromLevel string) error {
+func emitPartner(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner, typ, fromStatus, fromLevel string) error {
 	b, _ := json.Marshal(models.PartnerEventPayload{PartnerID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status,
 		PreviousStatus: fromStatus, PreviousLevel: fromLevel})
 	id := p.ID
-	_, err := ev.emit(ctx, tx, p.TenantID, models.NewEvent{Type: typ, PartnerID: &id, SubjectID: &id, Payload: string(b)})
+	_, err := ev.Emit(ctx, tx, p.TenantID, models.NewEvent{Type: typ, PartnerID: &id, SubjectID: &id, Payload: string(b)})
 	return err
 }
 

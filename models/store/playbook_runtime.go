@@ -75,7 +75,7 @@ func (sc *Scoped) SetPlaybookWebhookSecret(ctx context.Context, sealed models.Se
 			DoUpdates: clause.AssignmentColumns([]string{"webhook_secret", "updated_at"})}).Create(&st).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "playbook_settings.secret_rotated", "tenant", sc.p.TenantID, "webhookSecret")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "playbook_settings.secret_rotated", "tenant", sc.p.TenantID, "webhookSecret")
 	})
 	return st.UpdatedAt, err
 }

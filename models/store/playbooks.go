@@ -62,7 +62,7 @@ func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error 
 		if err := tx.Create(p).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, "playbook.created", "playbook", p.ID, "name", "description", "graph", "concurrencyLimit")
+		return WriteAudit(ctx, tx, p.TenantID, "playbook.created", "playbook", p.ID, "name", "description", "graph", "concurrencyLimit")
 	})
 }
 
@@ -76,7 +76,7 @@ func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Pa
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	return page(q, pg, func(p models.Playbook) string { return p.ID })
+	return Page(q, pg, func(p models.Playbook) string { return p.ID })
 }
 
 // Playbook finds one playbook; operators only.
@@ -112,7 +112,7 @@ func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func
 			Updates(&p).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, p.TenantID, action, "playbook", p.ID, changed...)
+		return WriteAudit(ctx, tx, p.TenantID, action, "playbook", p.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilt
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	return page(q, pg, func(r models.PlaybookRun) string { return r.ID })
+	return Page(q, pg, func(r models.PlaybookRun) string { return r.ID })
 }
 
 func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookRun, error) {
@@ -278,7 +278,7 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 		if res.RowsAffected == 0 {
 			return notActive("finished")
 		}
-		return writeAudit(ctx, tx, r.TenantID, "playbook_run.cancel_requested", "playbook_run", r.ID, "cancelRequested")
+		return WriteAudit(ctx, tx, r.TenantID, "playbook_run.cancel_requested", "playbook_run", r.ID, "cancelRequested")
 	})
 	if err != nil {
 		return nil, err
@@ -298,7 +298,7 @@ func (sc *Scoped) ListDocuments(ctx context.Context, partnerID string, pg models
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
-	return page(q, pg, func(d models.Document) string { return d.ID })
+	return Page(q, pg, func(d models.Document) string { return d.ID })
 }
 
 // Document finds one document the principal may see.
@@ -567,9 +567,9 @@ func priorID(output string) (string, error) {
 }
 
 // onceID runs act, which makes one record and returns its id, at most once per key.
-func (s *Store) onceID(ctx context.Context, tenantID, key string, act func(tx *gorm.DB, ev *eventWriter) (string, error)) (string, error) {
+func (s *Store) onceID(ctx context.Context, tenantID, key string, act func(tx *gorm.DB, ev *Outbox) (string, error)) (string, error) {
 	var id string
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		prior, first, err := claimEffect(tx, tenantID, key)
 		if err != nil {
 			return err
@@ -603,7 +603,7 @@ func checkTenantPartner(tx *gorm.DB, tenantID string, partnerID *string) error {
 
 // PlaybookCreateTask creates a task for a playbook run, once per key, and returns its id.
 func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t *models.Task) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *eventWriter) (string, error) {
+	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *Outbox) (string, error) {
 		if err := checkTenantPartner(tx, tenantID, t.PartnerID); err != nil {
 			return "", err
 		}
@@ -622,13 +622,13 @@ func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t 
 		if err := tx.Create(t).Error; err != nil {
 			return "", err
 		}
-		return t.ID, writeAudit(ctx, tx, tenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
+		return t.ID, WriteAudit(ctx, tx, tenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
 	})
 }
 
 // PlaybookCreateDocument stores a document for a playbook run, once per key, and returns its id.
 func (s *Store) PlaybookCreateDocument(ctx context.Context, tenantID, key string, d *models.Document) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *eventWriter) (string, error) {
+	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *Outbox) (string, error) {
 		if err := checkTenantPartner(tx, tenantID, d.PartnerID); err != nil {
 			return "", err
 		}
@@ -636,7 +636,7 @@ func (s *Store) PlaybookCreateDocument(ctx context.Context, tenantID, key string
 		if err := tx.Create(d).Error; err != nil {
 			return "", err
 		}
-		return d.ID, writeAudit(ctx, tx, tenantID, "document.created", "document", d.ID, "title", "partnerId", "template")
+		return d.ID, WriteAudit(ctx, tx, tenantID, "document.created", "document", d.ID, "title", "partnerId", "template")
 	})
 }
 
@@ -650,7 +650,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 		return "", models.Invalid("INVALID_BONUS", "a bonus needs its currency", models.FieldError{Location: "currency", Message: "an ISO 4217 code", Value: currency})
 	}
 	var id string
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if _, err := s.lockPartner(tx, tenantID, partnerID); err != nil {
 			return err
 		}
@@ -677,7 +677,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 // run, once per key. Level and status changes emit partner.level_changed and
 // partner.status_changed; a status change must be one the partner lifecycle allows.
 func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error {
-	return s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	return s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		p, err := s.lockPartner(tx, tenantID, partnerID)
 		if err != nil {
 			return err
@@ -726,8 +726,8 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 // PlaybookEmitEvent writes an event for a playbook run, once per key, and returns its id; the
 // event reaches its subscribers like any other.
 func (s *Store) PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne models.NewEvent) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, ev *eventWriter) (string, error) {
-		e, err := ev.emit(ctx, tx, tenantID, ne)
+	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, ev *Outbox) (string, error) {
+		e, err := ev.Emit(ctx, tx, tenantID, ne)
 		if err != nil {
 			return "", err
 		}

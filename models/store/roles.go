@@ -21,9 +21,9 @@ func (sc *Scoped) CreateCustomRole(ctx context.Context, r *models.CustomRole) er
 		if err := bumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, r.TenantID, "role.created", "role", r.ID, "name", "description", "audience", "permissions")
+		return WriteAudit(ctx, tx, r.TenantID, "role.created", "role", r.ID, "name", "description", "audience", "permissions")
 	})
-	return translate(err, "ROLE_NAME_TAKEN", "a role with this name exists")
+	return Translate(err, "ROLE_NAME_TAKEN", "a role with this name exists")
 }
 
 // ListCustomRoles lists the tenant's custom roles.
@@ -32,7 +32,7 @@ func (sc *Scoped) ListCustomRoles(ctx context.Context, pg models.Page) ([]models
 	if sc.p.PartnerID != "" {
 		q = q.Where("1 = 0")
 	}
-	return page(q, pg, func(r models.CustomRole) string { return r.ID })
+	return Page(q, pg, func(r models.CustomRole) string { return r.ID })
 }
 
 // CustomRole finds a custom role by id or, with byName, by name.
@@ -79,7 +79,7 @@ func (sc *Scoped) UpdateCustomRole(ctx context.Context, id string, description, 
 		if err := bumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, r.TenantID, "role.updated", "role", r.ID, changed...)
+		return WriteAudit(ctx, tx, r.TenantID, "role.updated", "role", r.ID, changed...)
 	})
 	return r, err
 }
@@ -100,6 +100,6 @@ func (sc *Scoped) DeleteCustomRole(ctx context.Context, id string) error {
 		if err := bumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, r.TenantID, "role.deleted", "role", r.ID, "name")
+		return WriteAudit(ctx, tx, r.TenantID, "role.deleted", "role", r.ID, "name")
 	})
 }

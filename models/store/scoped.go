@@ -41,9 +41,9 @@ func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *go
 	return sc.scope.PartnerRows(sc.s.db.WithContext(ctx).Model(model), column)
 }
 
-// page applies keyset pagination on ids (UUIDv7, so id order is creation order) and fetches
+// Page applies keyset pagination on ids (UUIDv7, so id order is creation order) and fetches
 // one row more than asked, to know whether another page follows.
-func page[T any](q *gorm.DB, pg models.Page, id func(T) string) ([]T, string, error) {
+func Page[T any](q *gorm.DB, pg models.Page, id func(T) string) ([]T, string, error) {
 	limit := pg.Limit
 	if limit <= 0 {
 		limit = 20

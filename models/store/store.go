@@ -41,8 +41,9 @@ type Config struct {
 type Store struct {
 	db       *gorm.DB
 	dialect  Dialect
-	dispatch Dispatcher
-	subs     subscriptions
+	dispatch  Dispatcher
+	subs      subscriptions
+	listeners []Listeners
 }
 
 // Open connects to the configured database. It does not migrate; call Migrate for that.
@@ -155,3 +156,6 @@ func RedactURL(raw string) string {
 	}
 	return u.Redacted()
 }
+
+// DB is the database handle for one request, for the module stores built on this one.
+func (s *Store) DB(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }

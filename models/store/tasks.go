@@ -71,7 +71,7 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 	if err := sc.checkLink(ctx, t.LinkType, t.LinkID); err != nil {
 		return err
 	}
-	return sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if t.PartnerID != nil {
 			if err := sc.checkPartner(ctx, tx, *t.PartnerID, "body.partnerId"); err != nil {
 				return err
@@ -85,10 +85,10 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 		if err := tx.Create(t).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, t.TenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link"); err != nil {
+		if err := WriteAudit(ctx, tx, t.TenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link"); err != nil {
 			return err
 		}
-		_, err := ev.emit(ctx, tx, t.TenantID, taskEvent(models.EventTaskCreated, t))
+		_, err := ev.Emit(ctx, tx, t.TenantID, taskEvent(models.EventTaskCreated, t))
 		return err
 	})
 }
@@ -109,7 +109,7 @@ func (sc *Scoped) ListTasks(ctx context.Context, f models.TaskFilter, pg models.
 			q = q.Where(col+" = ?", v)
 		}
 	}
-	return page(q, pg, func(t models.Task) string { return t.ID })
+	return Page(q, pg, func(t models.Task) string { return t.ID })
 }
 
 // Task finds one task the principal may see.
@@ -127,7 +127,7 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 	if err != nil {
 		return nil, err
 	}
-	err = sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		changed, err := fn(tx, t)
 		if err != nil || len(changed) == 0 {
 			return err
@@ -136,11 +136,11 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 		if err := tx.Save(t).Error; err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, t.TenantID, action, "task", t.ID, changed...); err != nil {
+		if err := WriteAudit(ctx, tx, t.TenantID, action, "task", t.ID, changed...); err != nil {
 			return err
 		}
 		if action == models.EventTaskCompleted || action == models.EventTaskReopened {
-			_, err = ev.emit(ctx, tx, t.TenantID, taskEvent(action, t))
+			_, err = ev.Emit(ctx, tx, t.TenantID, taskEvent(action, t))
 		}
 		return err
 	})
@@ -208,7 +208,7 @@ func (sc *Scoped) DeleteTask(ctx context.Context, id string) error {
 		if err := tx.Where(System(t.TenantID).Tenant()).Delete(&models.Task{}, "id = ?", t.ID).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, t.TenantID, "task.deleted", "task", t.ID)
+		return WriteAudit(ctx, tx, t.TenantID, "task.deleted", "task", t.ID)
 	})
 }
 
@@ -235,7 +235,7 @@ func (sc *Scoped) SetOnboardingTemplate(ctx context.Context, items []models.Onbo
 				return err
 			}
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "onboarding_template.replaced", "tenant", sc.p.TenantID, "items")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "onboarding_template.replaced", "tenant", sc.p.TenantID, "items")
 	})
 	return items, err
 }
@@ -266,7 +266,7 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 		if err := startOnboarding(tx, sc.p.TenantID, partnerID, sc.actorID(), time.Now().UTC()); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "onboarding.started", "partner", partnerID, "tasks")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "onboarding.started", "partner", partnerID, "tasks")
 	})
 	if err != nil {
 		return nil, err

@@ -40,7 +40,7 @@ func (s *Store) Bootstrap(ctx context.Context, tenant models.Tenant, owner model
 // CreateTenant creates a tenant with its owner, who holds the owner role. A taken slug is a
 // conflict.
 func (s *Store) CreateTenant(ctx context.Context, tenant *models.Tenant, owner *models.User) error {
-	return translate(s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return Translate(s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return createTenant(ctx, tx, tenant, owner)
 	}), "TENANT_SLUG_TAKEN", "a tenant with this slug exists")
 }
@@ -71,7 +71,7 @@ func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner
 	if err := tx.Create(&models.RoleAssignment{TenantID: tenant.ID, UserID: owner.ID, Role: models.RoleOwner}).Error; err != nil {
 		return err
 	}
-	return writeAudit(ctx, tx, tenant.ID, "tenant.created", "tenant", tenant.ID, "slug", "name")
+	return WriteAudit(ctx, tx, tenant.ID, "tenant.created", "tenant", tenant.ID, "slug", "name")
 }
 
 // TenantBySlug finds a tenant by its slug.
@@ -127,7 +127,7 @@ func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*mo
 		if err := tx.Model(&models.Tenant{}).Where("id = ?", t.ID).Updates(updates).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, t.ID, "tenant.updated", "tenant", t.ID, changed...)
+		return WriteAudit(ctx, tx, t.ID, "tenant.updated", "tenant", t.ID, changed...)
 	})
 	return t, err
 }

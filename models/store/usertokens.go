@@ -30,7 +30,7 @@ func (sc *Scoped) IssueUserToken(ctx context.Context, partnerUser bool, userID, 
 		if err := tx.Create(t).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, u.TenantID, "user."+purpose+"_issued", "user", u.ID)
+		return WriteAudit(ctx, tx, u.TenantID, "user."+purpose+"_issued", "user", u.ID)
 	})
 }
 
@@ -82,7 +82,7 @@ func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash
 			actor.Kind, actor.PartnerID = models.PrincipalPartner, *u.PartnerID
 		}
 		ctx := models.WithPrincipal(ctx, actor)
-		return writeAudit(ctx, tx, u.TenantID, "user."+purpose+"_redeemed", "user", u.ID, "password", "status")
+		return WriteAudit(ctx, tx, u.TenantID, "user."+purpose+"_redeemed", "user", u.ID, "password", "status")
 	})
 	if err != nil {
 		return nil, err

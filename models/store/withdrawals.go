@@ -26,7 +26,7 @@ func (sc *Scoped) AddPayoutMethod(ctx context.Context, m *models.PayoutMethod) e
 		if err := tx.Create(m).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, m.TenantID, "payout_method.added", "payout_method", m.ID, "partnerId", "kind", "label", "details")
+		return WriteAudit(ctx, tx, m.TenantID, "payout_method.added", "payout_method", m.ID, "partnerId", "kind", "label", "details")
 	})
 }
 
@@ -39,7 +39,7 @@ func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg mo
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
-	return page(q, pg, func(m models.PayoutMethod) string { return m.ID })
+	return Page(q, pg, func(m models.PayoutMethod) string { return m.ID })
 }
 
 // PayoutMethod finds one payout method the principal may see.
@@ -64,7 +64,7 @@ func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
 		if err := tx.Model(&m).Update("removed_at", now).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "payout_method.removed", "payout_method", m.ID)
+		return WriteAudit(ctx, tx, sc.p.TenantID, "payout_method.removed", "payout_method", m.ID)
 	})
 }
 
@@ -112,7 +112,7 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 		if err := tx.Save(&st).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, "payout_settings.updated", "tenant", sc.p.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
+		return WriteAudit(ctx, tx, sc.p.TenantID, "payout_settings.updated", "tenant", sc.p.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
 	})
 	return st, err
 }
@@ -129,7 +129,7 @@ func (sc *Scoped) ListWithdrawals(ctx context.Context, f models.WithdrawalFilter
 			q = q.Where(col+" = ?", v)
 		}
 	}
-	return page(q, pg, func(w models.Withdrawal) string { return w.ID })
+	return Page(q, pg, func(w models.Withdrawal) string { return w.ID })
 }
 
 // Withdrawal finds one withdrawal the principal may see, with its payout if one started.
@@ -183,7 +183,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		return nil, models.Invalid("INVALID_WITHDRAWAL", "the withdrawal is not valid", fs...)
 	}
 	var w *models.Withdrawal
-	err := sc.s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if sc.p.PartnerID == "" {
 			if err := sc.checkPartner(ctx, tx, partnerID, "body.partnerId"); err != nil {
 				return err
@@ -249,10 +249,10 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		}); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, sc.p.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
+		if err := WriteAudit(ctx, tx, sc.p.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
 			return err
 		}
-		_, err = ev.emit(ctx, tx, sc.p.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
+		_, err = ev.Emit(ctx, tx, sc.p.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
 		return err
 	})
 	return w, err
@@ -263,7 +263,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id, status, reason string,
 	fn func(tx *gorm.DB, w *models.Withdrawal) error) (*models.Withdrawal, error) {
 	var w models.Withdrawal
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
 		if partnerScope != "" {
 			q = q.Where("partner_id = ?", partnerScope)
@@ -332,10 +332,10 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 				}
 			}
 		}
-		if err := writeAudit(ctx, tx, tenantID, "withdrawal."+status, "withdrawal", w.ID, "status", "reason"); err != nil {
+		if err := WriteAudit(ctx, tx, tenantID, "withdrawal."+status, "withdrawal", w.ID, "status", "reason"); err != nil {
 			return err
 		}
-		_, err := ev.emit(ctx, tx, tenantID, withdrawalEvent(withdrawalEventType[status], &w, payout))
+		_, err := ev.Emit(ctx, tx, tenantID, withdrawalEvent(withdrawalEventType[status], &w, payout))
 		return err
 	})
 	if err != nil {
@@ -441,7 +441,7 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 		if err := tx.Model(&p).Select("decision", "decision_reference", "decision_by", "updated_at").Updates(&p).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, sc.p.TenantID, action, "withdrawal", w.ID, "decision", "reference")
+		return WriteAudit(ctx, tx, sc.p.TenantID, action, "withdrawal", w.ID, "decision", "reference")
 	})
 	if err != nil {
 		return nil, err

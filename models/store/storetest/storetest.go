@@ -16,7 +16,9 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 // PostgresEnv names the variable holding the Postgres server used by tests.
@@ -47,8 +49,15 @@ func PostgresURL(t testing.TB) string {
 	return u
 }
 
-// Run runs fn once per engine, each on a new, empty, migrated database.
+// Run runs fn once per engine, each on a new, empty, migrated database with every module
+// store wired to the core store fn receives.
 func Run(t *testing.T, fn func(t *testing.T, s *store.Store)) {
+	t.Helper()
+	RunSet(t, func(t *testing.T, s *stores.Set) { fn(t, s.Core()) })
+}
+
+// RunSet runs fn once per engine, each on a new, empty, migrated database, with every store.
+func RunSet(t *testing.T, fn func(t *testing.T, s *stores.Set)) {
 	t.Helper()
 	for _, e := range Engines(t) {
 		t.Run(e.Name, func(t *testing.T) {
@@ -57,12 +66,13 @@ func Run(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 	}
 }
 
-// Open returns a new, empty, migrated store on engine e, closed when the test ends.
-func Open(t testing.TB, e Engine) *store.Store {
+// Open returns every store on a new, empty, migrated database of engine e, closed when the
+// test ends.
+func Open(t testing.TB, e Engine) *stores.Set {
 	t.Helper()
 	cfg := e.open(t)
 	ctx := context.Background()
-	s, err := store.Open(ctx, cfg)
+	s, err := stores.Open(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open %s store: %v", e.Name, err)
 	}
@@ -113,4 +123,15 @@ func postgresConfig(t testing.TB) store.Config {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return store.Config{URL: u.String()}
+}
+
+// Tenant creates a tenant with an owner and returns the owner as a principal.
+func Tenant(t testing.TB, s *store.Store, slug string) *models.Principal {
+	t.Helper()
+	tenant := &models.Tenant{Slug: slug, Name: slug}
+	owner := &models.User{Email: "owner@" + slug + ".test", Name: "Owner"}
+	if err := s.CreateTenant(context.Background(), tenant, owner); err != nil {
+		t.Fatal(err)
+	}
+	return &models.Principal{Kind: models.PrincipalOperator, TenantID: tenant.ID, UserID: owner.ID}
 }

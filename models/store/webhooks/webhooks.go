@@ -1,4 +1,4 @@
-package store
+package webhooks
 
 import (
 	"context"
@@ -12,10 +12,36 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
-// webhookEventPatterns lists the event-type patterns of a tenant's enabled webhooks.
-func (s *Store) webhookEventPatterns(ctx context.Context, tenantID string) ([]string, error) {
+// Store keeps the webhook endpoints of every tenant, their deliveries and attempts.
+type Store struct {
+	core *store.Store
+}
+
+// New is the webhook store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the webhook store as one principal sees it: operators of the principal's tenant
+// manage its endpoints; partner principals see none.
+type Scoped struct {
+	s     *Store
+	p     models.Principal
+	scope store.Scope
+}
+
+// For returns the webhook store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
+	if p != nil {
+		sc.p = *p
+	}
+	return sc
+}
+
+// EventPatterns lists the event-type patterns of a tenant's enabled webhooks.
+func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	hooks, err := s.enabledWebhooks(ctx, tenantID)
 	if err != nil {
 		return nil, err
@@ -45,8 +71,8 @@ func (s *Store) WebhooksFor(ctx context.Context, tenantID, eventType string) ([]
 
 func (s *Store) enabledWebhooks(ctx context.Context, tenantID string) ([]models.Webhook, error) {
 	var hooks []models.Webhook
-	err := s.db.WithContext(ctx).Select("id", "event_types").
-		Where(System(tenantID).Tenant()).Where("enabled = ?", true).Order("id").Find(&hooks).Error
+	err := s.core.DB(ctx).Select("id", "event_types").
+		Where(store.System(tenantID).Tenant()).Where("enabled = ?", true).Order("id").Find(&hooks).Error
 	return hooks, err
 }
 
@@ -55,7 +81,7 @@ func webhookNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond)
 // webhookRows starts a query on the principal's webhooks. Endpoints receive every event of the
 // tenant, so partner principals see none.
 func (sc *Scoped) webhookRows(ctx context.Context, model any) *gorm.DB {
-	q := sc.tenantRows(ctx, model)
+	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(model))
 	if sc.p.PartnerID != "" {
 		q = q.Where("1 = 0")
 	}
@@ -95,21 +121,21 @@ func (sc *Scoped) CreateWebhook(ctx context.Context, w *models.Webhook, eventTyp
 	if !w.Enabled {
 		w.DisabledAt = &w.CreatedAt
 	}
-	err := sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		if err := tx.Create(w).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, w.TenantID, "webhook.created", "webhook", w.ID, "url", "description", "eventTypes", "enabled", "secret")
+		return store.WriteAudit(ctx, tx, w.TenantID, "webhook.created", "webhook", w.ID, "url", "description", "eventTypes", "enabled", "secret")
 	})
 	if err == nil {
-		sc.s.InvalidateSubscriptions(w.TenantID)
+		sc.s.core.InvalidateSubscriptions(w.TenantID)
 	}
 	return err
 }
 
 // ListWebhooks lists the tenant's endpoints, oldest first.
 func (sc *Scoped) ListWebhooks(ctx context.Context, pg models.Page) ([]models.Webhook, string, error) {
-	return page(sc.webhookRows(ctx, &models.Webhook{}), pg, func(w models.Webhook) string { return w.ID })
+	return store.Page(sc.webhookRows(ctx, &models.Webhook{}), pg, func(w models.Webhook) string { return w.ID })
 }
 
 // Webhook finds one endpoint of the tenant.
@@ -160,7 +186,7 @@ func (sc *Scoped) UpdateWebhook(ctx context.Context, id string, ch models.Webhoo
 	}
 	w.UpdatedAt = t
 	updates["updated_at"] = t
-	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		res := tx.Model(&models.Webhook{}).Where(sc.scope.Tenant()).Where("id = ?", w.ID).Updates(updates)
 		if res.Error != nil {
 			return res.Error
@@ -168,12 +194,12 @@ func (sc *Scoped) UpdateWebhook(ctx context.Context, id string, ch models.Webhoo
 		if res.RowsAffected == 0 {
 			return models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
 		}
-		return writeAudit(ctx, tx, w.TenantID, "webhook.updated", "webhook", w.ID, changed...)
+		return store.WriteAudit(ctx, tx, w.TenantID, "webhook.updated", "webhook", w.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	sc.s.InvalidateSubscriptions(w.TenantID)
+	sc.s.core.InvalidateSubscriptions(w.TenantID)
 	return w, nil
 }
 
@@ -184,21 +210,21 @@ func (sc *Scoped) DeleteWebhook(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		tenant := System(w.TenantID).Tenant()
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		tenant := store.System(w.TenantID).Tenant()
 		if err := tx.Where(tenant).Where("webhook_id = ?", w.ID).Delete(&models.WebhookAttempt{}).Error; err != nil {
 			return err
 		}
 		if err := tx.Where(tenant).Where("webhook_id = ?", w.ID).Delete(&models.WebhookDelivery{}).Error; err != nil {
 			return err
 		}
-		if err := tx.Where(System(w.TenantID).Tenant()).Where("id = ?", w.ID).Delete(&models.Webhook{}).Error; err != nil {
+		if err := tx.Where(store.System(w.TenantID).Tenant()).Where("id = ?", w.ID).Delete(&models.Webhook{}).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, w.TenantID, "webhook.deleted", "webhook", w.ID)
+		return store.WriteAudit(ctx, tx, w.TenantID, "webhook.deleted", "webhook", w.ID)
 	})
 	if err == nil {
-		sc.s.InvalidateSubscriptions(w.TenantID)
+		sc.s.core.InvalidateSubscriptions(w.TenantID)
 	}
 	return err
 }
@@ -212,8 +238,8 @@ func (sc *Scoped) RotateWebhookSecret(ctx context.Context, id string, rot models
 	}
 	t := webhookNow()
 	exp := rot.PreviousExpiresAt.UTC().Truncate(time.Microsecond)
-	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		res := tx.Model(&models.Webhook{}).Where(System(w.TenantID).Tenant()).Where("id = ? AND secret = ?", w.ID, rot.Expect).
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		res := tx.Model(&models.Webhook{}).Where(store.System(w.TenantID).Tenant()).Where("id = ? AND secret = ?", w.ID, rot.Expect).
 			Updates(map[string]any{"secret": rot.Secret, "secret_hint": rot.SecretHint, "previous_secret": rot.PreviousSecret,
 				"previous_secret_expires_at": exp, "updated_at": t})
 		if res.Error != nil {
@@ -222,7 +248,7 @@ func (sc *Scoped) RotateWebhookSecret(ctx context.Context, id string, rot models
 		if res.RowsAffected == 0 {
 			return models.Conflict("SECRET_ROTATED_MEANWHILE", "the secret was rotated by another request; try again")
 		}
-		return writeAudit(ctx, tx, w.TenantID, "webhook.secret_rotated", "webhook", w.ID, "secret")
+		return store.WriteAudit(ctx, tx, w.TenantID, "webhook.secret_rotated", "webhook", w.ID, "secret")
 	})
 	if err != nil {
 		return nil, err
@@ -247,11 +273,11 @@ func (sc *Scoped) CreateTestDelivery(ctx context.Context, webhookID string, d *m
 	d.TenantID, d.WebhookID, d.Test, d.Status, d.EventID = w.TenantID, w.ID, true, models.DeliveryPending, nil
 	d.CreatedAt = webhookNow()
 	d.UpdatedAt = d.CreatedAt
-	return sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		if err := tx.Create(d).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, w.TenantID, "webhook.tested", "webhook", w.ID)
+		return store.WriteAudit(ctx, tx, w.TenantID, "webhook.tested", "webhook", w.ID)
 	})
 }
 
@@ -264,7 +290,7 @@ func (sc *Scoped) ListWebhookDeliveries(ctx context.Context, webhookID string, f
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	return page(q, pg, func(d models.WebhookDelivery) string { return d.ID })
+	return store.Page(q, pg, func(d models.WebhookDelivery) string { return d.ID })
 }
 
 // maxAttemptsShown bounds the attempts a delivery's detail lists (the newest ones).
@@ -281,7 +307,7 @@ func (sc *Scoped) WebhookDelivery(ctx context.Context, webhookID, deliveryID str
 		return nil, nil, err
 	}
 	var attempts []models.WebhookAttempt
-	err = sc.s.db.WithContext(ctx).Where(System(d.TenantID).Tenant()).Where("delivery_id = ?", d.ID).
+	err = sc.s.core.DB(ctx).Where(store.System(d.TenantID).Tenant()).Where("delivery_id = ?", d.ID).
 		Order("number DESC").Limit(maxAttemptsShown).Find(&attempts).Error
 	slices.Reverse(attempts)
 	return &d, attempts, err
@@ -301,15 +327,15 @@ func (sc *Scoped) ReplayWebhookDelivery(ctx context.Context, webhookID, delivery
 	if !w.Enabled {
 		return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled; enable it before replaying")
 	}
-	err = sc.s.transact(ctx, func(tx *gorm.DB, _ *eventWriter) error {
-		if err := tx.Model(&models.WebhookDelivery{}).Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		if err := tx.Model(&models.WebhookDelivery{}).Where(store.System(d.TenantID).Tenant()).Where("id = ?", d.ID).
 			Update("replays", gorm.Expr("replays + 1")).Error; err != nil {
 			return err
 		}
-		if err := tx.Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).Take(d).Error; err != nil {
+		if err := tx.Where(store.System(d.TenantID).Tenant()).Where("id = ?", d.ID).Take(d).Error; err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, d.TenantID, "webhook.delivery_replayed", "webhook_delivery", d.ID)
+		return store.WriteAudit(ctx, tx, d.TenantID, "webhook.delivery_replayed", "webhook_delivery", d.ID)
 	})
 	return d, err
 }
@@ -320,7 +346,7 @@ func (sc *Scoped) ReplayWebhookDelivery(ctx context.Context, webhookID, delivery
 // delivery is gone, and a conflict when the endpoint is disabled.
 func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStart) (*models.WebhookDelivery, error) {
 	var w models.Webhook
-	err := s.db.WithContext(ctx).Where(System(in.TenantID).Tenant()).Where("id = ?", in.WebhookID).Take(&w).Error
+	err := s.core.DB(ctx).Where(store.System(in.TenantID).Tenant()).Where("id = ?", in.WebhookID).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
 	}
@@ -329,7 +355,7 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 	}
 	var d models.WebhookDelivery
 	if in.DeliveryID != "" {
-		err := s.db.WithContext(ctx).Where(System(in.TenantID).Tenant()).Where("webhook_id = ? AND id = ?", in.WebhookID, in.DeliveryID).Take(&d).Error
+		err := s.core.DB(ctx).Where(store.System(in.TenantID).Tenant()).Where("webhook_id = ? AND id = ?", in.WebhookID, in.DeliveryID).Take(&d).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
 		}
@@ -340,7 +366,7 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 			return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled")
 		}
 		t := webhookNow()
-		err = s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).
+		err = s.core.DB(ctx).Model(&models.WebhookDelivery{}).Where(store.System(d.TenantID).Tenant()).Where("id = ?", d.ID).
 			Updates(map[string]any{"status": models.DeliveryPending, "completed_at": nil, "updated_at": t}).Error
 		d.Status, d.CompletedAt, d.UpdatedAt = models.DeliveryPending, nil, t
 		return &d, err
@@ -348,18 +374,18 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 	if !w.Enabled {
 		return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled")
 	}
-	e, err := s.EventByID(ctx, in.TenantID, in.EventID)
+	e, err := s.core.EventByID(ctx, in.TenantID, in.EventID)
 	if err != nil {
 		return nil, err
 	}
 	t := webhookNow()
 	d = models.WebhookDelivery{ID: models.NewID(), TenantID: in.TenantID, WebhookID: w.ID, EventID: &e.ID, EventType: e.Type,
 		MessageID: e.ID, Status: models.DeliveryPending, CreatedAt: t, UpdatedAt: t}
-	if err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error; err != nil {
+	if err := s.core.DB(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&d).Error; err != nil {
 		return nil, err
 	}
 	var stored models.WebhookDelivery
-	err = s.db.WithContext(ctx).Where(System(in.TenantID).Tenant()).Where("webhook_id = ? AND event_id = ?", w.ID, e.ID).Take(&stored).Error
+	err = s.core.DB(ctx).Where(store.System(in.TenantID).Tenant()).Where("webhook_id = ? AND event_id = ?", w.ID, e.ID).Take(&stored).Error
 	return &stored, err
 }
 
@@ -367,15 +393,15 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 // endpoint or the delivery is gone.
 func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, deliveryID string) (*models.WebhookDispatch, error) {
 	var out models.WebhookDispatch
-	db := s.db.WithContext(ctx)
-	err := db.Where(System(tenantID).Tenant()).Where("id = ?", webhookID).Take(&out.Webhook).Error
+	db := s.core.DB(ctx)
+	err := db.Where(store.System(tenantID).Tenant()).Where("id = ?", webhookID).Take(&out.Webhook).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
 	}
 	if err != nil {
 		return nil, err
 	}
-	err = db.Where(System(tenantID).Tenant()).Where("webhook_id = ? AND id = ?", webhookID, deliveryID).Take(&out.Delivery).Error
+	err = db.Where(store.System(tenantID).Tenant()).Where("webhook_id = ? AND id = ?", webhookID, deliveryID).Take(&out.Delivery).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
 	}
@@ -386,7 +412,7 @@ func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, delive
 	case out.Delivery.Body != nil:
 		out.Body = []byte(*out.Delivery.Body)
 	case out.Delivery.EventID != nil:
-		e, err := s.EventByID(ctx, tenantID, *out.Delivery.EventID)
+		e, err := s.core.EventByID(ctx, tenantID, *out.Delivery.EventID)
 		if err != nil {
 			return nil, err
 		}
@@ -407,9 +433,9 @@ func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, delive
 func (s *Store) RecordWebhookAttempt(ctx context.Context, rec models.AttemptRecord) (models.AttemptOutcome, error) {
 	var out models.AttemptOutcome
 	at := rec.At.UTC().Truncate(time.Microsecond)
-	err := s.transact(ctx, func(tx *gorm.DB, ev *eventWriter) error {
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var d models.WebhookDelivery
-		err := tx.Where(System(rec.TenantID).Tenant()).Where("id = ?", rec.DeliveryID).Take(&d).Error
+		err := tx.Where(store.System(rec.TenantID).Tenant()).Where("id = ?", rec.DeliveryID).Take(&d).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out.Status = models.DeliveryCancelled
 			return nil
@@ -456,24 +482,24 @@ func (s *Store) RecordWebhookAttempt(ctx context.Context, rec models.AttemptReco
 		return tx.Model(&models.WebhookDelivery{}).Where("id = ?", d.ID).Updates(upd).Error
 	})
 	if err == nil && out.Disabled {
-		s.InvalidateSubscriptions(rec.TenantID)
+		s.core.InvalidateSubscriptions(rec.TenantID)
 	}
 	return out, err
 }
 
 // recordEndpointHealth keeps an endpoint's failure record and disables it when it answered 410
 // or failed for too long.
-func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *eventWriter, rec models.AttemptRecord, at time.Time, ok bool, out *models.AttemptOutcome) error {
-	hook := tx.Model(&models.Webhook{}).Where(System(rec.TenantID).Tenant()).Where("id = ?", rec.WebhookID)
+func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *store.Outbox, rec models.AttemptRecord, at time.Time, ok bool, out *models.AttemptOutcome) error {
+	hook := tx.Model(&models.Webhook{}).Where(store.System(rec.TenantID).Tenant()).Where("id = ?", rec.WebhookID)
 	if ok {
 		return hook.Update("failing_since", nil).Error
 	}
-	if err := tx.Model(&models.Webhook{}).Where(System(rec.TenantID).Tenant()).Where("id = ? AND failing_since IS NULL", rec.WebhookID).
+	if err := tx.Model(&models.Webhook{}).Where(store.System(rec.TenantID).Tenant()).Where("id = ? AND failing_since IS NULL", rec.WebhookID).
 		Update("failing_since", at).Error; err != nil {
 		return err
 	}
 	var w models.Webhook
-	err := tx.Where(System(rec.TenantID).Tenant()).Where("id = ?", rec.WebhookID).Take(&w).Error
+	err := tx.Where(store.System(rec.TenantID).Tenant()).Where("id = ?", rec.WebhookID).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		out.Status = models.DeliveryCancelled
 		return nil
@@ -492,24 +518,24 @@ func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *event
 		return nil
 	}
 	out.Status = models.DeliveryFailed
-	res := tx.Model(&models.Webhook{}).Where(System(rec.TenantID).Tenant()).Where("id = ? AND enabled = ?", rec.WebhookID, true).
+	res := tx.Model(&models.Webhook{}).Where(store.System(rec.TenantID).Tenant()).Where("id = ? AND enabled = ?", rec.WebhookID, true).
 		Updates(map[string]any{"enabled": false, "disabled_reason": reason, "disabled_at": at, "updated_at": webhookNow()})
 	if res.Error != nil || res.RowsAffected == 0 {
 		return res.Error
 	}
 	out.Disabled, out.DisabledReason = true, reason
-	if err := writeAudit(ctx, tx, rec.TenantID, "webhook.disabled", "webhook", rec.WebhookID, "enabled"); err != nil {
+	if err := store.WriteAudit(ctx, tx, rec.TenantID, "webhook.disabled", "webhook", rec.WebhookID, "enabled"); err != nil {
 		return err
 	}
 	payload, _ := json.Marshal(models.WebhookDisabledPayload{WebhookID: w.ID, URL: w.URL, Reason: reason})
-	_, err = ev.emit(ctx, tx, rec.TenantID, models.NewEvent{Type: models.EventWebhookDisabled, Payload: string(payload)})
+	_, err = ev.Emit(ctx, tx, rec.TenantID, models.NewEvent{Type: models.EventWebhookDisabled, Payload: string(payload)})
 	return err
 }
 
 // EndWebhookDelivery sets the final status of a delivery that stopped without an attempt.
 func (s *Store) EndWebhookDelivery(ctx context.Context, tenantID, deliveryID, status string) error {
 	t := webhookNow()
-	return s.db.WithContext(ctx).Model(&models.WebhookDelivery{}).Where(System(tenantID).Tenant()).Where("id = ?", deliveryID).
+	return s.core.DB(ctx).Model(&models.WebhookDelivery{}).Where(store.System(tenantID).Tenant()).Where("id = ?", deliveryID).
 		Updates(map[string]any{"status": status, "completed_at": t, "updated_at": t}).Error
 }
 

@@ -1,4 +1,4 @@
-package store_test
+package webhooks_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -25,7 +25,7 @@ func testKeyring(t *testing.T) *models.Keyring {
 }
 
 // newWebhook creates an endpoint with a sealed secret and returns it with the plaintext.
-func newWebhook(t *testing.T, sc *store.Scoped, keys *models.Keyring, enabled bool, patterns ...string) (*models.Webhook, models.Secret) {
+func newWebhook(t *testing.T, sc *stores.Scoped, keys *models.Keyring, enabled bool, patterns ...string) (*models.Webhook, models.Secret) {
 	t.Helper()
 	secret, err := models.NewWebhookSecret()
 	if err != nil {
@@ -43,10 +43,10 @@ func newWebhook(t *testing.T, sc *store.Scoped, keys *models.Keyring, enabled bo
 }
 
 func TestWebhookSubscriptionsFollowEnabledEndpointsAndTheirPatterns(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
-		other := newTenant(t, s, "globex")
+		owner := storetest.Tenant(t, s.Core(), "acme")
+		other := storetest.Tenant(t, s.Core(), "globex")
 		sc := s.For(owner)
 		keys := testKeyring(t)
 
@@ -120,9 +120,9 @@ func TestWebhookSubscriptionsFollowEnabledEndpointsAndTheirPatterns(t *testing.T
 }
 
 func TestWebhookSecretsAreStoredSealedAndRotateOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
+		owner := storetest.Tenant(t, s.Core(), "acme")
 		sc := s.For(owner)
 		keys := testKeyring(t)
 		w, secret := newWebhook(t, sc, keys, true, "*")
@@ -159,9 +159,9 @@ func TestWebhookSecretsAreStoredSealedAndRotateOnce(t *testing.T) {
 }
 
 func TestDeliveriesRecordAttemptsAndDisableFailingEndpoints(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
+		owner := storetest.Tenant(t, s.Core(), "acme")
 		sc := s.For(owner)
 		keys := testKeyring(t)
 		w, _ := newWebhook(t, sc, keys, true, "customer.*")

@@ -1,0 +1,56 @@
+// Package stores builds the core store and every module store on one database, wired to each
+// other: the one place that assembles persistence, for serve, worker, the benchmark server and
+// tests.
+package stores
+
+import (
+	"context"
+
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/webhooks"
+)
+
+// The module stores under the names they are embedded with.
+type (
+	// Webhooks keeps webhook endpoints, deliveries and attempts.
+	Webhooks = webhooks.Store
+	// ScopedWebhooks is the webhook store as one principal sees it.
+	ScopedWebhooks = webhooks.Scoped
+)
+
+// Set is the core store with the module stores built on it; it answers every store method.
+type Set struct {
+	*store.Store
+	*Webhooks
+}
+
+// Open connects to the configured database and builds every module store on it.
+func Open(ctx context.Context, cfg store.Config) (*Set, error) {
+	core, err := store.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return New(core), nil
+}
+
+// New builds every module store on core and registers their subscribers with its event outbox.
+func New(core *store.Store) *Set {
+	set := &Set{Store: core, Webhooks: webhooks.New(core)}
+	core.AddListeners(set.Webhooks.EventPatterns)
+	return set
+}
+
+// Core is the core store.
+func (s *Set) Core() *store.Store { return s.Store }
+
+// Scoped is every store as one principal sees it.
+type Scoped struct {
+	*store.Scoped
+	*ScopedWebhooks
+}
+
+// For returns every store scoped to p.
+func (s *Set) For(p *models.Principal) *Scoped {
+	return &Scoped{Scoped: s.Store.For(p), ScopedWebhooks: s.Webhooks.For(p)}
+}
