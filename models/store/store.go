@@ -39,8 +39,8 @@ type Config struct {
 
 // Store is a handle on the database.
 type Store struct {
-	db       *gorm.DB
-	dialect  Dialect
+	db        *gorm.DB
+	dialect   Dialect
 	dispatch  Dispatcher
 	subs      subscriptions
 	listeners []Listeners
