@@ -37,7 +37,7 @@ func Open(ctx context.Context, cfg store.Config) (*Set, error) {
 // New builds every module store on core and registers their subscribers with its event outbox.
 func New(core *store.Store) *Set {
 	set := &Set{Store: core, Webhooks: webhooks.New(core)}
-	core.AddListeners(set.Webhooks.EventPatterns)
+	core.AddListeners(set.EventPatterns)
 	return set
 }
 

@@ -1,3 +1,5 @@
+// Package webhooks keeps webhook endpoints, their deliveries and their attempts: the webhook
+// module's persistence and business transactions on the core store.
 package webhooks
 
 import (
