@@ -68,7 +68,7 @@ func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Ap
 
 // SetApplicationForm replaces the tenant's recruitment form; operators only.
 func (sc *Scoped) SetApplicationForm(ctx context.Context, f models.ApplicationForm) (models.ApplicationForm, error) {
-	if err := sc.operatorsOnly("application forms"); err != nil {
+	if err := sc.scope.OperatorsOnly("application forms"); err != nil {
 		return f, err
 	}
 	if err := f.Validate(); err != nil {
@@ -98,7 +98,7 @@ func (sc *Scoped) ApplicationForm(ctx context.Context) (models.ApplicationForm, 
 
 // ListApplications lists the tenant's applications, oldest first; operators only.
 func (sc *Scoped) ListApplications(ctx context.Context, f models.ApplicationFilter, pg models.Page) ([]models.Application, string, error) {
-	if err := sc.operatorsOnly("applications"); err != nil {
+	if err := sc.scope.OperatorsOnly("applications"); err != nil {
 		return nil, "", err
 	}
 	q := sc.tenantRows(ctx, &models.Application{})
@@ -110,7 +110,7 @@ func (sc *Scoped) ListApplications(ctx context.Context, f models.ApplicationFilt
 
 // Application finds one application; operators only.
 func (sc *Scoped) Application(ctx context.Context, id string) (*models.Application, error) {
-	if err := sc.operatorsOnly("applications"); err != nil {
+	if err := sc.scope.OperatorsOnly("applications"); err != nil {
 		return nil, err
 	}
 	var a models.Application

@@ -23,7 +23,7 @@ func mustJSON(v any) string {
 
 // CreateCommissionPlan adds an active plan at version 1.
 func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
-	if err := sc.operatorsOnly("commission plans"); err != nil {
+	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	def = def.WithDefaults()
@@ -60,7 +60,7 @@ func planVersion(p *models.CommissionPlan) *models.CommissionPlanVersion {
 // UpdateCommissionPlan replaces a plan's name, description and definition, making a new
 // version; accruals already booked keep the version that computed them.
 func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
-	if err := sc.operatorsOnly("commission plans"); err != nil {
+	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	def = def.WithDefaults()
@@ -95,7 +95,7 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 
 // ArchiveCommissionPlan stops a plan from accruing; its accruals stay.
 func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
-	if err := sc.operatorsOnly("commission plans"); err != nil {
+	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	var p models.CommissionPlan
@@ -121,7 +121,7 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 
 // ListCommissionPlans lists the tenant's plans (operators only).
 func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg models.Page) ([]models.CommissionPlan, string, error) {
-	if err := sc.operatorsOnly("commission plans"); err != nil {
+	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, "", err
 	}
 	q := sc.tenantRows(ctx, &models.CommissionPlan{})
@@ -133,7 +133,7 @@ func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg mod
 
 // CommissionPlan finds one plan (operators only).
 func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
-	if err := sc.operatorsOnly("commission plans"); err != nil {
+	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	var p models.CommissionPlan
@@ -155,7 +155,7 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 // accrue, without booking anything. Tier volumes and recurrence windows come from the
 // partner's real accruals.
 func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]models.PlanPreview, error) {
-	if err := sc.operatorsOnly("commission previews"); err != nil {
+	if err := sc.scope.OperatorsOnly("commission previews"); err != nil {
 		return nil, err
 	}
 	var plans []models.CommissionPlan
@@ -473,7 +473,7 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 
 // ReverseAccrual is finance's manual clawback of one accrual, with a reason; audited.
 func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*models.Accrual, error) {
-	if err := sc.operatorsOnly("reversals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reversals"); err != nil {
 		return nil, err
 	}
 	var a models.Accrual

@@ -35,7 +35,7 @@ func createPipeline(tx *gorm.DB, tenantID, name string, isDefault bool, stages [
 
 // CreatePipeline adds a pipeline; with isDefault it becomes the one new deals use.
 func (sc *Scoped) CreatePipeline(ctx context.Context, name string, isDefault bool, stages []models.NewStage) (*models.Pipeline, error) {
-	if err := sc.operatorsOnly("pipelines"); err != nil {
+	if err := sc.scope.OperatorsOnly("pipelines"); err != nil {
 		return nil, err
 	}
 	if err := models.ValidateStages(stages); err != nil {
@@ -398,7 +398,7 @@ func protectionDays(tx *gorm.DB, tenantID string) (int, error) {
 // ApproveDeal approves a registration, optionally assigning its owner, and protects it for the
 // tenant's period. A registration whose conflicts await review cannot be approved.
 func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string) (*models.Deal, error) {
-	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
@@ -441,7 +441,7 @@ func (sc *Scoped) checkOperatorUser(tx *gorm.DB, userID string) error {
 
 // RejectDeal rejects a registration with a reason.
 func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.Deal, error) {
-	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
@@ -459,7 +459,7 @@ func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.De
 
 // DealConflicts lists what a registration overlaps; operators only.
 func (sc *Scoped) DealConflicts(ctx context.Context, id string) ([]models.DealConflict, error) {
-	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	if _, err := sc.Deal(ctx, id); err != nil {
@@ -473,7 +473,7 @@ func (sc *Scoped) DealConflicts(ctx context.Context, id string) ([]models.DealCo
 // ResolveDealConflicts records an operator's decision on a registration's conflicts, as a note
 // on its timeline.
 func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution string) (*models.Deal, error) {
-	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
@@ -492,7 +492,7 @@ func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution strin
 
 // AssignDealOwner makes an operator user responsible for a deal.
 func (sc *Scoped) AssignDealOwner(ctx context.Context, id, userID string) (*models.Deal, error) {
-	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
@@ -635,7 +635,7 @@ func (sc *Scoped) RequestDealExtension(ctx context.Context, id, reason string) (
 // ExtendDeal lengthens an approved deal's protection by days, counted from its current end
 // (or from now, if that is later), and settles a pending extension request.
 func (sc *Scoped) ExtendDeal(ctx context.Context, id string, days int) (*models.Deal, error) {
-	if err := sc.operatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {

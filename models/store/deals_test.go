@@ -67,15 +67,7 @@ func (e *dealEnv) register(t *testing.T, sc *store.Scoped, company, domain, emai
 	return d
 }
 
-func code(err error) string {
-	if e, ok := models.AsError(err); ok {
-		return e.Code
-	}
-	if err != nil {
-		return err.Error()
-	}
-	return ""
-}
+func code(err error) string { return storetest.Code(err) }
 
 func TestDealRegistrationFindsConflictsWithoutShowingThemToPartners(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, s *store.Store) {

@@ -2,10 +2,7 @@ package store_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -13,62 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"gorm.io/driver/postgres"
-	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
-
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
-
-// benchPostgres opens a migrated store in a schema of its own on the test Postgres server, and
-// a raw gorm handle on the same schema; it skips without PARTNERD_TEST_DATABASE_URL.
-func benchPostgres(b *testing.B) (*store.Store, *gorm.DB) {
-	b.Helper()
-	base := storetest.PostgresURL(b)
-	if base == "" {
-		b.Skipf("%s is not set", storetest.PostgresEnv)
-	}
-	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var r [6]byte
-	_, _ = rand.Read(r[:])
-	schema := "bench_" + hex.EncodeToString(r[:])
-	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
-		b.Fatal(err)
-	}
-	u, _ := url.Parse(base)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	ctx := context.Background()
-	st, err := store.Open(ctx, store.Config{URL: u.String()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := gorm.Open(postgres.Open(u.String()), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sqlDB, _ := raw.DB()
-	sqlDB.SetMaxOpenConns(32)
-	sqlDB.SetMaxIdleConns(32)
-	b.Cleanup(func() {
-		_ = st.Close()
-		_ = sqlDB.Close()
-		_ = admin.Exec("DROP SCHEMA " + schema + " CASCADE").Error
-		if d, err := admin.DB(); err == nil {
-			_ = d.Close()
-		}
-	})
-	if err := st.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	return st, raw
-}
 
 // benchTenant creates a tenant with customers c-<n>@bench.test and returns the scope of a
 // machine key of it.
@@ -101,8 +46,8 @@ func benchEvent(n int64) models.IngestEvent {
 // the events table per operation (a prepared statement, autocommit, no ORM), from 32
 // goroutines, on Postgres.
 func BenchmarkIngestRawInsert(b *testing.B) {
-	st, raw := benchPostgres(b)
-	sc := benchTenant(b, st, 1)
+	st, raw := storetest.BenchPostgres(b)
+	sc := benchTenant(b, st.Core(), 1)
 	tenant := sc.Principal().TenantID
 	sqlDB, err := raw.DB()
 	if err != nil {
@@ -202,7 +147,7 @@ func benchEngines(b *testing.B, fn func(b *testing.B, st *store.Store)) {
 		fn(b, st)
 	})
 	b.Run("postgres", func(b *testing.B) {
-		st, _ := benchPostgres(b)
-		fn(b, st)
+		st, _ := storetest.BenchPostgres(b)
+		fn(b, st.Core())
 	})
 }

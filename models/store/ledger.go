@@ -241,7 +241,7 @@ func (s *Store) partnerOf(ctx context.Context, tenantID, partnerID string) (*mod
 // positive amount credits it, a negative one debits it (it may go negative). The same key
 // books once; the adjustment is audited and emits ledger.adjusted.
 func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*models.LedgerMovement, error) {
-	if err := sc.operatorsOnly("ledger adjustments"); err != nil {
+	if err := sc.scope.OperatorsOnly("ledger adjustments"); err != nil {
 		return nil, err
 	}
 	if a.Amount == 0 || a.Amount == minInt64 {

@@ -26,7 +26,7 @@ func requirementsJSON(r models.LevelRequirements) (string, error) {
 
 // CreateLevel adds a partner level; operators only. A default level replaces the previous one.
 func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.LevelRequirements) error {
-	if err := sc.operatorsOnly("levels"); err != nil {
+	if err := sc.scope.OperatorsOnly("levels"); err != nil {
 		return err
 	}
 	var err error
@@ -64,7 +64,7 @@ func (sc *Scoped) Level(ctx context.Context, id string) (*models.Level, error) {
 
 // UpdateLevel changes a level; a new name is carried over to the partners at the level.
 func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChanges) (*models.Level, error) {
-	if err := sc.operatorsOnly("levels"); err != nil {
+	if err := sc.scope.OperatorsOnly("levels"); err != nil {
 		return nil, err
 	}
 	l, err := sc.Level(ctx, id)
@@ -119,7 +119,7 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 
 // DeleteLevel removes a level no partner holds.
 func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
-	if err := sc.operatorsOnly("levels"); err != nil {
+	if err := sc.scope.OperatorsOnly("levels"); err != nil {
 		return err
 	}
 	l, err := sc.Level(ctx, id)
@@ -292,7 +292,7 @@ func (s *Store) ReviewAllLevels(ctx context.Context, now time.Time) (int, error)
 
 // ListLevelProposals lists the review's proposals, oldest first; operators only.
 func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg models.Page) ([]models.LevelProposal, string, error) {
-	if err := sc.operatorsOnly("level proposals"); err != nil {
+	if err := sc.scope.OperatorsOnly("level proposals"); err != nil {
 		return nil, "", err
 	}
 	q := sc.tenantRows(ctx, &models.LevelProposal{})
@@ -304,7 +304,7 @@ func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg mode
 
 // DecideLevelProposal applies or dismisses a pending proposal.
 func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool) (*models.LevelProposal, error) {
-	if err := sc.operatorsOnly("level proposals"); err != nil {
+	if err := sc.scope.OperatorsOnly("level proposals"); err != nil {
 		return nil, err
 	}
 	var prop models.LevelProposal
@@ -346,7 +346,7 @@ func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool
 
 // ReviewLevelsNow runs the level review of the principal's tenant at once; operators only.
 func (sc *Scoped) ReviewLevelsNow(ctx context.Context) (int, error) {
-	if err := sc.operatorsOnly("level reviews"); err != nil {
+	if err := sc.scope.OperatorsOnly("level reviews"); err != nil {
 		return 0, err
 	}
 	return sc.s.ReviewLevels(ctx, sc.p.TenantID, time.Now().UTC())

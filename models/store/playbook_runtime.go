@@ -66,7 +66,7 @@ func (s *Store) PlaybookWebhookSecret(ctx context.Context, tenantID string) (mod
 // SetPlaybookWebhookSecret replaces the tenant's signing secret of call_webhook actions
 // (operators only); audited.
 func (sc *Scoped) SetPlaybookWebhookSecret(ctx context.Context, sealed models.Sealed) (time.Time, error) {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return time.Time{}, err
 	}
 	st := models.PlaybookSettings{TenantID: sc.p.TenantID, WebhookSecret: sealed, UpdatedAt: time.Now().UTC()}

@@ -49,7 +49,7 @@ func checkConcurrencyLimit(n int) error {
 
 // CreatePlaybook adds a draft playbook; operators only.
 func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return err
 	}
 	if err := checkConcurrencyLimit(p.ConcurrencyLimit); err != nil {
@@ -69,7 +69,7 @@ func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error 
 // ListPlaybooks lists the tenant's playbooks, optionally of one status, oldest first;
 // operators only.
 func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Page) ([]models.Playbook, string, error) {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, "", err
 	}
 	q := sc.tenantRows(ctx, &models.Playbook{})
@@ -81,7 +81,7 @@ func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Pa
 
 // Playbook finds one playbook; operators only.
 func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, error) {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, err
 	}
 	var p models.Playbook
@@ -95,7 +95,7 @@ func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, er
 // changePlaybook locks a playbook of the principal's tenant for the rest of a transaction and
 // applies fn to it; fn returns the changed fields, which are saved and audited as action.
 func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func(tx *gorm.DB, p *models.Playbook) ([]string, error)) (*models.Playbook, error) {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, err
 	}
 	var p models.Playbook
@@ -215,7 +215,7 @@ func (sc *Scoped) SetPlaybookStatus(ctx context.Context, id, status string) (*mo
 
 // ListPlaybookRuns lists the tenant's playbook runs, oldest first; operators only.
 func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilter, pg models.Page) ([]models.PlaybookRun, string, error) {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, "", err
 	}
 	q := sc.tenantRows(ctx, &models.PlaybookRun{})
@@ -229,7 +229,7 @@ func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilt
 }
 
 func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookRun, error) {
-	if err := sc.operatorsOnly("playbooks"); err != nil {
+	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, err
 	}
 	var r models.PlaybookRun

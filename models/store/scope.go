@@ -69,3 +69,15 @@ func (s Scope) PartnerRows(q *gorm.DB, column string) *gorm.DB {
 func (s Scope) PostgresTenantOf(table string, n int) (string, string) {
 	return fmt.Sprintf("%s.tenant_id = $%d", table, n), s.tenantID
 }
+
+// OperatorsOnly refuses partner scopes what only the tenant's operators manage (what names it,
+// in the plural), and answers a scope without a tenant as a missing tenant.
+func (s Scope) OperatorsOnly(what string) error {
+	if s.tenantID == "" {
+		return models.NotFound("TENANT_NOT_FOUND", "tenant")
+	}
+	if s.partnerID != "" {
+		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "%s are managed by operators", what)
+	}
+	return nil
+}

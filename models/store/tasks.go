@@ -221,7 +221,7 @@ func (sc *Scoped) OnboardingTemplate(ctx context.Context) ([]models.OnboardingIt
 
 // SetOnboardingTemplate replaces the tenant's onboarding checklist; operators only.
 func (sc *Scoped) SetOnboardingTemplate(ctx context.Context, items []models.OnboardingItem) ([]models.OnboardingItem, error) {
-	if err := sc.operatorsOnly("onboarding checklists"); err != nil {
+	if err := sc.scope.OperatorsOnly("onboarding checklists"); err != nil {
 		return nil, err
 	}
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -242,7 +242,7 @@ func (sc *Scoped) SetOnboardingTemplate(ctx context.Context, items []models.Onbo
 
 // StartOnboarding turns the tenant's checklist into tasks of a partner organisation, once.
 func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*models.OnboardingProgress, error) {
-	if err := sc.operatorsOnly("onboarding checklists"); err != nil {
+	if err := sc.scope.OperatorsOnly("onboarding checklists"); err != nil {
 		return nil, err
 	}
 	if _, err := sc.Partner(ctx, partnerID); err != nil {

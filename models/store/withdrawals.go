@@ -84,7 +84,7 @@ func payoutSettingsIn(tx *gorm.DB, tenantID string) (models.PayoutSettings, erro
 
 // PayoutSettings reads the tenant's withdrawal and payout rules (operators only).
 func (sc *Scoped) PayoutSettings(ctx context.Context) (models.PayoutSettings, error) {
-	if err := sc.operatorsOnly("payout settings"); err != nil {
+	if err := sc.scope.OperatorsOnly("payout settings"); err != nil {
 		return models.PayoutSettings{}, err
 	}
 	return payoutSettingsIn(sc.s.db.WithContext(ctx), sc.p.TenantID)
@@ -93,7 +93,7 @@ func (sc *Scoped) PayoutSettings(ctx context.Context) (models.PayoutSettings, er
 // SavePayoutSettings replaces the tenant's withdrawal and payout rules; audited. A nil
 // HTTPSecret keeps the stored one.
 func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettings, keepSecret bool) (models.PayoutSettings, error) {
-	if err := sc.operatorsOnly("payout settings"); err != nil {
+	if err := sc.scope.OperatorsOnly("payout settings"); err != nil {
 		return st, err
 	}
 	st.TenantID, st.UpdatedAt = sc.p.TenantID, time.Now().UTC()
@@ -363,7 +363,7 @@ func (sc *Scoped) CancelWithdrawal(ctx context.Context, id, reason string) (*mod
 // ApproveWithdrawal is finance's approval: the withdrawal's payout starts with the tenant's
 // provider (through withdrawal.approved).
 func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Withdrawal, error) {
-	if err := sc.operatorsOnly("withdrawal reviews"); err != nil {
+	if err := sc.scope.OperatorsOnly("withdrawal reviews"); err != nil {
 		return nil, err
 	}
 	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalApproved, "", func(tx *gorm.DB, w *models.Withdrawal) error {
@@ -390,7 +390,7 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 
 // RejectWithdrawal is finance's rejection with a reason; the hold is released.
 func (sc *Scoped) RejectWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error) {
-	if err := sc.operatorsOnly("withdrawal reviews"); err != nil {
+	if err := sc.scope.OperatorsOnly("withdrawal reviews"); err != nil {
 		return nil, err
 	}
 	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalRejected, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
@@ -411,7 +411,7 @@ const (
 // (operators only): paid with the bank's reference, or failed with a reason. From then on the
 // payout settles that way, even when its deadline passes before the decision reaches it.
 func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool, referenceOrReason string) (*models.Withdrawal, error) {
-	if err := sc.operatorsOnly("payout confirmations"); err != nil {
+	if err := sc.scope.OperatorsOnly("payout confirmations"); err != nil {
 		return nil, err
 	}
 	var w models.Withdrawal

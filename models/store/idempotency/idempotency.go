@@ -1,4 +1,6 @@
-package store
+// Package idempotency keeps the idempotency keys of writes that move money or act outside: a
+// key is claimed once, its response replayed, and it expires (ADR 12).
+package idempotency
 
 import (
 	"context"
@@ -9,7 +11,16 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
+
+// Store keeps the idempotency keys of every tenant's writes.
+type Store struct {
+	core *store.Store
+}
+
+// New is the idempotency-key store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
 
 // errIdempotencyClaimLost reports that a claim was taken over as abandoned, or expired and
 // replaced, before its holder finished or released it.
@@ -37,7 +48,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerpr
 		existing *models.IdempotencyKey
 		won      bool
 	)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		existing, won = nil, false
 		// A row that disappears between the insert and the read (released or swept by
 		// another request) is simply claimed again; three rounds are plenty.
@@ -98,7 +109,7 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, tenantID, key, claimID
 	if body == nil {
 		body = []byte{}
 	}
-	res := idempotencyRow(s.db.WithContext(ctx), tenantID, key).
+	res := idempotencyRow(s.core.DB(ctx), tenantID, key).
 		Where("claim_id = ? AND status = ?", claimID, models.IdempotencyInFlight).
 		Updates(map[string]any{
 			"status":                string(models.IdempotencyDone),
@@ -118,7 +129,7 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, tenantID, key, claimID
 // ReleaseIdempotencyKey gives up the claim claimID without a response, so that the client may
 // retry with the same key. A claim that is no longer held is left alone.
 func (s *Store) ReleaseIdempotencyKey(ctx context.Context, tenantID, key, claimID string) error {
-	return idempotencyRow(s.db.WithContext(ctx), tenantID, key).
+	return idempotencyRow(s.core.DB(ctx), tenantID, key).
 		Where("claim_id = ? AND status = ?", claimID, models.IdempotencyInFlight).
 		Delete(&models.IdempotencyKey{}).Error
 }
@@ -126,17 +137,17 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, tenantID, key, claimI
 // DeleteExpiredIdempotencyKeys removes the keys of every tenant that expired before now and
 // reports how many went.
 func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int64, error) {
-	res := s.db.WithContext(ctx).Where("expires_at <= ?", now.UTC()).Delete(&models.IdempotencyKey{})
+	res := s.core.DB(ctx).Where("expires_at <= ?", now.UTC()).Delete(&models.IdempotencyKey{})
 	return res.RowsAffected, res.Error
 }
 
 // sweepIdempotencyKeys removes the tenant's expired keys, keeping the table at about one day of
 // keys without a scheduled job. It is best effort: a failure only leaves rows for a later sweep.
 func (s *Store) sweepIdempotencyKeys(ctx context.Context, tenantID string, now time.Time) {
-	_ = s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("expires_at <= ?", now).
+	_ = s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("expires_at <= ?", now).
 		Delete(&models.IdempotencyKey{}).Error
 }
 
 func idempotencyRow(tx *gorm.DB, tenantID, key string) *gorm.DB {
-	return tx.Model(&models.IdempotencyKey{}).Where(System(tenantID).Tenant()).Where(`"key" = ?`, key)
+	return tx.Model(&models.IdempotencyKey{}).Where(store.System(tenantID).Tenant()).Where(`"key" = ?`, key)
 }

@@ -1,4 +1,4 @@
-package store_test
+package idempotency_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
 		now := time.Now().UTC()
 		tenantA, tenantB := seedIdempotencyTenant(t, s, "idem-a"), seedIdempotencyTenant(t, s, "idem-b")
@@ -44,7 +44,7 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 			if done.Status != models.IdempotencyDone || done.ResponseStatus != 201 || done.ResponseContentType != "application/json" || string(done.ResponseBody) != `{"id":"x"}` {
 				t.Fatalf("the stored response = %+v", done)
 			}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k1", claim.ClaimID, resp); code(err) != "IDEMPOTENCY_CLAIM_LOST" {
+			if err := s.FinishIdempotencyKey(ctx, tenantA, "k1", claim.ClaimID, resp); storetest.Code(err) != "IDEMPOTENCY_CLAIM_LOST" {
 				t.Fatalf("finishing twice = %v", err)
 			}
 		})
@@ -120,7 +120,7 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 			if err != nil || !won || taken.ClaimID == first.ClaimID {
 				t.Fatalf("taking over an abandoned claim = %+v, %v, %v", taken, won, err)
 			}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k3", first.ClaimID, models.IdempotentResponse{Status: 201}); code(err) != "IDEMPOTENCY_CLAIM_LOST" {
+			if err := s.FinishIdempotencyKey(ctx, tenantA, "k3", first.ClaimID, models.IdempotentResponse{Status: 201}); storetest.Code(err) != "IDEMPOTENCY_CLAIM_LOST" {
 				t.Fatalf("the crashed holder finishing late = %v", err)
 			}
 			if err := s.FinishIdempotencyKey(ctx, tenantA, "k3", taken.ClaimID, models.IdempotentResponse{Status: 201}); err != nil {
@@ -162,14 +162,14 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 		})
 
 		t.Run("a claim needs a tenant and a key", func(t *testing.T) {
-			if _, _, err := s.ClaimIdempotencyKey(ctx, "", "k", "fp", now); code(err) != "IDEMPOTENCY_KEY_INVALID" {
+			if _, _, err := s.ClaimIdempotencyKey(ctx, "", "k", "fp", now); storetest.Code(err) != "IDEMPOTENCY_KEY_INVALID" {
 				t.Fatalf("a claim without a tenant = %v", err)
 			}
 		})
 	})
 }
 
-func seedIdempotencyTenant(t *testing.T, s *store.Store, slug string) string {
+func seedIdempotencyTenant(t *testing.T, s *stores.Set, slug string) string {
 	t.Helper()
 	tenant := &models.Tenant{Slug: slug, Name: slug}
 	owner := &models.User{Email: "owner@" + slug + ".test", Name: "Owner", PasswordHash: "$argon2id$hash"}

@@ -1,4 +1,6 @@
-package store
+// Package mail keeps the mail outbox: the record of every message sent for a tenant, with its
+// outcome and attempts, the mail module's persistence on the core store.
+package mail
 
 import (
 	"context"
@@ -9,7 +11,32 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
+
+// Store keeps the record of every message the service sends for a tenant (the mail outbox).
+type Store struct {
+	core *store.Store
+}
+
+// New is the mail store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the mail record as one principal sees it: the tenant's operators read it; partner principals see none.
+type Scoped struct {
+	s     *Store
+	p     models.Principal
+	scope store.Scope
+}
+
+// For returns the mail store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
+	if p != nil {
+		sc.p = *p
+	}
+	return sc
+}
 
 // RecordMail records an outgoing message of m.TenantID and returns the record as stored.
 // Messages with an idempotency key are recorded once per key: when the key is known and its
@@ -35,7 +62,7 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 	m.To, m.ToName, m.From = models.ClipBytes(m.To, 320), models.ClipBytes(m.ToName, 200), models.ClipBytes(m.From, 520)
 	m.Subject, m.Error, m.MessageID = models.ClipBytes(m.Subject, models.MaxMailSubject), models.ClipBytes(m.Error, models.MaxMailError), models.ClipBytes(m.MessageID, 255)
 	m.Purpose, m.Reference = models.ClipBytes(m.Purpose, 64), models.ClipBytes(m.Reference, 200)
-	db := s.db.WithContext(ctx)
+	db := s.core.DB(ctx)
 	if m.IdempotencyKey == nil {
 		if err := db.Create(m).Error; err != nil {
 			return nil, err
@@ -61,7 +88,7 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 		next.ID, next.CreatedAt, next.Attempts = prev.ID, prev.CreatedAt, prev.Attempts+1
 		// Only a failed record is replaced: a concurrent attempt that succeeded stays.
 		res := db.Model(&models.MailMessage{}).
-			Where(System(prev.TenantID).Tenant()).Where("id = ? AND status = ? AND attempts = ?", prev.ID, models.MailFailed, prev.Attempts).
+			Where(store.System(prev.TenantID).Tenant()).Where("id = ? AND status = ? AND attempts = ?", prev.ID, models.MailFailed, prev.Attempts).
 			Updates(map[string]any{
 				"to_address": next.To, "to_name": next.ToName, "from_address": next.From, "subject": next.Subject,
 				"text_body": next.TextBody, "html_body": next.HTMLBody, "status": next.Status, "transport": next.Transport,
@@ -82,7 +109,7 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 // MailByIdempotencyKey finds the message a tenant recorded under an idempotency key.
 func (s *Store) MailByIdempotencyKey(ctx context.Context, tenantID, key string) (*models.MailMessage, error) {
 	var m models.MailMessage
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("idempotency_key = ?", key).Take(&m).Error
+	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("idempotency_key = ?", key).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("MAIL_MESSAGE_NOT_FOUND", "mail message")
 	}
@@ -97,7 +124,7 @@ func mailNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // mailRows starts a query on the principal's outbox. Messages go to people of every partner
 // and of the tenant's own staff, so only operators read them: partner principals see none.
 func (sc *Scoped) mailRows(ctx context.Context) *gorm.DB {
-	q := sc.tenantRows(ctx, &models.MailMessage{})
+	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.MailMessage{}))
 	if sc.p.PartnerID != "" {
 		q = q.Where("1 = 0")
 	}
@@ -122,7 +149,7 @@ func (sc *Scoped) ListMail(ctx context.Context, f models.MailFilter, pg models.P
 	if !f.CreatedBefore.IsZero() {
 		q = q.Where("created_at < ?", f.CreatedBefore.UTC())
 	}
-	return Page(q, pg, func(m models.MailMessage) string { return m.ID })
+	return store.Page(q, pg, func(m models.MailMessage) string { return m.ID })
 }
 
 // MailMessage finds one outgoing message of the tenant, with its bodies.

@@ -1,4 +1,4 @@
-package store_test
+package mail_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -24,10 +24,10 @@ func mailOf(tenantID, to, purpose, status string) *models.MailMessage {
 }
 
 func TestMailIsRecordedAndListedOnlyToTheTenantsOperators(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
-		other := newTenant(t, s, "globex")
+		owner := storetest.Tenant(t, s.Core(), "acme")
+		other := storetest.Tenant(t, s.Core(), "globex")
 
 		var ids []string
 		for _, m := range []*models.MailMessage{
@@ -133,10 +133,10 @@ func TestMailIsRecordedAndListedOnlyToTheTenantsOperators(t *testing.T) {
 }
 
 func TestMailWithAnIdempotencyKeyIsRecordedOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
-		other := newTenant(t, s, "globex")
+		owner := storetest.Tenant(t, s.Core(), "acme")
+		other := storetest.Tenant(t, s.Core(), "globex")
 		key := "run-1/step-2"
 		keyed := func(tenantID, status string) *models.MailMessage {
 			m := mailOf(tenantID, "ada@example.com", models.MailPurposePlaybook, status)
@@ -207,9 +207,9 @@ func TestMailWithAnIdempotencyKeyIsRecordedOnce(t *testing.T) {
 }
 
 func TestAFailedMessageWithOversizedFieldsIsRecordedWithinItsColumns(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
+		owner := storetest.Tenant(t, s.Core(), "acme")
 		m := mailOf(owner.TenantID, "ada@example.com", models.MailPurposePlaybook, models.MailFailed)
 		m.Subject = strings.Repeat("ü", 600) // 1200 bytes
 		m.Error = strings.Repeat("e", 5000)

@@ -1,4 +1,4 @@
-package store
+package metrics
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // defaultEventListLimit is how many events an event-list widget without a limit shows.
@@ -19,7 +20,7 @@ const defaultEventListLimit = 10
 // assigned to its level or, when its level has none, the default dashboard. Operators see all.
 func (sc *Scoped) visibleDashboards(ctx context.Context) ([]models.Dashboard, error) {
 	var all []models.Dashboard
-	if err := sc.tenantRows(ctx, &models.Dashboard{}).Order("id").Find(&all).Error; err != nil {
+	if err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Order("id").Find(&all).Error; err != nil {
 		return nil, err
 	}
 	if sc.p.PartnerID == "" {
@@ -47,7 +48,7 @@ func (sc *Scoped) visibleDashboards(ctx context.Context) ([]models.Dashboard, er
 // partnerLevel is the current level of the principal's partner organisation.
 func (sc *Scoped) partnerLevel(ctx context.Context) (string, error) {
 	var levels []string
-	err := sc.tenantRows(ctx, &models.Partner{}).Where("id = ?", sc.p.PartnerID).Pluck("level", &levels).Error
+	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Partner{})).Where("id = ?", sc.p.PartnerID).Pluck("level", &levels).Error
 	if err != nil || len(levels) == 0 {
 		return "", err
 	}
@@ -70,7 +71,7 @@ func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashb
 	}
 	if len(ids) > 0 {
 		var metrics []models.Metric
-		if err := tx.Select("id", "kind").Where(sc.scope.Tenant()).Where("id IN ?", uniq(ids)).Find(&metrics).Error; err != nil {
+		if err := tx.Select("id", "kind").Where(sc.scope.Tenant()).Where("id IN ?", slices.Compact(slices.Sorted(slices.Values(ids)))).Find(&metrics).Error; err != nil {
 			return err
 		}
 		kinds := map[string]string{}
@@ -103,15 +104,15 @@ func clearOtherDefaults(ctx context.Context, tx *gorm.DB, d *models.Dashboard) e
 		return nil
 	}
 	var ids []string
-	if err := tx.Model(&models.Dashboard{}).Where(System(d.TenantID).Tenant()).Where("id <> ? AND is_default = ?", d.ID, true).Pluck("id", &ids).Error; err != nil {
+	if err := tx.Model(&models.Dashboard{}).Where(store.System(d.TenantID).Tenant()).Where("id <> ? AND is_default = ?", d.ID, true).Pluck("id", &ids).Error; err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if err := tx.Model(&models.Dashboard{}).Where(System(d.TenantID).Tenant()).Where("id = ?", id).
+		if err := tx.Model(&models.Dashboard{}).Where(store.System(d.TenantID).Tenant()).Where("id = ?", id).
 			Updates(map[string]any{"is_default": false, "updated_at": d.UpdatedAt}).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", id, "isDefault"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", id, "isDefault"); err != nil {
 			return err
 		}
 	}
@@ -121,7 +122,7 @@ func clearOtherDefaults(ctx context.Context, tx *gorm.DB, d *models.Dashboard) e
 // CreateDashboard adds a dashboard; d's levels and widgets are set with SetLevels and
 // SetWidgets.
 func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) error {
-	if err := sc.operatorsOnly("dashboards"); err != nil {
+	if err := sc.scope.OperatorsOnly("dashboards"); err != nil {
 		return err
 	}
 	d.ID = models.NewID()
@@ -134,7 +135,7 @@ func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) erro
 	}
 	d.CreatedAt = metricNow()
 	d.UpdatedAt = d.CreatedAt
-	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		if err := sc.checkWidgets(ctx, tx, d); err != nil {
 			return err
 		}
@@ -144,14 +145,14 @@ func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) erro
 		if err := tx.Create(d).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, d.TenantID, "dashboard.created", "dashboard", d.ID, "name", "levels", "isDefault", "widgets")
+		return store.WriteAudit(ctx, tx, d.TenantID, "dashboard.created", "dashboard", d.ID, "name", "levels", "isDefault", "widgets")
 	})
 }
 
 // ListDashboards lists the dashboards the principal may see, oldest first.
 func (sc *Scoped) ListDashboards(ctx context.Context, pg models.Page) ([]models.Dashboard, string, error) {
 	if sc.p.PartnerID == "" {
-		return Page(sc.tenantRows(ctx, &models.Dashboard{}), pg, func(d models.Dashboard) string { return d.ID })
+		return store.Page(sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})), pg, func(d models.Dashboard) string { return d.ID })
 	}
 	all, err := sc.visibleDashboards(ctx)
 	if err != nil {
@@ -183,7 +184,7 @@ func (sc *Scoped) Dashboard(ctx context.Context, id string) (*models.Dashboard, 
 		return nil, models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 	}
 	var d models.Dashboard
-	err := sc.tenantRows(ctx, &models.Dashboard{}).Where("id = ?", id).Take(&d).Error
+	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Where("id = ?", id).Take(&d).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 	}
@@ -192,7 +193,7 @@ func (sc *Scoped) Dashboard(ctx context.Context, id string) (*models.Dashboard, 
 
 // UpdateDashboard changes a dashboard.
 func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.DashboardChanges) (*models.Dashboard, error) {
-	if err := sc.operatorsOnly("dashboards"); err != nil {
+	if err := sc.scope.OperatorsOnly("dashboards"); err != nil {
 		return nil, err
 	}
 	d, err := sc.Dashboard(ctx, id)
@@ -222,14 +223,14 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 		return d, nil
 	}
 	d.UpdatedAt = metricNow()
-	err = sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		if err := sc.checkWidgets(ctx, tx, d); err != nil {
 			return err
 		}
 		if err := clearOtherDefaults(ctx, tx, d); err != nil {
 			return err
 		}
-		res := tx.Model(&models.Dashboard{}).Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).
+		res := tx.Model(&models.Dashboard{}).Where(store.System(d.TenantID).Tenant()).Where("id = ?", d.ID).
 			Updates(map[string]any{"name": d.Name, "levels": d.Levels, "is_default": d.IsDefault, "widgets": d.Widgets, "updated_at": d.UpdatedAt})
 		if res.Error != nil {
 			return res.Error
@@ -237,7 +238,7 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 		if res.RowsAffected == 0 {
 			return models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 		}
-		return WriteAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", d.ID, changed...)
+		return store.WriteAudit(ctx, tx, d.TenantID, "dashboard.updated", "dashboard", d.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
@@ -247,18 +248,18 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 
 // DeleteDashboard removes a dashboard.
 func (sc *Scoped) DeleteDashboard(ctx context.Context, id string) error {
-	if err := sc.operatorsOnly("dashboards"); err != nil {
+	if err := sc.scope.OperatorsOnly("dashboards"); err != nil {
 		return err
 	}
 	d, err := sc.Dashboard(ctx, id)
 	if err != nil {
 		return err
 	}
-	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
-		if err := tx.Where(System(d.TenantID).Tenant()).Where("id = ?", d.ID).Delete(&models.Dashboard{}).Error; err != nil {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		if err := tx.Where(store.System(d.TenantID).Tenant()).Where("id = ?", d.ID).Delete(&models.Dashboard{}).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, d.TenantID, "dashboard.deleted", "dashboard", d.ID)
+		return store.WriteAudit(ctx, tx, d.TenantID, "dashboard.deleted", "dashboard", d.ID)
 	})
 }
 
@@ -309,7 +310,7 @@ func (sc *Scoped) render(ctx context.Context, d *models.Dashboard, now time.Time
 			if limit <= 0 {
 				limit = defaultEventListLimit
 			}
-			q := matchType(sc.eventRows(ctx), w.EventType)
+			q := matchType(sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Event{}), "partner_id"), w.EventType)
 			if err := q.Order("id DESC").Limit(limit).Find(&r.Events).Error; err != nil {
 				return nil, err
 			}

@@ -1,16 +1,16 @@
-package store_test
+package metrics_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 func TestDashboardsAreShownPerLevelWithTheViewersOwnData(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "dash")
 		ctx := models.WithPrincipal(env.ctx, env.owner)
 		env.seed(t)

@@ -1,4 +1,6 @@
-package store
+// Package metrics keeps operator-defined metrics, their rollups and the dashboards that show them:
+// the metrics module's persistence and computation on the core store.
+package metrics
 
 import (
 	"context"
@@ -17,7 +19,32 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
+
+// Store keeps the metrics and dashboards of every tenant and computes metrics over the events.
+type Store struct {
+	core *store.Store
+}
+
+// New is the metrics store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the metric and dashboard store as one principal sees it: partners read the definitions and compute over their own events.
+type Scoped struct {
+	s     *Store
+	p     models.Principal
+	scope store.Scope
+}
+
+// For returns the metrics store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
+	if p != nil {
+		sc.p = *p
+	}
+	return sc
+}
 
 // RollupLag is how old an event must be before it enters a metric's rollup. Event ids are taken
 // before their transaction commits, so a younger event with a smaller id may still appear; the
@@ -85,17 +112,7 @@ func (metricUniqueSet) TableName() string { return "metric_unique_sets" }
 // metricRows starts a query on the tenant's metrics. Partners read the definitions too: they
 // compute metrics over their own events.
 func (sc *Scoped) metricRows(ctx context.Context) *gorm.DB {
-	return sc.tenantRows(ctx, &models.Metric{})
-}
-
-func (sc *Scoped) operatorsOnly(what string) error {
-	if sc.p.TenantID == "" {
-		return models.NotFound("TENANT_NOT_FOUND", "tenant")
-	}
-	if sc.p.PartnerID != "" {
-		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "%s are managed by operators", what)
-	}
-	return nil
+	return sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Metric{}))
 }
 
 func filtersJSON(f []models.MetricFilter) string {
@@ -110,7 +127,7 @@ func metricNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 
 // CreateMetric adds a metric to the principal's tenant.
 func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error {
-	if err := sc.operatorsOnly("metrics"); err != nil {
+	if err := sc.scope.OperatorsOnly("metrics"); err != nil {
 		return err
 	}
 	if err := models.ValidateMetric(m, filters, "body."); err != nil {
@@ -122,17 +139,17 @@ func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []
 	m.RolledUpTo, m.Numbered = "", 0
 	m.CreatedAt = metricNow()
 	m.UpdatedAt = m.CreatedAt
-	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		if err := tx.Create(m).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters")
+		return store.WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters")
 	})
 }
 
 // ListMetrics lists the tenant's metrics, oldest first.
 func (sc *Scoped) ListMetrics(ctx context.Context, pg models.Page) ([]models.Metric, string, error) {
-	return Page(sc.metricRows(ctx), pg, func(m models.Metric) string { return m.ID })
+	return store.Page(sc.metricRows(ctx), pg, func(m models.Metric) string { return m.ID })
 }
 
 // Metric finds one metric of the tenant.
@@ -148,7 +165,7 @@ func (sc *Scoped) Metric(ctx context.Context, id string) (*models.Metric, error)
 // UpdateMetric changes a metric. A change of what it computes drops its rollup, which the next
 // compute rebuilds from the events.
 func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricChanges) (*models.Metric, error) {
-	if err := sc.operatorsOnly("metrics"); err != nil {
+	if err := sc.scope.OperatorsOnly("metrics"); err != nil {
 		return nil, err
 	}
 	m, err := sc.Metric(ctx, id)
@@ -186,8 +203,8 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 		m.RolledUpTo, m.Numbered = "", 0
 		updates["rolled_up_to"], updates["numbered"] = "", 0
 	}
-	err = sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
-		res := tx.Model(&models.Metric{}).Where(System(m.TenantID).Tenant()).Where("id = ?", m.ID).Updates(updates)
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		res := tx.Model(&models.Metric{}).Where(store.System(m.TenantID).Tenant()).Where("id = ?", m.ID).Updates(updates)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -199,7 +216,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 				return err
 			}
 		}
-		return WriteAudit(ctx, tx, m.TenantID, "metric.updated", "metric", m.ID, changed...)
+		return store.WriteAudit(ctx, tx, m.TenantID, "metric.updated", "metric", m.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
@@ -209,7 +226,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 
 func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
 	for _, table := range []any{&metricRollup{}, &metricUniqueValue{}, &metricUniqueSet{}} {
-		if err := tx.Where(System(tenantID).Tenant()).Where("metric_id = ?", metricID).Delete(table).Error; err != nil {
+		if err := tx.Where(store.System(tenantID).Tenant()).Where("metric_id = ?", metricID).Delete(table).Error; err != nil {
 			return err
 		}
 	}
@@ -219,28 +236,28 @@ func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
 // DeleteMetric removes a metric and its rollup. A metric that a dashboard shows cannot be
 // deleted.
 func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
-	if err := sc.operatorsOnly("metrics"); err != nil {
+	if err := sc.scope.OperatorsOnly("metrics"); err != nil {
 		return err
 	}
 	m, err := sc.Metric(ctx, id)
 	if err != nil {
 		return err
 	}
-	return sc.s.Transact(ctx, func(tx *gorm.DB, _ *Outbox) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
 		var used int64
-		if err := tx.Model(&models.Dashboard{}).Where(System(m.TenantID).Tenant()).Where("widgets LIKE ?", `%"`+m.ID+`"%`).Count(&used).Error; err != nil {
+		if err := tx.Model(&models.Dashboard{}).Where(store.System(m.TenantID).Tenant()).Where("widgets LIKE ?", `%"`+m.ID+`"%`).Count(&used).Error; err != nil {
 			return err
 		}
 		if used > 0 {
 			return models.Conflict("METRIC_IN_USE", "a dashboard shows this metric; remove it from the dashboard first")
 		}
-		if err := tx.Where(System(m.TenantID).Tenant()).Where("id = ?", m.ID).Delete(&models.Metric{}).Error; err != nil {
+		if err := tx.Where(store.System(m.TenantID).Tenant()).Where("id = ?", m.ID).Delete(&models.Metric{}).Error; err != nil {
 			return err
 		}
 		if err := dropRollup(tx, m.TenantID, m.ID); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, m.TenantID, "metric.deleted", "metric", m.ID)
+		return store.WriteAudit(ctx, tx, m.TenantID, "metric.deleted", "metric", m.ID)
 	})
 }
 
@@ -269,9 +286,9 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 	bound := idBound(settledBefore)
 	for n := 0; maxBatches == 0 || n < maxBatches; n++ {
 		done := false
-		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 			var m models.Metric
-			err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where(System(tenantID).Tenant()).Where("id = ?", metricID).Take(&m).Error
+			err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where(store.System(tenantID).Tenant()).Where("id = ?", metricID).Take(&m).Error
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return models.NotFound("METRIC_NOT_FOUND", "metric")
 			}
@@ -284,12 +301,12 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 			}
 			var evs []models.Event
 			q := matchType(tx.Model(&models.Event{}).Select("id", "type", "customer_id", "partner_id", "payload", "occurred_at").
-				Where(System(tenantID).Tenant()), m.EventType).
+				Where(store.System(tenantID).Tenant()), m.EventType).
 				Where("id > ? AND id < ?", m.RolledUpTo, bound)
 			if err := q.Order("id").Limit(rollupBatch).Find(&evs).Error; err != nil {
 				return err
 			}
-			if err := foldEvents(tx, s.dialect, &m, evs); err != nil {
+			if err := foldEvents(tx, s.core.Dialect(), &m, evs); err != nil {
 				return err
 			}
 			mark := bound
@@ -298,7 +315,7 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 			} else {
 				done = true
 			}
-			return tx.Model(&models.Metric{}).Where(System(tenantID).Tenant()).Where("id = ?", metricID).
+			return tx.Model(&models.Metric{}).Where(store.System(tenantID).Tenant()).Where("id = ?", metricID).
 				Updates(map[string]any{"rolled_up_to": mark, "numbered": m.Numbered}).Error
 		})
 		if err != nil || done {
@@ -341,7 +358,7 @@ func addChecked(a, b int64) (int64, error) {
 }
 
 // checkedIncrement adds the new row's column to the stored one, or yields NULL (refused by the
-// column's NOT NULL) when the sum would leave the 64-bit range: SQLite would silently turn it
+// column's NOT NULL) when the sum would leave the 64-bit range: store.SQLite would silently turn it
 // into a float.
 func checkedIncrement(col string) clause.Expr {
 	old, add := "metric_rollups."+col, "excluded."+col
@@ -358,7 +375,7 @@ func isNullViolation(err error) bool {
 
 // foldEvents adds events to the metric's rollup: hourly and daily sums, and for unique
 // metrics the daily sets of value ordinals.
-func foldEvents(tx *gorm.DB, dialect Dialect, m *models.Metric, evs []models.Event) error {
+func foldEvents(tx *gorm.DB, dialect store.Dialect, m *models.Metric, evs []models.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -387,7 +404,10 @@ func foldEvents(tx *gorm.DB, dialect Dialect, m *models.Metric, evs []models.Eve
 		if !o.Match {
 			continue
 		}
-		partner := deref(e.PartnerID)
+		partner := ""
+		if e.PartnerID != nil {
+			partner = *e.PartnerID
+		}
 		hour := e.OccurredAt.UTC().Truncate(time.Hour).Unix()
 		day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
 		if err := add(grainHour, hour, partner, o); err != nil {
@@ -410,7 +430,7 @@ func foldEvents(tx *gorm.DB, dialect Dialect, m *models.Metric, evs []models.Eve
 	for _, r := range agg {
 		rows = append(rows, r)
 	}
-	// Postgres refuses to update one row twice in one statement; keys are unique here.
+	// store.Postgres refuses to update one row twice in one statement; keys are unique here.
 	slices.SortFunc(rows, func(a, b *metricRollup) int {
 		if c := cmpInt(a.Grain, b.Grain); c != 0 {
 			return c
@@ -450,7 +470,7 @@ func cmpInt(a, b int64) int {
 
 // foldSets numbers new values (counting them in m.Numbered) and merges the day and month sets
 // of a batch into the stored ones.
-func foldSets(tx *gorm.DB, dialect Dialect, m *models.Metric, sets map[setKey][]string) error {
+func foldSets(tx *gorm.DB, dialect store.Dialect, m *models.Metric, sets map[setKey][]string) error {
 	var values []string
 	for _, vs := range sets {
 		values = append(values, vs...)
@@ -485,7 +505,7 @@ func foldSets(tx *gorm.DB, dialect Dialect, m *models.Metric, sets map[setKey][]
 		slices.Sort(starts)
 		for chunk := range slices.Chunk(slices.Compact(starts), 500) {
 			var have []metricUniqueSet
-			if err := tx.Where(System(m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start IN ?", m.ID, grain, chunk).Find(&have).Error; err != nil {
+			if err := tx.Where(store.System(m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start IN ?", m.ID, grain, chunk).Find(&have).Error; err != nil {
 				return err
 			}
 			for _, h := range have {
@@ -518,12 +538,12 @@ func foldSets(tx *gorm.DB, dialect Dialect, m *models.Metric, sets map[setKey][]
 }
 
 // lookupOrdinals finds the ordinals of the values the metric has numbered already.
-func lookupOrdinals(tx *gorm.DB, dialect Dialect, m *models.Metric, values []string) (map[string]int64, error) {
+func lookupOrdinals(tx *gorm.DB, dialect store.Dialect, m *models.Metric, values []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(values))
-	if dialect == Postgres && len(values) > 0 {
+	if dialect == store.Postgres && len(values) > 0 {
 		// One array parameter joined on the primary key: a long IN list is planned as a filter
 		// over every value of the metric while the table has no statistics yet.
-		tenant, tenantID := System(m.TenantID).PostgresTenantOf("u", 2)
+		tenant, tenantID := store.System(m.TenantID).PostgresTenantOf("u", 2)
 		rows, err := tx.Statement.ConnPool.QueryContext(tx.Statement.Context,
 			`SELECT u.value, u.ordinal FROM unnest($1::text[]) AS v(value)
 			 JOIN metric_unique_values u ON `+tenant+` AND u.metric_id = $3 AND u.value = v.value`, values, tenantID, m.ID)
@@ -543,7 +563,7 @@ func lookupOrdinals(tx *gorm.DB, dialect Dialect, m *models.Metric, values []str
 	}
 	for chunk := range slices.Chunk(values, 1000) {
 		var found []metricUniqueValue
-		if err := tx.Select("value", "ordinal").Where(System(m.TenantID).Tenant()).Where("metric_id = ? AND value IN ?", m.ID, chunk).Find(&found).Error; err != nil {
+		if err := tx.Select("value", "ordinal").Where(store.System(m.TenantID).Tenant()).Where("metric_id = ? AND value IN ?", m.ID, chunk).Find(&found).Error; err != nil {
 			return nil, err
 		}
 		for _, f := range found {
@@ -683,7 +703,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	}
 	if q.PartnerLevel != "" {
 		var ids []string
-		if err := sc.s.db.WithContext(ctx).Model(&models.Partner{}).Where(sc.scope.Tenant()).Where("level = ?", q.PartnerLevel).Pluck("id", &ids).Error; err != nil {
+		if err := sc.s.core.DB(ctx).Model(&models.Partner{}).Where(sc.scope.Tenant()).Where("level = ?", q.PartnerLevel).Pluck("id", &ids).Error; err != nil {
 			return nil, err
 		}
 		if partners != nil {
@@ -691,7 +711,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 		partners = append([]string{}, ids...)
 	}
-	c := &computation{dialect: sc.s.dialect, m: m, res: res, partners: partners, interval: q.Interval, starts: starts}
+	c := &computation{dialect: sc.s.core.Dialect(), m: m, res: res, partners: partners, interval: q.Interval, starts: starts}
 	if partners != nil && len(partners) == 0 {
 		if err := c.fill(nil, nil); err != nil {
 			return nil, err
@@ -704,10 +724,10 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 	}
 	var opts []*sql.TxOptions
-	if sc.s.dialect == Postgres {
+	if sc.s.core.Dialect() == store.Postgres {
 		opts = append(opts, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		return c.run(tx)
 	}, opts...)
 	if err != nil {
@@ -719,7 +739,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 // computation answers one compute from the rollup plus the events not rolled up yet, read in
 // one snapshot so that a concurrent catch-up cannot count an event twice.
 type computation struct {
-	dialect  Dialect
+	dialect  store.Dialect
 	m        *models.Metric
 	res      *models.MetricResult
 	partners []string
@@ -786,7 +806,7 @@ func cover(from, to time.Time, interval string, coarse, fine int64) []span {
 
 func (c *computation) run(tx *gorm.DB) error {
 	var state []models.Metric
-	if err := tx.Select("rolled_up_to", "numbered").Where(System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
+	if err := tx.Select("rolled_up_to", "numbered").Where(store.System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
 		return err
 	}
 	if len(state) == 0 {
@@ -796,7 +816,7 @@ func (c *computation) run(tx *gorm.DB) error {
 	// Events not rolled up yet.
 	var tail []models.Event
 	tq := matchType(tx.Model(&models.Event{}).Select("id", "type", "customer_id", "partner_id", "payload", "occurred_at").
-		Where(System(c.m.TenantID).Tenant()), c.m.EventType).
+		Where(store.System(c.m.TenantID).Tenant()), c.m.EventType).
 		Where("id > ? AND occurred_at >= ? AND occurred_at < ?", mark, c.res.From, c.res.To)
 	if err := c.scope(tq, "partner_id").Find(&tail).Error; err != nil {
 		return err
@@ -807,7 +827,7 @@ func (c *computation) run(tx *gorm.DB) error {
 		var part []bucketSums
 		q := tx.Model(&metricRollup{}).
 			Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
-			Where(System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
+			Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
 		if err := c.scope(q, "partner_id").Group("bucket_start").Find(&part).Error; err != nil {
 			if isOutOfRange(err) {
 				return errOverflow
@@ -876,7 +896,7 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 	for _, sp := range c.setSpans() {
 		var part []metricUniqueSet
 		q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
-			Where(System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
+			Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
 		if err := c.scope(q, "partner_id").Find(&part).Error; err != nil {
 			return nil, err
 		}

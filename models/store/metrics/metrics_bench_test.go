@@ -1,4 +1,4 @@
-package store_test
+package metrics_test
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
+	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 // Shape of the metric benchmark's data: one tenant with benchMetricEvents invoice.paid events
@@ -49,7 +50,7 @@ JOIN customers c ON c.tenant_id = @tenant AND c.id = @slug || '-' || lpad((((g.i
 }
 
 // seedBenchTenant creates a tenant with partners and customers and returns its operator scope.
-func seedBenchTenant(b *testing.B, st *store.Store, raw *gorm.DB, slug string) (*store.Scoped, string) {
+func seedBenchTenant(b *testing.B, st *stores.Set, raw *gorm.DB, slug string) (*stores.Scoped, string) {
 	b.Helper()
 	ctx := context.Background()
 	tenant := &models.Tenant{Slug: slug, Name: slug}
@@ -83,7 +84,7 @@ FROM generate_series(0, @customers - 1) AS j`,
 // rollups are built (and timed) before the measured loops; every measured compute still
 // catches its rollup up and reads the events not rolled up yet, as a request does.
 func BenchmarkMetricCompute(b *testing.B) {
-	st, raw := benchPostgres(b)
+	st, raw := storetest.BenchPostgres(b)
 	ctx := context.Background()
 	now := time.Now().UTC()
 	op, tenantID := seedBenchTenant(b, st, raw, "metrics")

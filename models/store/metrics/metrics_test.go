@@ -1,4 +1,4 @@
-package store_test
+package metrics_test
 
 import (
 	"context"
@@ -7,28 +7,28 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 // metricEnv is a tenant with a Gold partner (two customers), a Silver partner (one customer)
 // and an unattributed customer.
 type metricEnv struct {
-	s                *store.Store
+	s                *stores.Set
 	owner            *models.Principal
-	sc               *store.Scoped
+	sc               *stores.Scoped
 	gold, silver     string
 	c1, c2, c3, c4   string
-	goldSc, silverSc *store.Scoped
+	goldSc, silverSc *stores.Scoped
 	base             time.Time
 	tenantID         string
 	ctx              context.Context
 }
 
-func newMetricEnv(t *testing.T, s *store.Store, slug string) *metricEnv {
+func newMetricEnv(t *testing.T, s *stores.Set, slug string) *metricEnv {
 	t.Helper()
 	ctx := context.Background()
-	env := &metricEnv{s: s, ctx: ctx, owner: newTenant(t, s, slug)}
+	env := &metricEnv{s: s, ctx: ctx, owner: storetest.Tenant(t, s.Core(), slug)}
 	env.sc = s.For(env.owner)
 	env.tenantID = env.owner.TenantID
 	for _, p := range []struct {
@@ -43,7 +43,7 @@ func newMetricEnv(t *testing.T, s *store.Store, slug string) *metricEnv {
 	}
 	env.goldSc = s.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: env.tenantID, UserID: "u-gold", PartnerID: env.gold})
 	env.silverSc = s.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: env.tenantID, UserID: "u-silver", PartnerID: env.silver})
-	customer := func(sc *store.Scoped, email string) string {
+	customer := func(sc *stores.Scoped, email string) string {
 		c := &models.Customer{Email: &email}
 		if err := sc.CreateCustomer(ctx, c); err != nil {
 			t.Fatal(err)
@@ -76,7 +76,7 @@ func (env *metricEnv) metric(t *testing.T, name, kind, eventType, field string, 
 	return m
 }
 
-func (env *metricEnv) compute(t *testing.T, sc *store.Scoped, id string, q models.MetricQuery) *models.MetricResult {
+func (env *metricEnv) compute(t *testing.T, sc *stores.Scoped, id string, q models.MetricQuery) *models.MetricResult {
 	t.Helper()
 	if q.From.IsZero() {
 		q.From = env.base.AddDate(0, 0, -1)
@@ -113,7 +113,7 @@ func (env *metricEnv) seed(t *testing.T) {
 }
 
 func TestMetricsCountSumAndUniqueOverEventsWithAndWithoutRollup(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "metrics")
 		env.seed(t)
 		count := env.metric(t, "Invoices", models.MetricCount, "invoice.paid", "")
@@ -128,7 +128,7 @@ func TestMetricsCountSumAndUniqueOverEventsWithAndWithoutRollup(t *testing.T) {
 		type want struct{ value, skipped int64 }
 		cases := []struct {
 			name string
-			sc   *store.Scoped
+			sc   *stores.Scoped
 			m    *models.Metric
 			q    models.MetricQuery
 			want want
@@ -184,7 +184,7 @@ func TestMetricsCountSumAndUniqueOverEventsWithAndWithoutRollup(t *testing.T) {
 }
 
 func TestMetricSeriesFillEmptyBuckets(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "series")
 		env.seed(t)
 		sum := env.metric(t, "Revenue EUR", models.MetricSum, "invoice.paid", "amount",
@@ -252,7 +252,7 @@ func equal(a, b []int64) bool {
 }
 
 func TestMetricRulesAndScope(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "rules")
 		ctx := models.WithPrincipal(env.ctx, env.owner)
 		env.seed(t)
@@ -285,7 +285,7 @@ func TestMetricRulesAndScope(t *testing.T) {
 			}
 		})
 		t.Run("another tenant's metric reads as missing", func(t *testing.T) {
-			other := s.For(newTenant(t, s, "rules-other"))
+			other := s.For(storetest.Tenant(t, s.Core(), "rules-other"))
 			if _, err := other.ComputeMetric(env.ctx, m.ID, models.MetricQuery{}); code(err) != "METRIC_NOT_FOUND" {
 				t.Fatalf("err = %v", err)
 			}
@@ -346,7 +346,7 @@ func TestMetricRulesAndScope(t *testing.T) {
 }
 
 func TestConcurrentCatchUpsCountEveryEventOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "concurrent")
 		var batch []models.IngestEvent
 		for i := range 300 {
@@ -372,7 +372,7 @@ func TestConcurrentCatchUpsCountEveryEventOnce(t *testing.T) {
 }
 
 func TestUniqueCountsAgreeAcrossMonthAndDaySetsAndLateValues(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "months")
 		// Four months back, three customers on scattered days; c1 in every month.
 		start := time.Date(env.base.Year(), env.base.Month(), 1, 12, 0, 0, 0, time.UTC).AddDate(0, -4, 0)
@@ -427,7 +427,7 @@ func TestUniqueCountsAgreeAcrossMonthAndDaySetsAndLateValues(t *testing.T) {
 }
 
 func TestRolledUpSumsRefuseToOverflow(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		env := newMetricEnv(t, s, "overflow")
 		m := env.metric(t, "Revenue", models.MetricSum, "invoice.paid", "amount")
 		env.ingest(t, env.c1, "invoice.paid", `{"amount": 9000000000000000000}`, env.base)

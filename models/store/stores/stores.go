@@ -8,11 +8,24 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/idempotency"
+	"github.com/partnerd/partnerd/models/store/mail"
+	"github.com/partnerd/partnerd/models/store/metrics"
 	"github.com/partnerd/partnerd/models/store/webhooks"
 )
 
 // The module stores under the names they are embedded with.
 type (
+	// Idempotency keeps the idempotency keys of writes.
+	Idempotency = idempotency.Store
+	// Mail keeps the record of every message sent.
+	Mail = mail.Store
+	// ScopedMail is the mail record as one principal sees it.
+	ScopedMail = mail.Scoped
+	// Metrics keeps metrics and dashboards and computes metrics.
+	Metrics = metrics.Store
+	// ScopedMetrics is the metric store as one principal sees it.
+	ScopedMetrics = metrics.Scoped
 	// Webhooks keeps webhook endpoints, deliveries and attempts.
 	Webhooks = webhooks.Store
 	// ScopedWebhooks is the webhook store as one principal sees it.
@@ -22,6 +35,9 @@ type (
 // Set is the core store with the module stores built on it; it answers every store method.
 type Set struct {
 	*store.Store
+	*Idempotency
+	*Mail
+	*Metrics
 	*Webhooks
 }
 
@@ -36,7 +52,7 @@ func Open(ctx context.Context, cfg store.Config) (*Set, error) {
 
 // New builds every module store on core and registers their subscribers with its event outbox.
 func New(core *store.Store) *Set {
-	set := &Set{Store: core, Webhooks: webhooks.New(core)}
+	set := &Set{Store: core, Idempotency: idempotency.New(core), Mail: mail.New(core), Metrics: metrics.New(core), Webhooks: webhooks.New(core)}
 	core.AddListeners(set.EventPatterns)
 	return set
 }
@@ -47,10 +63,12 @@ func (s *Set) Core() *store.Store { return s.Store }
 // Scoped is every store as one principal sees it.
 type Scoped struct {
 	*store.Scoped
+	*ScopedMail
+	*ScopedMetrics
 	*ScopedWebhooks
 }
 
 // For returns every store scoped to p.
 func (s *Set) For(p *models.Principal) *Scoped {
-	return &Scoped{Scoped: s.Store.For(p), ScopedWebhooks: s.Webhooks.For(p)}
+	return &Scoped{Scoped: s.Store.For(p), ScopedMail: s.Mail.For(p), ScopedMetrics: s.Metrics.For(p), ScopedWebhooks: s.Webhooks.For(p)}
 }

@@ -135,3 +135,62 @@ func Tenant(t testing.TB, s *store.Store, slug string) *models.Principal {
 	}
 	return &models.Principal{Kind: models.PrincipalOperator, TenantID: tenant.ID, UserID: owner.ID}
 }
+
+// BenchPostgres opens a migrated store in a schema of its own on the test Postgres server, and
+// a raw gorm handle on the same schema; it skips without PARTNERD_TEST_DATABASE_URL.
+func BenchPostgres(b *testing.B) (*stores.Set, *gorm.DB) {
+	b.Helper()
+	base := PostgresURL(b)
+	if base == "" {
+		b.Skipf("%s is not set", PostgresEnv)
+	}
+	admin, err := gorm.Open(postgres.Open(base), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	schema := "bench_" + hex.EncodeToString(r[:])
+	if err := admin.Exec("CREATE SCHEMA " + schema).Error; err != nil {
+		b.Fatal(err)
+	}
+	u, _ := url.Parse(base)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	ctx := context.Background()
+	st, err := stores.Open(ctx, store.Config{URL: u.String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := gorm.Open(postgres.Open(u.String()), &gorm.Config{Logger: logger.Discard, SkipDefaultTransaction: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sqlDB, _ := raw.DB()
+	sqlDB.SetMaxOpenConns(32)
+	sqlDB.SetMaxIdleConns(32)
+	b.Cleanup(func() {
+		_ = st.Close()
+		_ = sqlDB.Close()
+		_ = admin.Exec("DROP SCHEMA " + schema + " CASCADE").Error
+		if d, err := admin.DB(); err == nil {
+			_ = d.Close()
+		}
+	})
+	if err := st.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return st, raw
+}
+
+// Code is the code of a domain error, the text of another error, or "" without one.
+func Code(err error) string {
+	if e, ok := models.AsError(err); ok {
+		return e.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
