@@ -264,7 +264,7 @@ type bootstrapLogin struct {
 	Email, Password string
 	PasswordFromEnv bool
 	// Partners are the demo partner admins; they sign in with the same password.
-	Partners []store.DemoPartnerLogin
+	Partners []stores.DemoPartnerLogin
 }
 
 // bootstrap creates the demo tenant and its owner when the database has no tenant yet.

@@ -12,8 +12,8 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// mustJSON encodes an event payload; the payload types always encode.
-func mustJSON(v any) string {
+// MustJSON encodes an event payload; the payload types always encode.
+func MustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err)
@@ -33,7 +33,7 @@ func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description st
 	now := time.Now().UTC()
 	p := &models.CommissionPlan{
 		ID: models.NewID(), TenantID: sc.p.TenantID, Name: name, Description: description, Status: models.PlanActive,
-		Trigger: def.Trigger, ClawbackTrigger: def.ClawbackTrigger, Version: 1, Definition: mustJSON(def),
+		Trigger: def.Trigger, ClawbackTrigger: def.ClawbackTrigger, Version: 1, Definition: MustJSON(def),
 		CreatedBy: sc.p.UserID, CreatedAt: now, UpdatedAt: now,
 	}
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -69,14 +69,14 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 	}
 	var p models.CommissionPlan
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := lockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
-			return notFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+		if err := LockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
+			return NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
 			return models.Conflict("COMMISSION_PLAN_ARCHIVED", "an archived plan cannot change")
 		}
 		p.Name, p.Description, p.Trigger, p.ClawbackTrigger = name, description, def.Trigger, def.ClawbackTrigger
-		p.Definition, p.Version, p.UpdatedAt = mustJSON(def), p.Version+1, time.Now().UTC()
+		p.Definition, p.Version, p.UpdatedAt = MustJSON(def), p.Version+1, time.Now().UTC()
 		p.CreatedBy = sc.p.UserID
 		if err := tx.Model(&p).Select("name", "description", "trigger_type", "clawback_trigger", "definition", "version", "updated_at").Updates(&p).Error; err != nil {
 			return err
@@ -100,8 +100,8 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 	}
 	var p models.CommissionPlan
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := lockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
-			return notFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+		if err := LockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
+			return NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
 			return nil
@@ -138,7 +138,7 @@ func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.Commis
 	}
 	var p models.CommissionPlan
 	err := sc.tenantRows(ctx, &models.CommissionPlan{}).Where("id = ?", id).Take(&p).Error
-	return &p, notFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+	return &p, NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 }
 
 // CommissionPlanVersions lists every version of a plan, oldest first.
@@ -165,7 +165,7 @@ func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]mod
 	}
 	var partner *models.Partner
 	if e.PartnerID != nil {
-		p, err := sc.s.partnerOf(ctx, sc.p.TenantID, *e.PartnerID)
+		p, err := sc.s.PartnerOf(ctx, sc.p.TenantID, *e.PartnerID)
 		if err != nil {
 			return nil, models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: *e.PartnerID})
 		}
@@ -273,7 +273,7 @@ func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string)
 func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.CommissionPlan) (models.AccrualResult, error) {
 	res := models.AccrualResult{PlanID: plan.ID}
 	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		partner, err := s.lockPartner(tx, e.TenantID, *e.PartnerID)
+		partner, err := s.LockPartner(tx, e.TenantID, *e.PartnerID)
 		if models.ErrorKind(err) == models.KindNotFound {
 			res.Reason = "the event's partner no longer exists"
 			return nil
@@ -343,7 +343,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 
 func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent {
 	partner, id := a.PartnerID, a.ID
-	return models.NewEvent{Type: typ, PartnerID: &partner, CustomerID: a.CustomerID, SubjectID: &id, Payload: mustJSON(models.CommissionAccruedPayload{
+	return models.NewEvent{Type: typ, PartnerID: &partner, CustomerID: a.CustomerID, SubjectID: &id, Payload: MustJSON(models.CommissionAccruedPayload{
 		AccrualID: a.ID, PlanID: a.PlanID, PlanVersion: a.PlanVersion, PartnerID: a.PartnerID, SourceEventID: a.SourceEventID,
 		SourceAmount: a.SourceAmount, RateBps: a.RateBps, Amount: a.Amount, Currency: a.Currency, Status: a.Status,
 		AvailableAt: a.AvailableAt, Reason: reason,
@@ -364,7 +364,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 		} else if err != nil {
 			return err
 		}
-		if _, err := s.lockPartner(tx, tenantID, a.PartnerID); err != nil {
+		if _, err := s.LockPartner(tx, tenantID, a.PartnerID); err != nil {
 			return err
 		}
 		if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error; err != nil {
@@ -444,7 +444,7 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 			continue
 		}
 		err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-			if _, err := s.lockPartner(tx, tenantID, *e.PartnerID); err != nil {
+			if _, err := s.LockPartner(tx, tenantID, *e.PartnerID); err != nil {
 				return err
 			}
 			// Remembered for an accrual whose source event is processed later than this one.
@@ -479,9 +479,9 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 	var a models.Accrual
 	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
-			return notFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
+			return NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 		}
-		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
 			return err
 		}
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
@@ -516,7 +516,7 @@ func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg m
 func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, error) {
 	var a models.Accrual
 	err := sc.partnerRows(ctx, &models.Accrual{}, "partner_id").Where("id = ?", id).Take(&a).Error
-	return &a, notFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
+	return &a, NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 }
 
 // PendingAccruals lists accruals still in their holding period, for the release timers to
@@ -563,8 +563,8 @@ func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType str
 	return accrue, clawback, err
 }
 
-// lockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
-func lockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
+// LockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
+func LockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
 	q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
 	if s.dialect == Postgres {
 		q = q.Clauses(lockForUpdate)
@@ -572,8 +572,8 @@ func lockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
 	return q.Take(dest).Error
 }
 
-// notFoundAs turns a missing row into a not-found error with the given code.
-func notFoundAs(err error, code, what string) error {
+// NotFoundAs turns a missing row into a not-found error with the given code.
+func NotFoundAs(err error, code, what string) error {
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return models.NotFound(code, what)
 	}

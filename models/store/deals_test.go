@@ -8,6 +8,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -370,8 +371,8 @@ func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 }
 
 func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
-		owner := newTenant(t, s, "demo")
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		owner := newTenant(t, s.Core(), "demo")
 		logins, err := s.SeedDemo(context.Background(), owner.TenantID, owner.UserID, "x", demoKeys(t))
 		if err != nil || len(logins) != 2 {
 			t.Fatalf("seed = %v, %v", logins, err)

@@ -70,7 +70,7 @@ func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (boo
 var systemSubscriptions = []string{models.EventDealApproved, models.EventWithdrawalApproved}
 
 // Listeners lists the event-type patterns one kind of subscriber kept outside this package
-// (webhook endpoints) listens to in a tenant.
+// (webhook endpoints, playbooks) listens to in a tenant.
 type Listeners func(ctx context.Context, tenantID string) ([]string, error)
 
 // AddListeners adds a kind of subscriber whose patterns decide, with the plans, playbooks and
@@ -88,11 +88,7 @@ func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]st
 		patterns = append(patterns, more...)
 	}
 	plans, err := s.commissionPatterns(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	playbooks, err := s.playbookPatterns(ctx, tenantID)
-	return append(append(append(patterns, plans...), playbooks...), systemSubscriptions...), err
+	return append(append(patterns, plans...), systemSubscriptions...), err
 }
 
 // Outbox collects the events one transaction writes, to dispatch them after commit.

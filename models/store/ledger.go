@@ -14,11 +14,11 @@ import (
 // lockForUpdate locks the rows a query reads for the rest of its transaction (Postgres).
 var lockForUpdate = clause.Locking{Strength: "UPDATE"}
 
-// lockPartner serialises the money movements of one partner: it locks the partner's row for
+// LockPartner serialises the money movements of one partner: it locks the partner's row for
 // the rest of tx on Postgres (SQLite transactions are immediate and serialised anyway). Every
 // transaction that books ledger movements takes this lock first, so balances read after it
 // cannot change before commit.
-func (s *Store) lockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {
+func (s *Store) LockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {
 	q := tx.Model(&models.Partner{}).Where(System(tenantID).Tenant()).Where("id = ?", partnerID)
 	if s.dialect == Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
@@ -32,8 +32,8 @@ func (s *Store) lockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Pa
 	return &p, nil
 }
 
-// actorOf names who books a movement: the principal in ctx, or "system".
-func actorOf(ctx context.Context) string {
+// ActorOf names who books a movement: the principal in ctx, or "system".
+func ActorOf(ctx context.Context) string {
 	if p := models.PrincipalFrom(ctx); p != nil {
 		return p.ActorRef()
 	}
@@ -50,7 +50,7 @@ func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models
 	mv := &models.LedgerMovement{
 		ID: models.NewID(), TenantID: tenantID, PartnerID: m.PartnerID, Currency: m.Currency, Kind: m.Kind, Key: m.Key,
 		SourceType: m.SourceType, SourceID: m.SourceID, ReversesID: m.ReversesID, Reason: m.Reason,
-		CreatedBy: actorOf(ctx), CreatedAt: now,
+		CreatedBy: ActorOf(ctx), CreatedAt: now,
 	}
 	res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(mv)
 	if res.Error != nil {
@@ -191,7 +191,7 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 	if sc.p.PartnerID != "" && partnerID != sc.p.PartnerID {
 		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only see your own statements")
 	}
-	if _, err := sc.s.partnerOf(ctx, sc.p.TenantID, partnerID); err != nil {
+	if _, err := sc.s.PartnerOf(ctx, sc.p.TenantID, partnerID); err != nil {
 		return nil, err
 	}
 	st := &models.Statement{PartnerID: partnerID, Currency: currency, From: from, To: to}
@@ -227,8 +227,8 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 	return st, nil
 }
 
-// partnerOf finds a partner of a tenant.
-func (s *Store) partnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
+// PartnerOf finds a partner of a tenant.
+func (s *Store) PartnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
 	var p models.Partner
 	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", partnerID).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -249,7 +249,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 	}
 	var mv *models.LedgerMovement
 	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
 			if models.ErrorKind(err) == models.KindNotFound {
 				return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: a.PartnerID})
 			}
@@ -257,7 +257,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		}
 		var created bool
 		var err error
-		mv, created, err = sc.s.bookAdjustment(ctx, tx, ev, sc.p.TenantID, a.PartnerID, a.Currency, a.Amount, a.Reason,
+		mv, created, err = sc.s.BookAdjustment(ctx, tx, ev, sc.p.TenantID, a.PartnerID, a.Currency, a.Amount, a.Reason,
 			"adjustment:"+a.Key, models.SourceAdjustment, a.Key)
 		if err != nil || created {
 			return err
@@ -279,10 +279,10 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 	return mv, sc.s.loadEntries(ctx, mv)
 }
 
-// bookAdjustment moves amount between a partner's earned and available accounts under the
+// BookAdjustment moves amount between a partner's earned and available accounts under the
 // movement key (once per key), and when it books it audits it and emits ledger.adjusted. The
 // caller holds the partner's lock.
-func (s *Store) bookAdjustment(ctx context.Context, tx *gorm.DB, ev *Outbox, tenantID, partnerID, currency string, amount int64,
+func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *Outbox, tenantID, partnerID, currency string, amount int64,
 	reason, key, sourceType, sourceID string) (*models.LedgerMovement, bool, error) {
 	mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
 		PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: key,
@@ -297,7 +297,7 @@ func (s *Store) bookAdjustment(ctx context.Context, tx *gorm.DB, ev *Outbox, ten
 	}
 	pid := partnerID
 	_, err = ev.Emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
-		Payload: mustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
+		Payload: MustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
 	return mv, true, err
 }
 

@@ -205,15 +205,15 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 		return p, nil
 	}
 	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		return savePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
+		return SavePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
 	})
 	return p, err
 }
 
-// savePartnerChange writes updates (the columns named by changed) to partner p, which already
+// SavePartnerChange writes updates (the columns named by changed) to partner p, which already
 // holds the new values, audits the change, and emits partner.status_changed and
 // partner.level_changed when the status or level moved from fromStatus or fromLevel.
-func savePartnerChange(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
+func SavePartnerChange(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
 	if err := tx.Model(&models.Partner{}).Where(System(p.TenantID).Tenant()).Where("id = ?", p.ID).Updates(updates).Error; err != nil {
 		return err
 	}

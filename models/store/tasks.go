@@ -96,7 +96,7 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 // taskEvent is a task.* event about t.
 func taskEvent(typ string, t *models.Task) models.NewEvent {
 	id := t.ID
-	return models.NewEvent{Type: typ, PartnerID: t.PartnerID, SubjectID: &id, Payload: mustJSON(models.TaskEventPayload{
+	return models.NewEvent{Type: typ, PartnerID: t.PartnerID, SubjectID: &id, Payload: MustJSON(models.TaskEventPayload{
 		TaskID: t.ID, PartnerID: deref(t.PartnerID), Title: t.Title, Status: t.Status, LinkType: t.LinkType, LinkID: t.LinkID})}
 }
 

@@ -18,7 +18,7 @@ func (sc *Scoped) AddPayoutMethod(ctx context.Context, m *models.PayoutMethod) e
 	if sc.p.PartnerID != "" && m.PartnerID == "" {
 		m.PartnerID = sc.p.PartnerID
 	}
-	m.TenantID, m.CreatedBy, m.CreatedAt = sc.p.TenantID, actorOf(ctx), time.Now().UTC()
+	m.TenantID, m.CreatedBy, m.CreatedAt = sc.p.TenantID, ActorOf(ctx), time.Now().UTC()
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := sc.checkPartner(ctx, tx, m.PartnerID, "body.partnerId"); err != nil {
 			return err
@@ -46,7 +46,7 @@ func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg mo
 func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMethod, error) {
 	var m models.PayoutMethod
 	err := sc.partnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("id = ?", id).Take(&m).Error
-	return &m, notFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
+	return &m, NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
 }
 
 // RemovePayoutMethod retires a payout method; withdrawals already made keep it.
@@ -58,7 +58,7 @@ func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
 			q = q.Where("partner_id = ?", sc.p.PartnerID)
 		}
 		if err := q.Take(&m).Error; err != nil {
-			return notFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
+			return NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
 		}
 		now := time.Now().UTC()
 		if err := tx.Model(&m).Update("removed_at", now).Error; err != nil {
@@ -136,7 +136,7 @@ func (sc *Scoped) ListWithdrawals(ctx context.Context, f models.WithdrawalFilter
 func (sc *Scoped) Withdrawal(ctx context.Context, id string) (*models.Withdrawal, *models.Payout, error) {
 	var w models.Withdrawal
 	if err := sc.withdrawalRows(ctx).Where("id = ?", id).Take(&w).Error; err != nil {
-		return nil, nil, notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+		return nil, nil, NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
 	err := sc.s.db.WithContext(ctx).Where(System(w.TenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(&p).Error
@@ -153,7 +153,7 @@ func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.
 	if p != nil {
 		payload.PayoutID = p.ID
 	}
-	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: mustJSON(payload)}
+	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: MustJSON(payload)}
 }
 
 // RequestWithdrawal holds amount of the partner's available balance for a payout. It refuses
@@ -189,7 +189,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 				return err
 			}
 		}
-		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, partnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, partnerID); err != nil {
 			return err
 		}
 		if key != "" {
@@ -269,9 +269,9 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 			q = q.Where("partner_id = ?", partnerScope)
 		}
 		if err := q.Take(&w).Error; err != nil {
-			return notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+			return NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
-		if _, err := s.lockPartner(tx, tenantID, w.PartnerID); err != nil {
+		if _, err := s.LockPartner(tx, tenantID, w.PartnerID); err != nil {
 			return err
 		}
 		if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
@@ -417,9 +417,9 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 	var w models.Withdrawal
 	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
-			return notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+			return NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
-		if _, err := sc.s.lockPartner(tx, sc.p.TenantID, w.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, w.PartnerID); err != nil {
 			return err
 		}
 		var p models.Payout
@@ -505,11 +505,11 @@ func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) 
 	db := s.db.WithContext(ctx)
 	var w models.Withdrawal
 	if err = db.Where(System(tenantID).Tenant()).Where("id = ?", withdrawalID).Take(&w).Error; err != nil {
-		return order, "", "", false, notFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+		return order, "", "", false, NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
 	if err = db.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&p).Error; err != nil {
-		return order, "", "", false, notFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
+		return order, "", "", false, NotFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
 	}
 	if w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending {
 		return order, "", "", false, nil

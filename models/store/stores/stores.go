@@ -11,6 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/mail"
 	"github.com/partnerd/partnerd/models/store/metrics"
+	"github.com/partnerd/partnerd/models/store/playbooks"
 	"github.com/partnerd/partnerd/models/store/webhooks"
 )
 
@@ -26,6 +27,10 @@ type (
 	Metrics = metrics.Store
 	// ScopedMetrics is the metric store as one principal sees it.
 	ScopedMetrics = metrics.Scoped
+	// Playbooks keeps playbooks, their versions, runs and effects.
+	Playbooks = playbooks.Store
+	// ScopedPlaybooks is the playbook store as one principal sees it.
+	ScopedPlaybooks = playbooks.Scoped
 	// Webhooks keeps webhook endpoints, deliveries and attempts.
 	Webhooks = webhooks.Store
 	// ScopedWebhooks is the webhook store as one principal sees it.
@@ -38,6 +43,7 @@ type Set struct {
 	*Idempotency
 	*Mail
 	*Metrics
+	*Playbooks
 	*Webhooks
 }
 
@@ -52,8 +58,10 @@ func Open(ctx context.Context, cfg store.Config) (*Set, error) {
 
 // New builds every module store on core and registers their subscribers with its event outbox.
 func New(core *store.Store) *Set {
-	set := &Set{Store: core, Idempotency: idempotency.New(core), Mail: mail.New(core), Metrics: metrics.New(core), Webhooks: webhooks.New(core)}
-	core.AddListeners(set.EventPatterns)
+	set := &Set{Store: core, Idempotency: idempotency.New(core), Mail: mail.New(core), Metrics: metrics.New(core),
+		Playbooks: playbooks.New(core), Webhooks: webhooks.New(core)}
+	core.AddListeners(set.Webhooks.EventPatterns)
+	core.AddListeners(set.Playbooks.EventPatterns)
 	return set
 }
 
@@ -65,10 +73,12 @@ type Scoped struct {
 	*store.Scoped
 	*ScopedMail
 	*ScopedMetrics
+	*ScopedPlaybooks
 	*ScopedWebhooks
 }
 
 // For returns every store scoped to p.
 func (s *Set) For(p *models.Principal) *Scoped {
-	return &Scoped{Scoped: s.Store.For(p), ScopedMail: s.Mail.For(p), ScopedMetrics: s.Metrics.For(p), ScopedWebhooks: s.Webhooks.For(p)}
+	return &Scoped{Scoped: s.Store.For(p), ScopedMail: s.Mail.For(p), ScopedMetrics: s.Metrics.For(p),
+		ScopedPlaybooks: s.Playbooks.For(p), ScopedWebhooks: s.Webhooks.For(p)}
 }

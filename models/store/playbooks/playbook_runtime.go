@@ -1,4 +1,4 @@
-package store
+package playbooks
 
 import (
 	"context"
@@ -10,11 +10,12 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // PlaybookPartner finds a partner of a tenant with its custom fields, for run expressions.
 func (s *Store) PlaybookPartner(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
-	return s.partnerOf(ctx, tenantID, partnerID)
+	return s.core.PartnerOf(ctx, tenantID, partnerID)
 }
 
 // RunsWaitingFor lists the running runs whose wait_for_event step awaits an event of this
@@ -25,9 +26,9 @@ func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, 
 		RunID  string
 		Output string
 	}
-	q := s.db.WithContext(ctx).Table("playbook_steps AS s").Select("s.run_id, s.output").
+	q := s.core.DB(ctx).Table("playbook_steps AS s").Select("s.run_id, s.output").
 		Joins("JOIN playbook_runs AS r ON r.id = s.run_id AND r.tenant_id = s.tenant_id").
-		Where(System(tenantID).TenantOf("s")).Where("s.kind = ? AND s.status = ? AND r.status = ?", models.NodeWaitForEvent, models.StepRunning, models.RunRunning)
+		Where(store.System(tenantID).TenantOf("s")).Where("s.kind = ? AND s.status = ? AND r.status = ?", models.NodeWaitForEvent, models.StepRunning, models.RunRunning)
 	if partnerID != nil {
 		q = q.Where("r.partner_id = ?", *partnerID)
 	} else {
@@ -56,7 +57,7 @@ func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, 
 // when none was set.
 func (s *Store) PlaybookWebhookSecret(ctx context.Context, tenantID string) (models.Sealed, error) {
 	var st models.PlaybookSettings
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Take(&st).Error
+	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}
@@ -70,12 +71,12 @@ func (sc *Scoped) SetPlaybookWebhookSecret(ctx context.Context, sealed models.Se
 		return time.Time{}, err
 	}
 	st := models.PlaybookSettings{TenantID: sc.p.TenantID, WebhookSecret: sealed, UpdatedAt: time.Now().UTC()}
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "tenant_id"}},
 			DoUpdates: clause.AssignmentColumns([]string{"webhook_secret", "updated_at"})}).Create(&st).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "playbook_settings.secret_rotated", "tenant", sc.p.TenantID, "webhookSecret")
+		return store.WriteAudit(ctx, tx, sc.p.TenantID, "playbook_settings.secret_rotated", "tenant", sc.p.TenantID, "webhookSecret")
 	})
 	return st.UpdatedAt, err
 }

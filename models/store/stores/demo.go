@@ -1,10 +1,11 @@
-package store
+package stores
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // DemoPartnerLogin is a partner user the demo seed created.
@@ -18,7 +19,7 @@ type DemoPartnerLogin struct {
 // 10 % commission plan on won deals with a 14-day holding period and the accruals of the won
 // deals; when keys can seal payout details, an opening balance and one withdrawal awaiting
 // approval; and two enabled playbooks, onboarding and deal won.
-func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string, keys *models.Keyring) ([]DemoPartnerLogin, error) {
+func (s *Set) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash string, keys *models.Keyring) ([]DemoPartnerLogin, error) {
 	op := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: ownerUserID})
 	if _, err := op.CreateCommissionPlan(ctx, "Resellers 10 % on won deals", "Ten percent of every won deal, available after 14 days.",
 		models.PlanDefinition{Trigger: models.EventDealWon, HoldingDays: 14,
@@ -139,11 +140,11 @@ func (s *Store) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHas
 
 // seedDemoWithdrawal gives the first partner a bank account, an opening balance carried over
 // from a previous program, and a withdrawal waiting for finance.
-func (s *Store) seedDemoWithdrawal(ctx context.Context, op, partner *Scoped, keys *models.Keyring) error {
-	pid := partner.p.PartnerID
-	m := &models.PayoutMethod{ID: NewPayoutMethodID(), Kind: models.PayoutBank, Label: "Main account", Masked: "IBAN ••••3000"}
+func (s *Set) seedDemoWithdrawal(ctx context.Context, op, partner *Scoped, keys *models.Keyring) error {
+	pid := partner.Principal().PartnerID
+	m := &models.PayoutMethod{ID: store.NewPayoutMethodID(), Kind: models.PayoutBank, Label: "Main account", Masked: "IBAN ••••3000"}
 	sealed, err := keys.Seal(`{"accountHolder":"Northwind Traders","iban":"DE89370400440532013000","bic":"COBADEFFXXX"}`,
-		models.SealContext{TenantID: partner.p.TenantID, Table: "payout_methods", RowID: m.ID, Field: "details"})
+		models.SealContext{TenantID: partner.Principal().TenantID, Table: "payout_methods", RowID: m.ID, Field: "details"})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,6 @@
-package store
+// Package playbooks keeps playbooks, their immutable versions, runs, steps, documents and
+// effects: the playbook module's persistence and the actions runs take, on the core store.
+package playbooks
 
 import (
 	"context"
@@ -11,7 +13,32 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
+
+// Store keeps the playbooks of every tenant, their versions, runs, steps and effects, and carries out the actions runs take.
+type Store struct {
+	core *store.Store
+}
+
+// New is the playbooks store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the playbook store as one principal sees it: operators author playbooks; partners read the runs and documents of their own organisation.
+type Scoped struct {
+	s     *Store
+	p     models.Principal
+	scope store.Scope
+}
+
+// For returns the playbooks store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
+	if p != nil {
+		sc.p = *p
+	}
+	return sc
+}
 
 // Where playbook actions come from, on the tasks and ledger movements they make.
 const (
@@ -58,11 +85,11 @@ func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error 
 	now := time.Now().UTC()
 	p.ID, p.TenantID, p.Status, p.PublishedVersion = models.NewID(), sc.p.TenantID, models.PlaybookDraft, 0
 	p.Graph, p.CreatedAt, p.UpdatedAt = withEmptyLists(p.Graph), now, now
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(p).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, p.TenantID, "playbook.created", "playbook", p.ID, "name", "description", "graph", "concurrencyLimit")
+		return store.WriteAudit(ctx, tx, p.TenantID, "playbook.created", "playbook", p.ID, "name", "description", "graph", "concurrencyLimit")
 	})
 }
 
@@ -72,11 +99,11 @@ func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Pa
 	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, "", err
 	}
-	q := sc.tenantRows(ctx, &models.Playbook{})
+	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{}))
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	return Page(q, pg, func(p models.Playbook) string { return p.ID })
+	return store.Page(q, pg, func(p models.Playbook) string { return p.ID })
 }
 
 // Playbook finds one playbook; operators only.
@@ -85,9 +112,9 @@ func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, er
 		return nil, err
 	}
 	var p models.Playbook
-	err := sc.tenantRows(ctx, &models.Playbook{}).Where("id = ?", id).Take(&p).Error
+	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{})).Where("id = ?", id).Take(&p).Error
 	if err != nil {
-		return nil, notFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
+		return nil, store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 	}
 	return &p, nil
 }
@@ -99,9 +126,9 @@ func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func
 		return nil, err
 	}
 	var p models.Playbook
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := lockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
-			return notFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.p.TenantID, id); err != nil {
+			return store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
 		changed, err := fn(tx, &p)
 		if err != nil || len(changed) == 0 {
@@ -112,7 +139,7 @@ func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func
 			Updates(&p).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, p.TenantID, action, "playbook", p.ID, changed...)
+		return store.WriteAudit(ctx, tx, p.TenantID, action, "playbook", p.ID, changed...)
 	})
 	if err != nil {
 		return nil, err
@@ -172,7 +199,7 @@ func (sc *Scoped) PublishPlaybook(ctx context.Context, id string) (*models.Playb
 	if err != nil {
 		return nil, err
 	}
-	sc.s.InvalidateSubscriptions(p.TenantID)
+	sc.s.core.InvalidateSubscriptions(p.TenantID)
 	return v, nil
 }
 
@@ -182,7 +209,7 @@ func (sc *Scoped) PlaybookVersions(ctx context.Context, id string) ([]models.Pla
 		return nil, err
 	}
 	var vs []models.PlaybookVersion
-	err := sc.tenantRows(ctx, &models.PlaybookVersion{}).Where("playbook_id = ?", id).Order("version").Limit(maxPlaybookVersions).Find(&vs).Error
+	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookVersion{})).Where("playbook_id = ?", id).Order("version").Limit(maxPlaybookVersions).Find(&vs).Error
 	return vs, err
 }
 
@@ -209,7 +236,7 @@ func (sc *Scoped) SetPlaybookStatus(ctx context.Context, id, status string) (*mo
 	if err != nil {
 		return nil, err
 	}
-	sc.s.InvalidateSubscriptions(p.TenantID)
+	sc.s.core.InvalidateSubscriptions(p.TenantID)
 	return p, nil
 }
 
@@ -218,14 +245,14 @@ func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilt
 	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, "", err
 	}
-	q := sc.tenantRows(ctx, &models.PlaybookRun{})
+	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{}))
 	if f.PlaybookID != "" {
 		q = q.Where("playbook_id = ?", f.PlaybookID)
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	return Page(q, pg, func(r models.PlaybookRun) string { return r.ID })
+	return store.Page(q, pg, func(r models.PlaybookRun) string { return r.ID })
 }
 
 func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookRun, error) {
@@ -233,8 +260,8 @@ func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookR
 		return nil, err
 	}
 	var r models.PlaybookRun
-	if err := sc.tenantRows(ctx, &models.PlaybookRun{}).Where("id = ?", id).Take(&r).Error; err != nil {
-		return nil, notFoundAs(err, "RUN_NOT_FOUND", "playbook run")
+	if err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{})).Where("id = ?", id).Take(&r).Error; err != nil {
+		return nil, store.NotFoundAs(err, "RUN_NOT_FOUND", "playbook run")
 	}
 	return &r, nil
 }
@@ -246,7 +273,7 @@ func (sc *Scoped) PlaybookRun(ctx context.Context, id string) (*models.PlaybookR
 		return nil, nil, err
 	}
 	var steps []models.PlaybookStep
-	err = sc.tenantRows(ctx, &models.PlaybookStep{}).Where("run_id = ?", id).Order("id").Limit(maxRunSteps).Find(&steps).Error
+	err = sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookStep{})).Where("run_id = ?", id).Order("id").Limit(maxRunSteps).Find(&steps).Error
 	if err != nil {
 		return nil, nil, err
 	}
@@ -269,8 +296,8 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 	if r.CancelRequested {
 		return r, nil
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.PlaybookRun{}).Where(System(r.TenantID).Tenant()).Where("id = ? AND status IN ?", r.ID, activeRunStatuses).
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.PlaybookRun{}).Where(store.System(r.TenantID).Tenant()).Where("id = ? AND status IN ?", r.ID, activeRunStatuses).
 			Update("cancel_requested", true)
 		if res.Error != nil {
 			return res.Error
@@ -278,7 +305,7 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 		if res.RowsAffected == 0 {
 			return notActive("finished")
 		}
-		return WriteAudit(ctx, tx, r.TenantID, "playbook_run.cancel_requested", "playbook_run", r.ID, "cancelRequested")
+		return store.WriteAudit(ctx, tx, r.TenantID, "playbook_run.cancel_requested", "playbook_run", r.ID, "cancelRequested")
 	})
 	if err != nil {
 		return nil, err
@@ -288,7 +315,7 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 }
 
 func (sc *Scoped) documentRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Document{}, "partner_id")
+	return sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Document{}), "partner_id")
 }
 
 // ListDocuments lists the documents the principal may see, optionally of one partner, oldest
@@ -298,14 +325,14 @@ func (sc *Scoped) ListDocuments(ctx context.Context, partnerID string, pg models
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
-	return Page(q, pg, func(d models.Document) string { return d.ID })
+	return store.Page(q, pg, func(d models.Document) string { return d.ID })
 }
 
 // Document finds one document the principal may see.
 func (sc *Scoped) Document(ctx context.Context, id string) (*models.Document, error) {
 	var d models.Document
 	if err := sc.documentRows(ctx).Where("id = ?", id).Take(&d).Error; err != nil {
-		return nil, notFoundAs(err, "DOCUMENT_NOT_FOUND", "document")
+		return nil, store.NotFoundAs(err, "DOCUMENT_NOT_FOUND", "document")
 	}
 	return &d, nil
 }
@@ -321,10 +348,10 @@ type enabledPlaybook struct {
 // enabledPlaybooks lists a tenant's enabled playbooks with their published graphs.
 func (s *Store) enabledPlaybooks(ctx context.Context, tenantID string) ([]enabledPlaybook, error) {
 	var rows []enabledPlaybook
-	err := s.db.WithContext(ctx).Table("playbooks AS p").
+	err := s.core.DB(ctx).Table("playbooks AS p").
 		Select("p.id, p.published_version, p.concurrency_limit, v.graph").
 		Joins("JOIN playbook_versions AS v ON v.playbook_id = p.id AND v.version = p.published_version").
-		Where(System(tenantID).TenantOf("p")).Where("p.status = ? AND p.published_version > 0", models.PlaybookEnabled).
+		Where(store.System(tenantID).TenantOf("p")).Where("p.status = ? AND p.published_version > 0", models.PlaybookEnabled).
 		Order("p.id").Scan(&rows).Error
 	return rows, err
 }
@@ -357,10 +384,10 @@ func (s *Store) PlaybooksFor(ctx context.Context, tenantID, eventType string) ([
 	return out, nil
 }
 
-// playbookPatterns lists the event types playbooks of a tenant listen to: the triggers of
+// EventPatterns lists the event types playbooks of a tenant listen to: the triggers of
 // enabled playbooks, and the events their published versions and the versions of unfinished
 // runs wait for.
-func (s *Store) playbookPatterns(ctx context.Context, tenantID string) ([]string, error) {
+func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	rows, err := s.enabledPlaybooks(ctx, tenantID)
 	if err != nil {
 		return nil, err
@@ -385,8 +412,8 @@ func (s *Store) playbookPatterns(ctx context.Context, tenantID string) ([]string
 		Version    int
 		Graph      string
 	}
-	if err := s.db.WithContext(ctx).Model(&models.PlaybookVersion{}).Select("playbook_id", "version", "graph").
-		Where(System(tenantID).Tenant()).Where(`EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
+	if err := s.core.DB(ctx).Model(&models.PlaybookVersion{}).Select("playbook_id", "version", "graph").
+		Where(store.System(tenantID).Tenant()).Where(`EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
 			AND r.playbook_id = playbook_versions.playbook_id AND r.version = playbook_versions.version AND r.status IN ?)`, activeRunStatuses).Scan(&active).Error; err != nil {
 		return nil, err
 	}
@@ -417,9 +444,9 @@ func (s *Store) playbookPatterns(ctx context.Context, tenantID string) ([]string
 // PlaybookVersion finds one published version of a tenant's playbook.
 func (s *Store) PlaybookVersion(ctx context.Context, tenantID, playbookID string, version int) (*models.PlaybookVersion, error) {
 	var v models.PlaybookVersion
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("playbook_id = ? AND version = ?", playbookID, version).Take(&v).Error
+	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("playbook_id = ? AND version = ?", playbookID, version).Take(&v).Error
 	if err != nil {
-		return nil, notFoundAs(err, "PLAYBOOK_VERSION_NOT_FOUND", "playbook version")
+		return nil, store.NotFoundAs(err, "PLAYBOOK_VERSION_NOT_FOUND", "playbook version")
 	}
 	return &v, nil
 }
@@ -435,14 +462,14 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 	}
 	var stored models.PlaybookRun
 	admitted := false
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		// Admissions of one playbook queue behind the lock of its row.
 		var p models.Playbook
-		if err := lockRow(s, tx, &p, run.TenantID, run.PlaybookID); err != nil {
-			return notFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
+		if err := store.LockRow(s.core, tx, &p, run.TenantID, run.PlaybookID); err != nil {
+			return store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
 		now := time.Now().UTC()
-		err := tx.Where(System(run.TenantID).Tenant()).Where("playbook_id = ? AND event_id = ?", run.PlaybookID, run.EventID).Take(&stored).Error
+		err := tx.Where(store.System(run.TenantID).Tenant()).Where("playbook_id = ? AND event_id = ?", run.PlaybookID, run.EventID).Take(&stored).Error
 		found := err == nil
 		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
@@ -464,7 +491,7 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 			return tx.Model(&stored).Select("status", "ended_at").Updates(&stored).Error
 		}
 		var running int64
-		if err := tx.Model(&models.PlaybookRun{}).Where(System(run.TenantID).Tenant()).Where("playbook_id = ? AND status = ?", run.PlaybookID, models.RunRunning).
+		if err := tx.Model(&models.PlaybookRun{}).Where(store.System(run.TenantID).Tenant()).Where("playbook_id = ? AND status = ?", run.PlaybookID, models.RunRunning).
 			Count(&running).Error; err != nil {
 			return err
 		}
@@ -499,7 +526,7 @@ func (s *Store) RecordPlaybookStep(ctx context.Context, step *models.PlaybookSte
 	if step.StartedAt.IsZero() {
 		step.StartedAt = time.Now().UTC()
 	}
-	return s.db.WithContext(ctx).Clauses(clause.OnConflict{
+	return s.core.DB(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"status", "output", "error", "ended_at"}),
 		Where:     clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "playbook_steps.tenant_id = excluded.tenant_id"}}},
@@ -513,14 +540,14 @@ func (s *Store) FinishPlaybookRun(ctx context.Context, tenantID, runID, status, 
 		return models.Invalid("INVALID_RUN_STATUS", "a run ends completed, failed or cancelled",
 			models.FieldError{Location: "status", Message: "completed, failed or cancelled", Value: status})
 	}
-	db := s.db.WithContext(ctx)
-	res := db.Model(&models.PlaybookRun{}).Where(System(tenantID).Tenant()).Where("id = ? AND status IN ?", runID, activeRunStatuses).
+	db := s.core.DB(ctx)
+	res := db.Model(&models.PlaybookRun{}).Where(store.System(tenantID).Tenant()).Where("id = ? AND status IN ?", runID, activeRunStatuses).
 		Updates(map[string]any{"status": status, "error": models.Clip(errMsg, 2000), "ended_at": time.Now().UTC()})
 	if res.Error != nil || res.RowsAffected > 0 {
 		return res.Error
 	}
 	var n int64
-	if err := db.Model(&models.PlaybookRun{}).Where(System(tenantID).Tenant()).Where("id = ?", runID).Count(&n).Error; err != nil {
+	if err := db.Model(&models.PlaybookRun{}).Where(store.System(tenantID).Tenant()).Where("id = ?", runID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -544,7 +571,7 @@ func claimEffect(tx *gorm.DB, tenantID, key string) (string, bool, error) {
 		return "", true, nil
 	}
 	var prior models.PlaybookEffect
-	if err := tx.Where(System(tenantID).Tenant()).Where("key = ?", key).Take(&prior).Error; err != nil {
+	if err := tx.Where(store.System(tenantID).Tenant()).Where("key = ?", key).Take(&prior).Error; err != nil {
 		return "", false, err
 	}
 	return prior.Output, false, nil
@@ -552,7 +579,7 @@ func claimEffect(tx *gorm.DB, tenantID, key string) (string, bool, error) {
 
 // recordEffect stores the output of the action claimed under key.
 func recordEffect(tx *gorm.DB, tenantID, key string, output any) error {
-	return tx.Model(&models.PlaybookEffect{}).Where(System(tenantID).Tenant()).Where("key = ?", key).Update("output", mustJSON(output)).Error
+	return tx.Model(&models.PlaybookEffect{}).Where(store.System(tenantID).Tenant()).Where("key = ?", key).Update("output", store.MustJSON(output)).Error
 }
 
 // effectID is the output of actions that make one record.
@@ -567,9 +594,9 @@ func priorID(output string) (string, error) {
 }
 
 // onceID runs act, which makes one record and returns its id, at most once per key.
-func (s *Store) onceID(ctx context.Context, tenantID, key string, act func(tx *gorm.DB, ev *Outbox) (string, error)) (string, error) {
+func (s *Store) onceID(ctx context.Context, tenantID, key string, act func(tx *gorm.DB, ev *store.Outbox) (string, error)) (string, error) {
 	var id string
-	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		prior, first, err := claimEffect(tx, tenantID, key)
 		if err != nil {
 			return err
@@ -592,7 +619,7 @@ func checkTenantPartner(tx *gorm.DB, tenantID string, partnerID *string) error {
 		return nil
 	}
 	var n int64
-	if err := tx.Model(&models.Partner{}).Where(System(tenantID).Tenant()).Where("id = ?", *partnerID).Count(&n).Error; err != nil {
+	if err := tx.Model(&models.Partner{}).Where(store.System(tenantID).Tenant()).Where("id = ?", *partnerID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -603,13 +630,13 @@ func checkTenantPartner(tx *gorm.DB, tenantID string, partnerID *string) error {
 
 // PlaybookCreateTask creates a task for a playbook run, once per key, and returns its id.
 func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t *models.Task) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *Outbox) (string, error) {
+	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *store.Outbox) (string, error) {
 		if err := checkTenantPartner(tx, tenantID, t.PartnerID); err != nil {
 			return "", err
 		}
 		if t.AssigneeUserID != nil {
 			var n int64
-			if err := tx.Model(&models.User{}).Where(System(tenantID).Tenant()).Where("id = ?", *t.AssigneeUserID).Count(&n).Error; err != nil {
+			if err := tx.Model(&models.User{}).Where(store.System(tenantID).Tenant()).Where("id = ?", *t.AssigneeUserID).Count(&n).Error; err != nil {
 				return "", err
 			}
 			if n == 0 {
@@ -617,18 +644,18 @@ func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t 
 			}
 		}
 		now := time.Now().UTC()
-		t.ID, t.TenantID, t.Status, t.Source, t.CreatedBy = models.NewID(), tenantID, models.TaskOpen, playbookTaskSource, actorOf(ctx)
+		t.ID, t.TenantID, t.Status, t.Source, t.CreatedBy = models.NewID(), tenantID, models.TaskOpen, playbookTaskSource, store.ActorOf(ctx)
 		t.Title, t.CreatedAt, t.UpdatedAt, t.CompletedAt, t.CompletedBy = models.Clip(t.Title, 200), now, now, nil, nil
 		if err := tx.Create(t).Error; err != nil {
 			return "", err
 		}
-		return t.ID, WriteAudit(ctx, tx, tenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
+		return t.ID, store.WriteAudit(ctx, tx, tenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
 	})
 }
 
 // PlaybookCreateDocument stores a document for a playbook run, once per key, and returns its id.
 func (s *Store) PlaybookCreateDocument(ctx context.Context, tenantID, key string, d *models.Document) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *Outbox) (string, error) {
+	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *store.Outbox) (string, error) {
 		if err := checkTenantPartner(tx, tenantID, d.PartnerID); err != nil {
 			return "", err
 		}
@@ -636,7 +663,7 @@ func (s *Store) PlaybookCreateDocument(ctx context.Context, tenantID, key string
 		if err := tx.Create(d).Error; err != nil {
 			return "", err
 		}
-		return d.ID, WriteAudit(ctx, tx, tenantID, "document.created", "document", d.ID, "title", "partnerId", "template")
+		return d.ID, store.WriteAudit(ctx, tx, tenantID, "document.created", "document", d.ID, "title", "partnerId", "template")
 	})
 }
 
@@ -650,8 +677,8 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 		return "", models.Invalid("INVALID_BONUS", "a bonus needs its currency", models.FieldError{Location: "currency", Message: "an ISO 4217 code", Value: currency})
 	}
 	var id string
-	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		if _, err := s.lockPartner(tx, tenantID, partnerID); err != nil {
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		if _, err := s.core.LockPartner(tx, tenantID, partnerID); err != nil {
 			return err
 		}
 		prior, first, err := claimEffect(tx, tenantID, key)
@@ -663,7 +690,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 			return err
 		}
 		reason = models.Clip(reason, 1000)
-		mv, _, err := s.bookAdjustment(ctx, tx, ev, tenantID, partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
+		mv, _, err := s.core.BookAdjustment(ctx, tx, ev, tenantID, partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
 		if err != nil {
 			return err
 		}
@@ -677,8 +704,8 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 // run, once per key. Level and status changes emit partner.level_changed and
 // partner.status_changed; a status change must be one the partner lifecycle allows.
 func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error {
-	return s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		p, err := s.lockPartner(tx, tenantID, partnerID)
+	return s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		p, err := s.core.LockPartner(tx, tenantID, partnerID)
 		if err != nil {
 			return err
 		}
@@ -690,8 +717,8 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 		var changed []string
 		if ch.LevelID != "" {
 			var l models.Level
-			if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", ch.LevelID).Take(&l).Error; err != nil {
-				return notFoundAs(err, "LEVEL_NOT_FOUND", "level")
+			if err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", ch.LevelID).Take(&l).Error; err != nil {
+				return store.NotFoundAs(err, "LEVEL_NOT_FOUND", "level")
 			}
 			if l.Name != p.Level {
 				p.Level, updates["level"], changed = l.Name, l.Name, append(changed, "level")
@@ -707,7 +734,7 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 			custom := p.Custom()
 			if v, ok := custom[ch.CustomField]; !ok || v != ch.CustomValue {
 				custom[ch.CustomField] = ch.CustomValue
-				p.CustomFields = mustJSON(custom)
+				p.CustomFields = store.MustJSON(custom)
 				updates["custom_fields"], changed = p.CustomFields, append(changed, "customFields."+ch.CustomField)
 			}
 		}
@@ -719,14 +746,14 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 		}
 		p.UpdatedAt = time.Now().UTC()
 		updates["updated_at"] = p.UpdatedAt
-		return savePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
+		return store.SavePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
 	})
 }
 
 // PlaybookEmitEvent writes an event for a playbook run, once per key, and returns its id; the
 // event reaches its subscribers like any other.
 func (s *Store) PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne models.NewEvent) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, ev *Outbox) (string, error) {
+	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, ev *store.Outbox) (string, error) {
 		e, err := ev.Emit(ctx, tx, tenantID, ne)
 		if err != nil {
 			return "", err

@@ -1,4 +1,4 @@
-package store_test
+package playbooks_test
 
 import (
 	"context"
@@ -10,23 +10,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 type playbookEnv struct {
 	ctx       context.Context
-	s         *store.Store
-	op        *store.Scoped
-	partner   *store.Scoped
+	s         *stores.Set
+	op        *stores.Scoped
+	partner   *stores.Scoped
 	tenantID  string
 	partnerID string
 }
 
-func newPlaybookEnv(t *testing.T, s *store.Store, slug string) *playbookEnv {
+func newPlaybookEnv(t *testing.T, s *stores.Set, slug string) *playbookEnv {
 	t.Helper()
 	ctx := context.Background()
-	owner := newTenant(t, s, slug)
+	owner := storetest.Tenant(t, s.Core(), slug)
 	e := &playbookEnv{ctx: ctx, s: s, op: s.For(owner), tenantID: owner.TenantID}
 	p := &models.Partner{Name: "Alpha", Type: "reseller", Level: "gold", Status: models.PartnerActive}
 	if err := e.op.CreatePartner(ctx, p); err != nil {
@@ -81,7 +81,7 @@ func wantCode(t *testing.T, what string, err error, code string) {
 }
 
 func TestPlaybookLifecycle(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		ctx := e.ctx
 		p := &models.Playbook{Name: "Won deals", Graph: graph("deal.won", ""), ConcurrencyLimit: 5}
@@ -180,7 +180,7 @@ func TestPlaybookLifecycle(t *testing.T) {
 		})
 
 		t.Run("another tenant's playbook reads as missing", func(t *testing.T) {
-			other := s.For(newTenant(t, s, "other"))
+			other := s.For(storetest.Tenant(t, s.Core(), "other"))
 			_, err := other.Playbook(ctx, p.ID)
 			wantCode(t, "read", err, "PLAYBOOK_NOT_FOUND")
 			_, err = other.PublishPlaybook(ctx, p.ID)
@@ -192,7 +192,7 @@ func TestPlaybookLifecycle(t *testing.T) {
 }
 
 func TestPlaybooksForMatchesOnlyEnabledPublishedTriggers(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		ctx := e.ctx
 		wildcard := e.enabledPlaybook(t, "any deal", graph("deal.*", ""), 0)
@@ -238,7 +238,7 @@ func TestPlaybooksForMatchesOnlyEnabledPublishedTriggers(t *testing.T) {
 		if refs, err := s.PlaybooksFor(ctx, e.tenantID, "partner.approved"); err != nil || len(refs) != 0 {
 			t.Fatalf("playbooks for partner.approved = %+v, %v", refs, err)
 		}
-		other := newTenant(t, s, "other")
+		other := storetest.Tenant(t, s.Core(), "other")
 		if refs, err := s.PlaybooksFor(ctx, other.TenantID, "deal.won"); err != nil || len(refs) != 0 {
 			t.Fatalf("another tenant's playbooks for deal.won = %+v, %v", refs, err)
 		}
@@ -260,7 +260,7 @@ func (e *playbookEnv) outboxed(t *testing.T, typ string) bool {
 }
 
 func TestPlaybookTriggersAndWaitsAreSubscribed(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		if e.outboxed(t, "onboarding.started") || e.outboxed(t, "task.done") {
 			t.Fatal("events nobody listens to went to the fan-out")
@@ -301,7 +301,7 @@ func (e *playbookEnv) begin(t *testing.T, playbookID, eventID string, limit int)
 }
 
 func TestBeginPlaybookRun(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		ctx := e.ctx
 		p := e.enabledPlaybook(t, "won", graph("deal.won", ""), 2)
@@ -391,7 +391,7 @@ func TestBeginPlaybookRun(t *testing.T) {
 }
 
 func TestConcurrentBeginPlaybookRunNeverAdmitsMoreThanTheLimit(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		for round := range 5 {
 			p := e.enabledPlaybook(t, "won", graph("deal.won", ""), 2)
@@ -439,7 +439,7 @@ func TestConcurrentBeginPlaybookRunNeverAdmitsMoreThanTheLimit(t *testing.T) {
 }
 
 func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		ctx := e.ctx
 		runID := models.NewID()
@@ -613,7 +613,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 		})
 
 		t.Run("actions refuse another tenant's partner and users", func(t *testing.T) {
-			other := newTenant(t, s, "other")
+			other := storetest.Tenant(t, s.Core(), "other")
 			partner := e.partnerID
 			_, err := s.PlaybookCreateTask(ctx, other.TenantID, key("foreign"), &models.Task{Title: "x", PartnerID: &partner})
 			wantCode(t, "task", err, "PARTNER_NOT_FOUND")
@@ -629,7 +629,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 }
 
 func TestPlaybookDocumentsAndRunsAreScoped(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		ctx := e.ctx
 		beta := &models.Partner{Name: "Beta", Type: "reseller", Status: models.PartnerActive}
@@ -671,7 +671,7 @@ func TestPlaybookDocumentsAndRunsAreScoped(t *testing.T) {
 			if docs, _, err := e.op.ListDocuments(ctx, theirs, models.Page{Limit: 1}); err != nil || len(docs) != 1 || docs[0].ID != theirDoc {
 				t.Fatalf("operator's documents of Beta = %+v, %v", docs, err)
 			}
-			other := s.For(newTenant(t, s, "other"))
+			other := s.For(storetest.Tenant(t, s.Core(), "other"))
 			_, err = other.Document(ctx, myDoc)
 			wantCode(t, "another tenant's document", err, "DOCUMENT_NOT_FOUND")
 			if docs, _, err := other.ListDocuments(ctx, "", models.Page{}); err != nil || len(docs) != 0 {
@@ -689,7 +689,7 @@ func TestPlaybookDocumentsAndRunsAreScoped(t *testing.T) {
 		})
 
 		t.Run("another tenant's run reads as missing", func(t *testing.T) {
-			other := s.For(newTenant(t, s, "third"))
+			other := s.For(storetest.Tenant(t, s.Core(), "third"))
 			_, _, err := other.PlaybookRun(ctx, run.ID)
 			wantCode(t, "read", err, "RUN_NOT_FOUND")
 			_, err = other.RequestPlaybookRunCancel(ctx, run.ID)
@@ -702,7 +702,7 @@ func TestPlaybookDocumentsAndRunsAreScoped(t *testing.T) {
 }
 
 func TestPlaybookRunCancelRequests(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "acme")
 		ctx := e.ctx
 		p := e.enabledPlaybook(t, "won", graph("deal.won", ""), 1)
@@ -749,7 +749,7 @@ func TestPlaybookRunCancelRequests(t *testing.T) {
 }
 
 func TestPlaybookTitlesAreShortenedByCharacters(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newPlaybookEnv(t, s, "titles")
 		ctx := e.ctx
 		key := func(node string) string { return "run:" + node }
