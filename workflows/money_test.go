@@ -16,7 +16,7 @@ import (
 
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/money"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 	"github.com/partnerd/partnerd/worker"
@@ -58,7 +58,7 @@ func newPayoutEnv(t *testing.T, slug string) *payoutEnv {
 	}
 	e.partnerID = p.ID
 	e.partner = st.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: tenant.ID, UserID: models.NewID(), PartnerID: p.ID})
-	m := &models.PayoutMethod{ID: store.NewPayoutMethodID(), Kind: models.PayoutBank, Masked: "IBAN ••••3000"}
+	m := &models.PayoutMethod{ID: money.NewPayoutMethodID(), Kind: models.PayoutBank, Masked: "IBAN ••••3000"}
 	m.Details, err = keys.Seal(`{"iban":"DE89370400440532013000"}`, models.SealContext{TenantID: tenant.ID, Table: "payout_methods", RowID: m.ID, Field: "details"})
 	if err != nil {
 		t.Fatal(err)

@@ -40,22 +40,6 @@ func (sc *Scoped) customerRows(ctx context.Context) *gorm.DB {
 	return sc.partnerRows(ctx, &models.Customer{}, "partner_id")
 }
 
-// checkPartner verifies that partnerID names a partner of the tenant the principal may act
-// for: another partner's id is forbidden to partner principals, an unknown one is invalid.
-func (sc *Scoped) checkPartner(ctx context.Context, tx *gorm.DB, partnerID, location string) error {
-	if sc.p.PartnerID != "" && partnerID != sc.p.PartnerID {
-		return models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only act for your own partner organisation")
-	}
-	var n int64
-	if err := tx.Model(&models.Partner{}).Where(sc.scope.Tenant()).Where("id = ?", partnerID).Count(&n).Error; err != nil {
-		return err
-	}
-	if n == 0 {
-		return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: location, Message: "no such partner", Value: partnerID})
-	}
-	return nil
-}
-
 // CreateCustomer adds a customer. Partner principals create customers attributed to
 // themselves; operators may attribute it to any partner of the tenant or to none.
 func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error {
@@ -71,7 +55,7 @@ func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error 
 	}
 	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if c.PartnerID != nil {
-			if err := sc.checkPartner(ctx, tx, *c.PartnerID, "body.partnerId"); err != nil {
+			if err := sc.scope.CheckPartner(tx, *c.PartnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}
@@ -151,7 +135,7 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 	updates["updated_at"] = c.UpdatedAt
 	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if reattributed && c.PartnerID != nil {
-			if err := sc.checkPartner(ctx, tx, *c.PartnerID, "body.partnerId"); err != nil {
+			if err := sc.scope.CheckPartner(tx, *c.PartnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}

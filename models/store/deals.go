@@ -167,7 +167,7 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 	d.ID = models.NewID()
 	d.TenantID = sc.p.TenantID
 	if sc.p.PartnerID != "" && d.PartnerID == "" {
-		d.PartnerID = sc.p.PartnerID // checkPartner refuses another partner's id
+		d.PartnerID = sc.p.PartnerID // CheckPartner refuses another partner's id
 	}
 	d.Status = models.DealSubmitted
 	d.CustomerDomain = models.NormalizeDomain(d.CustomerDomain)
@@ -180,7 +180,7 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 		if d.PartnerID == "" {
 			return models.Invalid("PARTNER_REQUIRED", "operators register a deal for a partner", models.FieldError{Location: "body.partnerId", Message: "required for operators"})
 		}
-		if err := sc.checkPartner(ctx, tx, d.PartnerID, "body.partnerId"); err != nil {
+		if err := sc.scope.CheckPartner(tx, d.PartnerID, "body.partnerId"); err != nil {
 			return err
 		}
 		var p models.Pipeline

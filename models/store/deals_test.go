@@ -353,17 +353,17 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 
 func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, s *store.Store) {
-		rec := &recorder{}
-		s.SetDispatcher(rec.dispatch)
+		rec := &storetest.Recorder{}
+		s.SetDispatcher(rec.Dispatch)
 		e := newDealEnv(t, s)
 		d := e.register(t, e.a, "Soylent", "", "", 1)
 		if _, err := e.op.ApproveDeal(e.ctx, d.ID, ""); err != nil {
 			t.Fatal(err)
 		}
-		if got := rec.types(); len(got) != 1 || got[0] != models.EventDealApproved {
+		if got := rec.Types(); len(got) != 1 || got[0] != models.EventDealApproved {
 			t.Fatalf("dispatched %v, want only deal.approved", got)
 		}
-		ev, err := s.EventByID(e.ctx, e.tenantID, rec.refs[0].EventID)
+		ev, err := s.EventByID(e.ctx, e.tenantID, rec.Refs()[0].EventID)
 		if err != nil || ev.SubjectID == nil || *ev.SubjectID != d.ID {
 			t.Fatalf("the approval event's subject = %+v, %v", ev, err)
 		}

@@ -70,7 +70,7 @@ func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (boo
 var systemSubscriptions = []string{models.EventDealApproved, models.EventWithdrawalApproved}
 
 // Listeners lists the event-type patterns one kind of subscriber kept outside this package
-// (webhook endpoints, playbooks) listens to in a tenant.
+// (webhook endpoints, playbooks, commission plans) listens to in a tenant.
 type Listeners func(ctx context.Context, tenantID string) ([]string, error)
 
 // AddListeners adds a kind of subscriber whose patterns decide, with the plans, playbooks and
@@ -87,8 +87,7 @@ func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]st
 		}
 		patterns = append(patterns, more...)
 	}
-	plans, err := s.commissionPatterns(ctx, tenantID)
-	return append(append(patterns, plans...), systemSubscriptions...), err
+	return append(patterns, systemSubscriptions...), nil
 }
 
 // Outbox collects the events one transaction writes, to dispatch them after commit.

@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,33 +12,11 @@ import (
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
-// recorder is a dispatcher that remembers what it was handed.
-type recorder struct {
-	mu   sync.Mutex
-	refs []models.EventRef
-}
-
-func (r *recorder) dispatch(_ context.Context, refs []models.EventRef) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.refs = append(r.refs, refs...)
-}
-
-func (r *recorder) types() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, ref := range r.refs {
-		out = append(out, ref.Type)
-	}
-	return out
-}
-
 func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		rec := &recorder{}
-		s.SetDispatcher(rec.dispatch)
+		rec := &storetest.Recorder{}
+		s.SetDispatcher(rec.Dispatch)
 		owner := newTenant(t, s.Core(), "bus")
 		other := newTenant(t, s.Core(), "other")
 		sc := s.For(owner)
@@ -60,7 +37,7 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 			}
 		}
 		ingest(sc, "invoice.paid")
-		if got := rec.types(); len(got) != 0 {
+		if got := rec.Types(); len(got) != 0 {
 			t.Fatalf("events without subscribers were dispatched: %v", got)
 		}
 		hook := &models.Webhook{URL: "https://hooks.example.com/in", Enabled: true, Secret: "sealed"}
@@ -69,7 +46,7 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 		}
 		ingest(sc, "invoice.paid", "invoice.refunded", "seat.added")
 		ingest(s.For(other), "invoice.paid") // another tenant's webhook list is empty
-		if got := rec.types(); !slices.Equal(got, []string{"invoice.paid", "invoice.refunded"}) {
+		if got := rec.Types(); !slices.Equal(got, []string{"invoice.paid", "invoice.refunded"}) {
 			t.Fatalf("dispatched %v, want the two invoice events of the subscribed tenant", got)
 		}
 		pending, err := s.PendingOutbox(ctx, time.Now().Add(time.Second), 100)
@@ -95,7 +72,7 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 			t.Fatal(err)
 		}
 		ingest(sc, "invoice.paid")
-		if got := rec.types(); len(got) != 2 {
+		if got := rec.Types(); len(got) != 2 {
 			t.Fatalf("an event for a disabled endpoint was dispatched: %v", got)
 		}
 	})

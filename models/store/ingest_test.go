@@ -26,8 +26,8 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				ctx := context.Background()
-				rec := &recorder{}
-				s.SetDispatcher(rec.dispatch)
+				rec := &storetest.Recorder{}
+				s.SetDispatcher(rec.Dispatch)
 				p := newTenant(t, s.Core(), "dups-"+tc.name)
 				sc := s.For(p)
 				if tc.subscribed {
@@ -120,7 +120,7 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 					want = len(stored)
 				}
 				dispatched := map[string]int{}
-				for _, ref := range rec.refs {
+				for _, ref := range rec.Refs() {
 					dispatched[ref.EventID]++
 				}
 				if len(dispatched) != want {

@@ -245,3 +245,13 @@ func bumpPolicy(tx *gorm.DB, tenantID string) error {
 	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
 		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
 }
+
+// PartnerOf finds a partner of a tenant.
+func (s *Store) PartnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
+	var p models.Partner
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", partnerID).Take(&p).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
+	}
+	return &p, err
+}

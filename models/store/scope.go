@@ -81,3 +81,19 @@ func (s Scope) OperatorsOnly(what string) error {
 	}
 	return nil
 }
+
+// CheckPartner checks that partnerID names a partner organisation of the scope's tenant that the
+// scope may act for (a partner scope only its own); location names the field in a problem.
+func (s Scope) CheckPartner(tx *gorm.DB, partnerID, location string) error {
+	if s.partnerID != "" && partnerID != s.partnerID {
+		return models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only act for your own partner organisation")
+	}
+	var n int64
+	if err := tx.Model(&models.Partner{}).Where(s.Tenant()).Where("id = ?", partnerID).Count(&n).Error; err != nil {
+		return err
+	}
+	if n == 0 {
+		return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: location, Message: "no such partner", Value: partnerID})
+	}
+	return nil
+}

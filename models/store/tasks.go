@@ -73,7 +73,7 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 	}
 	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		if t.PartnerID != nil {
-			if err := sc.checkPartner(ctx, tx, *t.PartnerID, "body.partnerId"); err != nil {
+			if err := sc.scope.CheckPartner(tx, *t.PartnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}

@@ -14,15 +14,17 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/money"
 )
 
 // Store keeps the playbooks of every tenant, their versions, runs, steps and effects, and carries out the actions runs take.
 type Store struct {
-	core *store.Store
+	core  *store.Store
+	money *money.Store
 }
 
-// New is the playbooks store on core's database.
-func New(core *store.Store) *Store { return &Store{core: core} }
+// New is the playbooks store on core's database; the bonuses its runs award are booked in money.
+func New(core *store.Store, money *money.Store) *Store { return &Store{core: core, money: money} }
 
 // Scoped is the playbook store as one principal sees it: operators author playbooks; partners read the runs and documents of their own organisation.
 type Scoped struct {
@@ -678,7 +680,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 	}
 	var id string
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if _, err := s.core.LockPartner(tx, tenantID, partnerID); err != nil {
+		if _, err := s.money.LockPartner(tx, tenantID, partnerID); err != nil {
 			return err
 		}
 		prior, first, err := claimEffect(tx, tenantID, key)
@@ -690,7 +692,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 			return err
 		}
 		reason = models.Clip(reason, 1000)
-		mv, _, err := s.core.BookAdjustment(ctx, tx, ev, tenantID, partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
+		mv, _, err := s.money.BookAdjustment(ctx, tx, ev, tenantID, partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
 		if err != nil {
 			return err
 		}
@@ -705,7 +707,7 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 // partner.status_changed; a status change must be one the partner lifecycle allows.
 func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error {
 	return s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		p, err := s.core.LockPartner(tx, tenantID, partnerID)
+		p, err := s.money.LockPartner(tx, tenantID, partnerID)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/money"
 )
 
 // DemoPartnerLogin is a partner user the demo seed created.
@@ -142,7 +142,7 @@ func (s *Set) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash 
 // from a previous program, and a withdrawal waiting for finance.
 func (s *Set) seedDemoWithdrawal(ctx context.Context, op, partner *Scoped, keys *models.Keyring) error {
 	pid := partner.Principal().PartnerID
-	m := &models.PayoutMethod{ID: store.NewPayoutMethodID(), Kind: models.PayoutBank, Label: "Main account", Masked: "IBAN ••••3000"}
+	m := &models.PayoutMethod{ID: money.NewPayoutMethodID(), Kind: models.PayoutBank, Label: "Main account", Masked: "IBAN ••••3000"}
 	sealed, err := keys.Seal(`{"accountHolder":"Northwind Traders","iban":"DE89370400440532013000","bic":"COBADEFFXXX"}`,
 		models.SealContext{TenantID: partner.Principal().TenantID, Table: "payout_methods", RowID: m.ID, Field: "details"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/mail"
 	"github.com/partnerd/partnerd/models/store/metrics"
+	"github.com/partnerd/partnerd/models/store/money"
 	"github.com/partnerd/partnerd/models/store/playbooks"
 	"github.com/partnerd/partnerd/models/store/webhooks"
 )
@@ -27,6 +28,10 @@ type (
 	Metrics = metrics.Store
 	// ScopedMetrics is the metric store as one principal sees it.
 	ScopedMetrics = metrics.Scoped
+	// Money keeps commission plans, the ledger, withdrawals and payouts.
+	Money = money.Store
+	// ScopedMoney is the money store as one principal sees it.
+	ScopedMoney = money.Scoped
 	// Playbooks keeps playbooks, their versions, runs and effects.
 	Playbooks = playbooks.Store
 	// ScopedPlaybooks is the playbook store as one principal sees it.
@@ -43,6 +48,7 @@ type Set struct {
 	*Idempotency
 	*Mail
 	*Metrics
+	*Money
 	*Playbooks
 	*Webhooks
 }
@@ -58,9 +64,18 @@ func Open(ctx context.Context, cfg store.Config) (*Set, error) {
 
 // New builds every module store on core and registers their subscribers with its event outbox.
 func New(core *store.Store) *Set {
-	set := &Set{Store: core, Idempotency: idempotency.New(core), Mail: mail.New(core), Metrics: metrics.New(core),
-		Playbooks: playbooks.New(core), Webhooks: webhooks.New(core)}
+	pay := money.New(core)
+	set := &Set{
+		Store:       core,
+		Idempotency: idempotency.New(core),
+		Mail:        mail.New(core),
+		Metrics:     metrics.New(core),
+		Money:       pay,
+		Playbooks:   playbooks.New(core, pay),
+		Webhooks:    webhooks.New(core),
+	}
 	core.AddListeners(set.Webhooks.EventPatterns)
+	core.AddListeners(set.Money.EventPatterns)
 	core.AddListeners(set.Playbooks.EventPatterns)
 	return set
 }
@@ -73,12 +88,19 @@ type Scoped struct {
 	*store.Scoped
 	*ScopedMail
 	*ScopedMetrics
+	*ScopedMoney
 	*ScopedPlaybooks
 	*ScopedWebhooks
 }
 
 // For returns every store scoped to p.
 func (s *Set) For(p *models.Principal) *Scoped {
-	return &Scoped{Scoped: s.Store.For(p), ScopedMail: s.Mail.For(p), ScopedMetrics: s.Metrics.For(p),
-		ScopedPlaybooks: s.Playbooks.For(p), ScopedWebhooks: s.Webhooks.For(p)}
+	return &Scoped{
+		Scoped:          s.Store.For(p),
+		ScopedMail:      s.Mail.For(p),
+		ScopedMetrics:   s.Metrics.For(p),
+		ScopedMoney:     s.Money.For(p),
+		ScopedPlaybooks: s.Playbooks.For(p),
+		ScopedWebhooks:  s.Webhooks.For(p),
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 
 	"gorm.io/driver/postgres"
@@ -193,4 +195,40 @@ func Code(err error) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// Recorder is an event dispatcher that remembers what it was handed.
+type Recorder struct {
+	mu   sync.Mutex
+	refs []models.EventRef
+}
+
+// Dispatch records refs; install it with Store.SetDispatcher.
+func (r *Recorder) Dispatch(_ context.Context, refs []models.EventRef) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refs = append(r.refs, refs...)
+}
+
+// Refs are the events handed over so far.
+func (r *Recorder) Refs() []models.EventRef {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.refs)
+}
+
+// Types are the types of the events handed over so far, in order.
+func (r *Recorder) Types() []string {
+	var out []string
+	for _, ref := range r.Refs() {
+		out = append(out, ref.Type)
+	}
+	return out
+}
+
+// Reset forgets what was handed over.
+func (r *Recorder) Reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refs = nil
 }

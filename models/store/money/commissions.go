@@ -1,4 +1,4 @@
-package store
+package money
 
 import (
 	"context"
@@ -10,16 +10,8 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
-
-// MustJSON encodes an event payload; the payload types always encode.
-func MustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
 
 // CreateCommissionPlan adds an active plan at version 1.
 func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
@@ -33,22 +25,22 @@ func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description st
 	now := time.Now().UTC()
 	p := &models.CommissionPlan{
 		ID: models.NewID(), TenantID: sc.p.TenantID, Name: name, Description: description, Status: models.PlanActive,
-		Trigger: def.Trigger, ClawbackTrigger: def.ClawbackTrigger, Version: 1, Definition: MustJSON(def),
+		Trigger: def.Trigger, ClawbackTrigger: def.ClawbackTrigger, Version: 1, Definition: store.MustJSON(def),
 		CreatedBy: sc.p.UserID, CreatedAt: now, UpdatedAt: now,
 	}
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(p).Error; err != nil {
 			return err
 		}
 		if err := tx.Create(planVersion(p)).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, p.TenantID, "commission_plan.created", "commission_plan", p.ID, "name", "description", "definition")
+		return store.WriteAudit(ctx, tx, p.TenantID, "commission_plan.created", "commission_plan", p.ID, "name", "description", "definition")
 	})
 	if err != nil {
 		return nil, err
 	}
-	sc.s.InvalidateSubscriptions(p.TenantID)
+	sc.s.core.InvalidateSubscriptions(p.TenantID)
 	return p, nil
 }
 
@@ -68,15 +60,15 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 		return nil, err
 	}
 	var p models.CommissionPlan
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := LockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
-			return NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.p.TenantID, id); err != nil {
+			return store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
 			return models.Conflict("COMMISSION_PLAN_ARCHIVED", "an archived plan cannot change")
 		}
 		p.Name, p.Description, p.Trigger, p.ClawbackTrigger = name, description, def.Trigger, def.ClawbackTrigger
-		p.Definition, p.Version, p.UpdatedAt = MustJSON(def), p.Version+1, time.Now().UTC()
+		p.Definition, p.Version, p.UpdatedAt = store.MustJSON(def), p.Version+1, time.Now().UTC()
 		p.CreatedBy = sc.p.UserID
 		if err := tx.Model(&p).Select("name", "description", "trigger_type", "clawback_trigger", "definition", "version", "updated_at").Updates(&p).Error; err != nil {
 			return err
@@ -84,12 +76,12 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 		if err := tx.Create(planVersion(&p)).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, p.TenantID, "commission_plan.updated", "commission_plan", p.ID, "name", "description", "definition", "version")
+		return store.WriteAudit(ctx, tx, p.TenantID, "commission_plan.updated", "commission_plan", p.ID, "name", "description", "definition", "version")
 	})
 	if err != nil {
 		return nil, err
 	}
-	sc.s.InvalidateSubscriptions(p.TenantID)
+	sc.s.core.InvalidateSubscriptions(p.TenantID)
 	return &p, nil
 }
 
@@ -99,9 +91,9 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 		return nil, err
 	}
 	var p models.CommissionPlan
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := LockRow(sc.s, tx, &p, sc.p.TenantID, id); err != nil {
-			return NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.p.TenantID, id); err != nil {
+			return store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
 			return nil
@@ -110,12 +102,12 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 		if err := tx.Model(&p).Select("status", "updated_at").Updates(&p).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, p.TenantID, "commission_plan.archived", "commission_plan", p.ID, "status")
+		return store.WriteAudit(ctx, tx, p.TenantID, "commission_plan.archived", "commission_plan", p.ID, "status")
 	})
 	if err != nil {
 		return nil, err
 	}
-	sc.s.InvalidateSubscriptions(p.TenantID)
+	sc.s.core.InvalidateSubscriptions(p.TenantID)
 	return &p, nil
 }
 
@@ -124,11 +116,11 @@ func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg mod
 	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, "", err
 	}
-	q := sc.tenantRows(ctx, &models.CommissionPlan{})
+	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{}))
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	return Page(q, pg, func(p models.CommissionPlan) string { return p.ID })
+	return store.Page(q, pg, func(p models.CommissionPlan) string { return p.ID })
 }
 
 // CommissionPlan finds one plan (operators only).
@@ -137,8 +129,8 @@ func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.Commis
 		return nil, err
 	}
 	var p models.CommissionPlan
-	err := sc.tenantRows(ctx, &models.CommissionPlan{}).Where("id = ?", id).Take(&p).Error
-	return &p, NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
+	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("id = ?", id).Take(&p).Error
+	return &p, store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 }
 
 // CommissionPlanVersions lists every version of a plan, oldest first.
@@ -147,7 +139,7 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 		return nil, err
 	}
 	var vs []models.CommissionPlanVersion
-	err := sc.tenantRows(ctx, &models.CommissionPlanVersion{}).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
+	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlanVersion{})).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
 	return vs, err
 }
 
@@ -159,20 +151,20 @@ func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]mod
 		return nil, err
 	}
 	var plans []models.CommissionPlan
-	if err := sc.tenantRows(ctx, &models.CommissionPlan{}).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
+	if err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
 		Order("id").Limit(200).Find(&plans).Error; err != nil {
 		return nil, err
 	}
 	var partner *models.Partner
 	if e.PartnerID != nil {
-		p, err := sc.s.PartnerOf(ctx, sc.p.TenantID, *e.PartnerID)
+		p, err := sc.s.core.PartnerOf(ctx, sc.p.TenantID, *e.PartnerID)
 		if err != nil {
 			return nil, models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: *e.PartnerID})
 		}
 		partner = p
 	}
 	out := make([]models.PlanPreview, 0, len(plans))
-	db := sc.s.db.WithContext(ctx)
+	db := sc.s.core.DB(ctx)
 	for _, p := range plans {
 		def, err := planDefinition(&p)
 		if err != nil {
@@ -211,7 +203,7 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 		start := models.PeriodStart(def.Calculation.TierPeriod, e.OccurredAt)
 		var volume struct{ Total int64 }
 		if err := tx.Model(&models.Accrual{}).Select("COALESCE(SUM(source_amount), 0) AS total").
-			Where(System(p.TenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND currency = ? AND status <> ? AND source_occurred_at >= ? AND source_occurred_at < ? AND source_event_id <> ?", p.ID, partner.ID, currency, models.AccrualReversed, start, e.OccurredAt, e.ID).
+			Where(store.System(p.TenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND currency = ? AND status <> ? AND source_occurred_at >= ? AND source_occurred_at < ? AND source_event_id <> ?", p.ID, partner.ID, currency, models.AccrualReversed, start, e.OccurredAt, e.ID).
 			Scan(&volume).Error; err != nil {
 			return s, err
 		}
@@ -219,7 +211,7 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 	}
 	if def.RecurrenceMonths > 0 && s.CustomerID != "" {
 		var first models.Accrual
-		err := tx.Where(System(p.TenantID).Tenant()).Where("plan_id = ? AND customer_id = ? AND source_event_id <> ?", p.ID, s.CustomerID, e.ID).
+		err := tx.Where(store.System(p.TenantID).Tenant()).Where("plan_id = ? AND customer_id = ? AND source_event_id <> ?", p.ID, s.CustomerID, e.ID).
 			Order("source_occurred_at").Take(&first).Error
 		switch {
 		case err == nil:
@@ -236,11 +228,11 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 // names its type; none when the event is attributed to no partner. The returned context makes
 // events written for it part of its causation chain.
 func (s *Store) plansFor(ctx context.Context, tenantID, eventID, column string) (context.Context, *models.Event, []models.CommissionPlan, error) {
-	e, err := s.EventByID(ctx, tenantID, eventID)
+	e, err := s.core.EventByID(ctx, tenantID, eventID)
 	if err != nil || e.PartnerID == nil {
 		return ctx, e, nil, err
 	}
-	q := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where(column+" = ?", e.Type)
+	q := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where(column+" = ?", e.Type)
 	if column == "trigger_type" {
 		q = q.Where("status = ?", models.PlanActive) // archived plans accrue no more, but their clawbacks still count
 	}
@@ -272,7 +264,7 @@ func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string)
 
 func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.CommissionPlan) (models.AccrualResult, error) {
 	res := models.AccrualResult{PlanID: plan.ID}
-	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		partner, err := s.LockPartner(tx, e.TenantID, *e.PartnerID)
 		if models.ErrorKind(err) == models.KindNotFound {
 			res.Reason = "the event's partner no longer exists"
@@ -281,7 +273,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 			return err
 		}
 		var prior models.Accrual
-		err = tx.Where(System(e.TenantID).Tenant()).Where("plan_id = ? AND source_event_id = ?", plan.ID, e.ID).Take(&prior).Error
+		err = tx.Where(store.System(e.TenantID).Tenant()).Where("plan_id = ? AND source_event_id = ?", plan.ID, e.ID).Take(&prior).Error
 		if err == nil {
 			res.AccrualID, res.Pending, res.AvailableAt = prior.ID, prior.Status == models.AccrualPending, prior.AvailableAt
 			return nil
@@ -303,7 +295,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 		}
 		if def.ClawbackTrigger != "" && q.Reference != "" {
 			var early int64
-			if err := tx.Model(&models.CommissionClawback{}).Where(System(e.TenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ?", plan.ID, partner.ID, q.Reference).Count(&early).Error; err != nil {
+			if err := tx.Model(&models.CommissionClawback{}).Where(store.System(e.TenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ?", plan.ID, partner.ID, q.Reference).Count(&early).Error; err != nil {
 				return err
 			}
 			if early > 0 {
@@ -343,7 +335,7 @@ func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.Commis
 
 func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent {
 	partner, id := a.PartnerID, a.ID
-	return models.NewEvent{Type: typ, PartnerID: &partner, CustomerID: a.CustomerID, SubjectID: &id, Payload: MustJSON(models.CommissionAccruedPayload{
+	return models.NewEvent{Type: typ, PartnerID: &partner, CustomerID: a.CustomerID, SubjectID: &id, Payload: store.MustJSON(models.CommissionAccruedPayload{
 		AccrualID: a.ID, PlanID: a.PlanID, PlanVersion: a.PlanVersion, PartnerID: a.PartnerID, SourceEventID: a.SourceEventID,
 		SourceAmount: a.SourceAmount, RateBps: a.RateBps, Amount: a.Amount, Currency: a.Currency, Status: a.Status,
 		AvailableAt: a.AvailableAt, Reason: reason,
@@ -355,9 +347,9 @@ func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent 
 // reversed or missing accruals are left alone.
 func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, at time.Time) (models.AccrualRelease, error) {
 	var out models.AccrualRelease
-	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var a models.Accrual
-		err := tx.Where(System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error
+		err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out.Done = true
 			return nil
@@ -367,7 +359,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 		if _, err := s.LockPartner(tx, tenantID, a.PartnerID); err != nil {
 			return err
 		}
-		if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error; err != nil {
+		if err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error; err != nil {
 			return err
 		}
 		now := time.Now().UTC()
@@ -400,7 +392,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 // reverseAccrual claws an accrual back in tx, which holds its partner's lock: the amount
 // leaves pending if it is still held back, otherwise available, which may go negative when the
 // money was already paid out; a negative available balance blocks withdrawals until recovered.
-func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *Outbox, a *models.Accrual, sourceType, sourceID, reason string) error {
+func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *store.Outbox, a *models.Accrual, sourceType, sourceID, reason string) error {
 	if a.Status == models.AccrualReversed {
 		return nil
 	}
@@ -443,7 +435,7 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 		if reference == "" {
 			continue
 		}
-		err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+		err = s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 			if _, err := s.LockPartner(tx, tenantID, *e.PartnerID); err != nil {
 				return err
 			}
@@ -453,7 +445,7 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 				return err
 			}
 			var accruals []models.Accrual
-			if err := tx.Where(System(tenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?", plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
+			if err := tx.Where(store.System(tenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?", plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
 				return err
 			}
 			for j := range accruals {
@@ -477,9 +469,9 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 		return nil, err
 	}
 	var a models.Accrual
-	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
-			return NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
+			return store.NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 		}
 		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
 			return err
@@ -493,7 +485,7 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 		if err := sc.s.reverseAccrual(ctx, tx, ev, &a, models.SourceAccrual, a.ID, reason); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
+		return store.WriteAudit(ctx, tx, sc.p.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
 	})
 	if err != nil {
 		return nil, err
@@ -503,36 +495,36 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 
 // ListAccruals lists the accruals the principal may see (partners: their own).
 func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg models.Page) ([]models.Accrual, string, error) {
-	q := sc.partnerRows(ctx, &models.Accrual{}, "partner_id")
+	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id")
 	for col, v := range map[string]string{"partner_id": f.PartnerID, "plan_id": f.PlanID, "status": f.Status, "currency": f.Currency} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)
 		}
 	}
-	return Page(q, pg, func(a models.Accrual) string { return a.ID })
+	return store.Page(q, pg, func(a models.Accrual) string { return a.ID })
 }
 
 // Accrual finds one accrual the principal may see.
 func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, error) {
 	var a models.Accrual
-	err := sc.partnerRows(ctx, &models.Accrual{}, "partner_id").Where("id = ?", id).Take(&a).Error
-	return &a, NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
+	err := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id").Where("id = ?", id).Take(&a).Error
+	return &a, store.NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 }
 
 // PendingAccruals lists accruals still in their holding period, for the release timers to
 // pick up after a restore.
 func (s *Store) PendingAccruals(ctx context.Context, tenantID string, limit int) ([]models.Accrual, error) {
 	var out []models.Accrual
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("status = ?", models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
+	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("status = ?", models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
 	return out, err
 }
 
-// commissionPatterns lists the event types a tenant's plans act on: active plans accrue on
+// EventPatterns lists the event types a tenant's plans act on: active plans accrue on
 // their trigger, and every plan, archived ones too, claws back on its clawback trigger.
-func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]string, error) {
+func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	var plans []models.CommissionPlan
-	if err := s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger", "status").
-		Where(System(tenantID).Tenant()).Where("(status = ? OR clawback_trigger <> '')", models.PlanActive).
+	if err := s.core.DB(ctx).Select("trigger_type", "clawback_trigger", "status").
+		Where(store.System(tenantID).Tenant()).Where("(status = ? OR clawback_trigger <> '')", models.PlanActive).
 		Find(&plans).Error; err != nil {
 		return nil, err
 	}
@@ -553,29 +545,12 @@ func (s *Store) commissionPatterns(ctx context.Context, tenantID string) ([]stri
 // on it.
 func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error) {
 	var plans []models.CommissionPlan
-	err = s.db.WithContext(ctx).Select("trigger_type", "clawback_trigger", "status").
-		Where(System(tenantID).Tenant()).Where("((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", models.PlanActive, eventType, eventType).
+	err = s.core.DB(ctx).Select("trigger_type", "clawback_trigger", "status").
+		Where(store.System(tenantID).Tenant()).Where("((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", models.PlanActive, eventType, eventType).
 		Find(&plans).Error
 	for _, p := range plans {
 		accrue = accrue || (p.Status == models.PlanActive && p.Trigger == eventType)
 		clawback = clawback || p.ClawbackTrigger == eventType
 	}
 	return accrue, clawback, err
-}
-
-// LockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
-func LockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
-	q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
-	if s.dialect == Postgres {
-		q = q.Clauses(lockForUpdate)
-	}
-	return q.Take(dest).Error
-}
-
-// NotFoundAs turns a missing row into a not-found error with the given code.
-func NotFoundAs(err error, code, what string) error {
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return models.NotFound(code, what)
-	}
-	return err
 }

@@ -1,4 +1,4 @@
-package store
+package money
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // AddPayoutMethod stores where a partner wants to be paid; the details arrive sealed.
@@ -18,15 +19,15 @@ func (sc *Scoped) AddPayoutMethod(ctx context.Context, m *models.PayoutMethod) e
 	if sc.p.PartnerID != "" && m.PartnerID == "" {
 		m.PartnerID = sc.p.PartnerID
 	}
-	m.TenantID, m.CreatedBy, m.CreatedAt = sc.p.TenantID, ActorOf(ctx), time.Now().UTC()
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := sc.checkPartner(ctx, tx, m.PartnerID, "body.partnerId"); err != nil {
+	m.TenantID, m.CreatedBy, m.CreatedAt = sc.p.TenantID, store.ActorOf(ctx), time.Now().UTC()
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := sc.scope.CheckPartner(tx, m.PartnerID, "body.partnerId"); err != nil {
 			return err
 		}
 		if err := tx.Create(m).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, m.TenantID, "payout_method.added", "payout_method", m.ID, "partnerId", "kind", "label", "details")
+		return store.WriteAudit(ctx, tx, m.TenantID, "payout_method.added", "payout_method", m.ID, "partnerId", "kind", "label", "details")
 	})
 }
 
@@ -35,36 +36,36 @@ func NewPayoutMethodID() string { return models.NewID() }
 
 // ListPayoutMethods lists the payout methods the principal may see, without removed ones.
 func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg models.Page) ([]models.PayoutMethod, string, error) {
-	q := sc.partnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("removed_at IS NULL")
+	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("removed_at IS NULL")
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
-	return Page(q, pg, func(m models.PayoutMethod) string { return m.ID })
+	return store.Page(q, pg, func(m models.PayoutMethod) string { return m.ID })
 }
 
 // PayoutMethod finds one payout method the principal may see.
 func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMethod, error) {
 	var m models.PayoutMethod
-	err := sc.partnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("id = ?", id).Take(&m).Error
-	return &m, NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
+	err := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("id = ?", id).Take(&m).Error
+	return &m, store.NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
 }
 
 // RemovePayoutMethod retires a payout method; withdrawals already made keep it.
 func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		var m models.PayoutMethod
 		q := tx.Where(sc.scope.Tenant()).Where("id = ? AND removed_at IS NULL", id)
 		if sc.p.PartnerID != "" {
 			q = q.Where("partner_id = ?", sc.p.PartnerID)
 		}
 		if err := q.Take(&m).Error; err != nil {
-			return NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
+			return store.NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
 		}
 		now := time.Now().UTC()
 		if err := tx.Model(&m).Update("removed_at", now).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "payout_method.removed", "payout_method", m.ID)
+		return store.WriteAudit(ctx, tx, sc.p.TenantID, "payout_method.removed", "payout_method", m.ID)
 	})
 }
 
@@ -75,7 +76,7 @@ func defaultPayoutSettings(tenantID string) models.PayoutSettings {
 
 func payoutSettingsIn(tx *gorm.DB, tenantID string) (models.PayoutSettings, error) {
 	var st models.PayoutSettings
-	err := tx.Where(System(tenantID).Tenant()).Take(&st).Error
+	err := tx.Where(store.System(tenantID).Tenant()).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return defaultPayoutSettings(tenantID), nil
 	}
@@ -87,7 +88,7 @@ func (sc *Scoped) PayoutSettings(ctx context.Context) (models.PayoutSettings, er
 	if err := sc.scope.OperatorsOnly("payout settings"); err != nil {
 		return models.PayoutSettings{}, err
 	}
-	return payoutSettingsIn(sc.s.db.WithContext(ctx), sc.p.TenantID)
+	return payoutSettingsIn(sc.s.core.DB(ctx), sc.p.TenantID)
 }
 
 // SavePayoutSettings replaces the tenant's withdrawal and payout rules; audited. A nil
@@ -97,7 +98,7 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 		return st, err
 	}
 	st.TenantID, st.UpdatedAt = sc.p.TenantID, time.Now().UTC()
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if keepSecret {
 			prior, err := payoutSettingsIn(tx, sc.p.TenantID)
 			if err != nil {
@@ -112,13 +113,13 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 		if err := tx.Save(&st).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "payout_settings.updated", "tenant", sc.p.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
+		return store.WriteAudit(ctx, tx, sc.p.TenantID, "payout_settings.updated", "tenant", sc.p.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
 	})
 	return st, err
 }
 
 func (sc *Scoped) withdrawalRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Withdrawal{}, "partner_id")
+	return sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Withdrawal{}), "partner_id")
 }
 
 // ListWithdrawals lists the withdrawals the principal may see, oldest first.
@@ -129,17 +130,17 @@ func (sc *Scoped) ListWithdrawals(ctx context.Context, f models.WithdrawalFilter
 			q = q.Where(col+" = ?", v)
 		}
 	}
-	return Page(q, pg, func(w models.Withdrawal) string { return w.ID })
+	return store.Page(q, pg, func(w models.Withdrawal) string { return w.ID })
 }
 
 // Withdrawal finds one withdrawal the principal may see, with its payout if one started.
 func (sc *Scoped) Withdrawal(ctx context.Context, id string) (*models.Withdrawal, *models.Payout, error) {
 	var w models.Withdrawal
 	if err := sc.withdrawalRows(ctx).Where("id = ?", id).Take(&w).Error; err != nil {
-		return nil, nil, NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+		return nil, nil, store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
-	err := sc.s.db.WithContext(ctx).Where(System(w.TenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(&p).Error
+	err := sc.s.core.DB(ctx).Where(store.System(w.TenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return &w, nil, nil
 	}
@@ -153,7 +154,7 @@ func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.
 	if p != nil {
 		payload.PayoutID = p.ID
 	}
-	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: MustJSON(payload)}
+	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: store.MustJSON(payload)}
 }
 
 // RequestWithdrawal holds amount of the partner's available balance for a payout. It refuses
@@ -183,9 +184,9 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		return nil, models.Invalid("INVALID_WITHDRAWAL", "the withdrawal is not valid", fs...)
 	}
 	var w *models.Withdrawal
-	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if sc.p.PartnerID == "" {
-			if err := sc.checkPartner(ctx, tx, partnerID, "body.partnerId"); err != nil {
+			if err := sc.scope.CheckPartner(tx, partnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}
@@ -234,7 +235,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		}
 		now := time.Now().UTC()
 		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.p.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
-			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.actorID(), CreatedAt: now, UpdatedAt: now}
+			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.p.ActorID(), CreatedAt: now, UpdatedAt: now}
 		if key != "" {
 			k := key
 			w.RequestKey = &k
@@ -249,7 +250,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		}); err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, sc.p.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, sc.p.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
 			return err
 		}
 		_, err = ev.Emit(ctx, tx, sc.p.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
@@ -263,18 +264,18 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id, status, reason string,
 	fn func(tx *gorm.DB, w *models.Withdrawal) error) (*models.Withdrawal, error) {
 	var w models.Withdrawal
-	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		q := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", id)
 		if partnerScope != "" {
 			q = q.Where("partner_id = ?", partnerScope)
 		}
 		if err := q.Take(&w).Error; err != nil {
-			return NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+			return store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
 		if _, err := s.LockPartner(tx, tenantID, w.PartnerID); err != nil {
 			return err
 		}
-		if err := tx.Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
+		if err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
 			return err
 		}
 		if err := models.CheckWithdrawalTransition(w.Status, status); err != nil {
@@ -312,7 +313,7 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 			}
 		case models.WithdrawalPaid, models.WithdrawalFailed:
 			payout = &models.Payout{}
-			if err := tx.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(payout).Error; err != nil {
+			if err := tx.Where(store.System(tenantID).Tenant()).Where("withdrawal_id = ?", w.ID).Take(payout).Error; err != nil {
 				return err
 			}
 			payout.Status, payout.Reference, payout.Failure, payout.UpdatedAt, payout.CompletedAt = models.PayoutPaid, w.Reference, "", now, &now
@@ -332,7 +333,7 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 				}
 			}
 		}
-		if err := WriteAudit(ctx, tx, tenantID, "withdrawal."+status, "withdrawal", w.ID, "status", "reason"); err != nil {
+		if err := store.WriteAudit(ctx, tx, tenantID, "withdrawal."+status, "withdrawal", w.ID, "status", "reason"); err != nil {
 			return err
 		}
 		_, err := ev.Emit(ctx, tx, tenantID, withdrawalEvent(withdrawalEventType[status], &w, payout))
@@ -371,7 +372,7 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 		if err != nil {
 			return err
 		}
-		if w.RequestedBy == sc.actorID() {
+		if w.RequestedBy == sc.p.ActorID() {
 			return models.Errorf(models.KindForbidden, "FOUR_EYES", "a withdrawal is approved by someone other than who requested it")
 		}
 		bal, err := balanceIn(tx, sc.p.TenantID, w.PartnerID, w.Currency)
@@ -382,7 +383,7 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 			return models.Conflict("BALANCE_NEGATIVE", "the partner's available balance is negative after a clawback; recover it before paying out")
 		}
 		now := time.Now().UTC()
-		reviewer := sc.actorID()
+		reviewer := sc.p.ActorID()
 		w.Provider, w.ReviewedBy, w.ReviewedAt = st.Provider, &reviewer, &now
 		return nil
 	})
@@ -395,7 +396,7 @@ func (sc *Scoped) RejectWithdrawal(ctx context.Context, id, reason string) (*mod
 	}
 	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalRejected, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
 		now := time.Now().UTC()
-		reviewer := sc.actorID()
+		reviewer := sc.p.ActorID()
 		w.ReviewedBy, w.ReviewedAt = &reviewer, &now
 		return nil
 	})
@@ -415,9 +416,9 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 		return nil, err
 	}
 	var w models.Withdrawal
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
-			return NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+			return store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
 		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, w.PartnerID); err != nil {
 			return err
@@ -441,7 +442,7 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 		if err := tx.Model(&p).Select("decision", "decision_reference", "decision_by", "updated_at").Updates(&p).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, action, "withdrawal", w.ID, "decision", "reference")
+		return store.WriteAudit(ctx, tx, sc.p.TenantID, action, "withdrawal", w.ID, "decision", "reference")
 	})
 	if err != nil {
 		return nil, err
@@ -468,7 +469,7 @@ func (s *Store) CompletePayout(ctx context.Context, tenantID, withdrawalID, refe
 func (s *Store) FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error) {
 	var decided models.Payout
 	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalFailed, reason, func(tx *gorm.DB, w *models.Withdrawal) error {
-		if err := tx.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&decided).Error; err != nil {
+		if err := tx.Where(store.System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&decided).Error; err != nil {
 			return err
 		}
 		if decided.Decision == decisionPaid {
@@ -490,7 +491,7 @@ func settledAlready(ctx context.Context, s *Store, tenantID, id string, w *model
 		return w, err
 	}
 	var cur models.Withdrawal
-	if e := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&cur).Error; e != nil {
+	if e := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("id = ?", id).Take(&cur).Error; e != nil {
 		return nil, e
 	}
 	if cur.Status == models.WithdrawalPaid || cur.Status == models.WithdrawalFailed {
@@ -502,20 +503,20 @@ func settledAlready(ctx context.Context, s *Store, tenantID, id string, w *model
 // PayoutOrder gathers what a provider needs to pay a withdrawal: the payout, the sealed
 // payout details and the tenant's settings. ok is false when nothing is left to pay.
 func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) (order models.PayoutOrder, details, secret models.Sealed, ok bool, err error) {
-	db := s.db.WithContext(ctx)
+	db := s.core.DB(ctx)
 	var w models.Withdrawal
-	if err = db.Where(System(tenantID).Tenant()).Where("id = ?", withdrawalID).Take(&w).Error; err != nil {
-		return order, "", "", false, NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
+	if err = db.Where(store.System(tenantID).Tenant()).Where("id = ?", withdrawalID).Take(&w).Error; err != nil {
+		return order, "", "", false, store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
-	if err = db.Where(System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&p).Error; err != nil {
-		return order, "", "", false, NotFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
+	if err = db.Where(store.System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&p).Error; err != nil {
+		return order, "", "", false, store.NotFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
 	}
 	if w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending {
 		return order, "", "", false, nil
 	}
 	var m models.PayoutMethod
-	if err = db.Where(System(tenantID).Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
+	if err = db.Where(store.System(tenantID).Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
 		return order, "", "", false, err
 	}
 	st, err := payoutSettingsIn(db, tenantID)
@@ -534,6 +535,6 @@ func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) 
 
 // CountPayoutAttempt records one more attempt of a payout's provider call.
 func (s *Store) CountPayoutAttempt(ctx context.Context, tenantID, payoutID string) error {
-	return s.db.WithContext(ctx).Model(&models.Payout{}).Where(System(tenantID).Tenant()).Where("id = ?", payoutID).
+	return s.core.DB(ctx).Model(&models.Payout{}).Where(store.System(tenantID).Tenant()).Where("id = ?", payoutID).
 		Updates(map[string]any{"attempts": gorm.Expr("attempts + 1"), "updated_at": time.Now().UTC()}).Error
 }

@@ -1,4 +1,7 @@
-package store
+// Package money keeps commission plans and their accruals, the append-only double-entry ledger,
+// payout methods, withdrawals and payouts: the money module's persistence and transactions on
+// the core store (ADR 14).
+package money
 
 import (
 	"context"
@@ -9,18 +12,40 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
-// lockForUpdate locks the rows a query reads for the rest of its transaction (Postgres).
-var lockForUpdate = clause.Locking{Strength: "UPDATE"}
+// Store keeps commission plans, accruals, the append-only ledger, withdrawals and payouts of every tenant.
+type Store struct {
+	core *store.Store
+}
+
+// New is the money store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the money store as one principal sees it: operators and finance manage it; a partner sees its own balances, movements and withdrawals.
+type Scoped struct {
+	s     *Store
+	p     models.Principal
+	scope store.Scope
+}
+
+// For returns the money store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
+	if p != nil {
+		sc.p = *p
+	}
+	return sc
+}
 
 // LockPartner serialises the money movements of one partner: it locks the partner's row for
-// the rest of tx on Postgres (SQLite transactions are immediate and serialised anyway). Every
+// the rest of tx on store.Postgres (store.SQLite transactions are immediate and serialised anyway). Every
 // transaction that books ledger movements takes this lock first, so balances read after it
 // cannot change before commit.
 func (s *Store) LockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {
-	q := tx.Model(&models.Partner{}).Where(System(tenantID).Tenant()).Where("id = ?", partnerID)
-	if s.dialect == Postgres {
+	q := tx.Model(&models.Partner{}).Where(store.System(tenantID).Tenant()).Where("id = ?", partnerID)
+	if s.core.Dialect() == store.Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
 	var p models.Partner
@@ -30,14 +55,6 @@ func (s *Store) LockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Pa
 		return nil, err
 	}
 	return &p, nil
-}
-
-// ActorOf names who books a movement: the principal in ctx, or "system".
-func ActorOf(ctx context.Context) string {
-	if p := models.PrincipalFrom(ctx); p != nil {
-		return p.ActorRef()
-	}
-	return "system"
 }
 
 // post books a balanced movement in tx, which must hold the partner's lock. A movement whose
@@ -50,7 +67,7 @@ func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models
 	mv := &models.LedgerMovement{
 		ID: models.NewID(), TenantID: tenantID, PartnerID: m.PartnerID, Currency: m.Currency, Kind: m.Kind, Key: m.Key,
 		SourceType: m.SourceType, SourceID: m.SourceID, ReversesID: m.ReversesID, Reason: m.Reason,
-		CreatedBy: ActorOf(ctx), CreatedAt: now,
+		CreatedBy: store.ActorOf(ctx), CreatedAt: now,
 	}
 	res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(mv)
 	if res.Error != nil {
@@ -58,19 +75,19 @@ func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models
 	}
 	if res.RowsAffected == 0 {
 		var prior models.LedgerMovement
-		if err := tx.Where(System(tenantID).Tenant()).Where("key = ?", m.Key).Take(&prior).Error; err != nil {
+		if err := tx.Where(store.System(tenantID).Tenant()).Where("key = ?", m.Key).Take(&prior).Error; err != nil {
 			return nil, false, err
 		}
 		return &prior, false, nil
 	}
 	var reversed []models.LedgerEntry
 	if m.ReversesID != nil {
-		if err := tx.Where(System(tenantID).Tenant()).Where("movement_id = ?", *m.ReversesID).Find(&reversed).Error; err != nil {
+		if err := tx.Where(store.System(tenantID).Tenant()).Where("movement_id = ?", *m.ReversesID).Find(&reversed).Error; err != nil {
 			return nil, false, err
 		}
 	}
 	var current []models.LedgerBalance
-	if err := tx.Where(System(tenantID).Tenant()).Where("partner_id = ? AND currency = ?", m.PartnerID, m.Currency).Find(&current).Error; err != nil {
+	if err := tx.Where(store.System(tenantID).Tenant()).Where("partner_id = ? AND currency = ?", m.PartnerID, m.Currency).Find(&current).Error; err != nil {
 		return nil, false, err
 	}
 	balances := map[string]int64{}
@@ -114,7 +131,7 @@ func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models
 // balanceIn reads a partner's balance in one currency inside tx.
 func balanceIn(tx *gorm.DB, tenantID, partnerID, currency string) (models.Balance, error) {
 	var rows []models.LedgerBalance
-	err := tx.Where(System(tenantID).Tenant()).Where("partner_id = ? AND currency = ?", partnerID, currency).Find(&rows).Error
+	err := tx.Where(store.System(tenantID).Tenant()).Where("partner_id = ? AND currency = ?", partnerID, currency).Find(&rows).Error
 	b := models.Balance{PartnerID: partnerID, Currency: currency}
 	for _, r := range rows {
 		b = addToBalance(b, r.Account, r.Balance)
@@ -140,7 +157,7 @@ func addToBalance(b models.Balance, account string, amount int64) models.Balance
 
 // Balances lists the balances the principal may see, per partner and currency.
 func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]models.Balance, error) {
-	q := sc.partnerRows(ctx, &models.LedgerBalance{}, "partner_id")
+	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerBalance{}), "partner_id")
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
@@ -162,7 +179,7 @@ func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]m
 }
 
 func (sc *Scoped) entryRows(ctx context.Context, f models.EntryFilter) *gorm.DB {
-	q := sc.partnerRows(ctx, &models.LedgerEntry{}, "partner_id")
+	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerEntry{}), "partner_id")
 	for col, v := range map[string]string{"partner_id": f.PartnerID, "currency": f.Currency, "account": f.Account, "kind": f.Kind, "source_type": f.SourceType, "source_id": f.SourceID} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)
@@ -179,7 +196,7 @@ func (sc *Scoped) entryRows(ctx context.Context, f models.EntryFilter) *gorm.DB 
 
 // ListLedgerEntries lists the ledger entries the principal may see, oldest first.
 func (sc *Scoped) ListLedgerEntries(ctx context.Context, f models.EntryFilter, pg models.Page) ([]models.LedgerEntry, string, error) {
-	return Page(sc.entryRows(ctx, f), pg, func(e models.LedgerEntry) string { return e.ID })
+	return store.Page(sc.entryRows(ctx, f), pg, func(e models.LedgerEntry) string { return e.ID })
 }
 
 // MaxStatementEntries bounds one statement; a longer period must be split.
@@ -191,7 +208,7 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 	if sc.p.PartnerID != "" && partnerID != sc.p.PartnerID {
 		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only see your own statements")
 	}
-	if _, err := sc.s.PartnerOf(ctx, sc.p.TenantID, partnerID); err != nil {
+	if _, err := sc.s.core.PartnerOf(ctx, sc.p.TenantID, partnerID); err != nil {
 		return nil, err
 	}
 	st := &models.Statement{PartnerID: partnerID, Currency: currency, From: from, To: to}
@@ -227,16 +244,6 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 	return st, nil
 }
 
-// PartnerOf finds a partner of a tenant.
-func (s *Store) PartnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
-	var p models.Partner
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", partnerID).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
-	}
-	return &p, err
-}
-
 // AdjustBalance books finance's manual correction of a partner's available balance: a
 // positive amount credits it, a negative one debits it (it may go negative). The same key
 // books once; the adjustment is audited and emits ledger.adjusted.
@@ -248,7 +255,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		return nil, models.Invalid("INVALID_ADJUSTMENT", "the adjustment is not valid", models.FieldError{Location: "body.amount", Message: "a non-zero amount in minor units", Value: a.Amount})
 	}
 	var mv *models.LedgerMovement
-	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
 			if models.ErrorKind(err) == models.KindNotFound {
 				return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: a.PartnerID})
@@ -282,7 +289,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 // BookAdjustment moves amount between a partner's earned and available accounts under the
 // movement key (once per key), and when it books it audits it and emits ledger.adjusted. The
 // caller holds the partner's lock.
-func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *Outbox, tenantID, partnerID, currency string, amount int64,
+func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *store.Outbox, tenantID, partnerID, currency string, amount int64,
 	reason, key, sourceType, sourceID string) (*models.LedgerMovement, bool, error) {
 	mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
 		PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: key,
@@ -292,12 +299,12 @@ func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *Outbox, ten
 	if err != nil || !created {
 		return mv, created, err
 	}
-	if err := WriteAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
+	if err := store.WriteAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
 		return nil, false, err
 	}
 	pid := partnerID
 	_, err = ev.Emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
-		Payload: MustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
+		Payload: store.MustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
 	return mv, true, err
 }
 
@@ -307,7 +314,7 @@ func (s *Store) loadEntries(ctx context.Context, mv *models.LedgerMovement) erro
 	if len(mv.Entries) > 0 {
 		return nil
 	}
-	return s.db.WithContext(ctx).Where(System(mv.TenantID).Tenant()).Where("movement_id = ?", mv.ID).Order("id").Find(&mv.Entries).Error
+	return s.core.DB(ctx).Where(store.System(mv.TenantID).Tenant()).Where("movement_id = ?", mv.ID).Order("id").Find(&mv.Entries).Error
 }
 
 // LedgerCheck is a recomputation of one tenant's ledger from its entries, for invariant tests
@@ -328,13 +335,13 @@ func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, 
 		Total                        int64
 	}
 	var sums []sum
-	db := s.db.WithContext(ctx)
-	if err := db.Model(&models.LedgerEntry{}).Where(System(tenantID).Tenant()).
+	db := s.core.DB(ctx)
+	if err := db.Model(&models.LedgerEntry{}).Where(store.System(tenantID).Tenant()).
 		Select("partner_id, currency, account, SUM(amount) AS total").Group("partner_id, currency, account").Scan(&sums).Error; err != nil {
 		return out, err
 	}
 	var balances []models.LedgerBalance
-	if err := db.Where(System(tenantID).Tenant()).Find(&balances).Error; err != nil {
+	if err := db.Where(store.System(tenantID).Tenant()).Find(&balances).Error; err != nil {
 		return out, err
 	}
 	have := map[string]int64{}
@@ -354,7 +361,7 @@ func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, 
 		}
 	}
 	var unbalanced []string
-	err := db.Model(&models.LedgerEntry{}).Where(System(tenantID).Tenant()).Group("movement_id").
+	err := db.Model(&models.LedgerEntry{}).Where(store.System(tenantID).Tenant()).Group("movement_id").
 		Having("SUM(amount) <> 0").Pluck("movement_id", &unbalanced).Error
 	out.Unbalanced = unbalanced
 	return out, err

@@ -1,4 +1,4 @@
-package store_test
+package money_test
 
 import (
 	"context"
@@ -9,23 +9,25 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/money"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 type moneyEnv struct {
 	ctx       context.Context
-	s         *store.Store
-	op        *store.Scoped
-	partner   *store.Scoped
+	s         *stores.Set
+	op        *stores.Scoped
+	partner   *stores.Scoped
 	tenantID  string
 	partnerID string
 	methodID  string
 }
 
-func newMoneyEnv(t *testing.T, s *store.Store, slug string) *moneyEnv {
+func newMoneyEnv(t *testing.T, s *stores.Set, slug string) *moneyEnv {
 	t.Helper()
 	ctx := context.Background()
-	owner := newTenant(t, s, slug)
+	owner := storetest.Tenant(t, s.Core(), slug)
 	e := &moneyEnv{ctx: ctx, s: s, op: s.For(owner), tenantID: owner.TenantID}
 	p := &models.Partner{Name: "Alpha", Type: "reseller", Level: "gold", Status: "active"}
 	if err := e.op.CreatePartner(ctx, p); err != nil {
@@ -33,7 +35,7 @@ func newMoneyEnv(t *testing.T, s *store.Store, slug string) *moneyEnv {
 	}
 	e.partnerID = p.ID
 	e.partner = s.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: owner.TenantID, UserID: models.NewID(), PartnerID: p.ID})
-	m := &models.PayoutMethod{ID: store.NewPayoutMethodID(), Kind: models.PayoutBank, Label: "main", Details: "v1:sealed", Masked: "IBAN ••••1234"}
+	m := &models.PayoutMethod{ID: money.NewPayoutMethodID(), Kind: models.PayoutBank, Label: "main", Details: "v1:sealed", Masked: "IBAN ••••1234"}
 	if err := e.partner.AddPayoutMethod(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func (e *moneyEnv) won(t *testing.T, dealID string, amount int64, occurred time.
 }
 
 func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money")
 		plan, err := e.op.CreateCommissionPlan(e.ctx, "Resellers 10 %", "", models.PlanDefinition{
 			Trigger: models.EventDealWon, HoldingDays: 14, ClawbackTrigger: "crm.deal_refunded",
@@ -138,14 +140,14 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.expect(t, "after the request", 100_00, 40_00, 60_00, 0, 200_00)
-		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 50_00, Currency: "EUR", PayoutMethodID: e.methodID}, "key-2"); code(err) != "INSUFFICIENT_BALANCE" {
+		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 50_00, Currency: "EUR", PayoutMethodID: e.methodID}, "key-2"); storetest.Code(err) != "INSUFFICIENT_BALANCE" {
 			t.Fatalf("an overdraw: %v", err)
 		}
 		if _, err := e.op.RejectWithdrawal(e.ctx, w1.ID, "wrong account"); err != nil {
 			t.Fatal(err)
 		}
 		e.expect(t, "after the rejection", 100_00, 100_00, 0, 0, 200_00)
-		if _, err := e.op.ApproveWithdrawal(e.ctx, w1.ID); code(err) != "ILLEGAL_WITHDRAWAL_TRANSITION" {
+		if _, err := e.op.ApproveWithdrawal(e.ctx, w1.ID); storetest.Code(err) != "ILLEGAL_WITHDRAWAL_TRANSITION" {
 			t.Fatalf("approving a rejected withdrawal: %v", err)
 		}
 		w2, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 100_00, Currency: "EUR", PayoutMethodID: e.methodID}, "key-3")
@@ -180,7 +182,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			}
 		}
 		e.expect(t, "after the clawback", 100_00, -100_00, 0, 100_00, 100_00)
-		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 1, Currency: "EUR", PayoutMethodID: e.methodID}, "key-4"); code(err) != "BALANCE_NEGATIVE" {
+		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 1, Currency: "EUR", PayoutMethodID: e.methodID}, "key-4"); storetest.Code(err) != "BALANCE_NEGATIVE" {
 			t.Fatalf("a withdrawal from a negative balance: %v", err)
 		}
 		// The pending accrual of deal-1 is clawed back from pending by finance.
@@ -188,7 +190,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.expect(t, "after the manual reversal", 0, -100_00, 0, 100_00, 0)
-		if _, err := e.op.ReverseAccrual(e.ctx, accruals[0].ID, "again"); code(err) != "ACCRUAL_REVERSED" {
+		if _, err := e.op.ReverseAccrual(e.ctx, accruals[0].ID, "again"); storetest.Code(err) != "ACCRUAL_REVERSED" {
 			t.Fatalf("a second reversal: %v", err)
 		}
 		if rel, _ := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID, time.Now().AddDate(1, 0, 0)); !rel.Done {
@@ -200,7 +202,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			}
 		}
 		e.expect(t, "after one adjustment sent twice", 0, 50_00, 0, 100_00, 150_00)
-		if _, err := e.partner.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 1, Currency: "EUR", Reason: "x", Key: "adj-2"}); code(err) != "OPERATORS_ONLY" {
+		if _, err := e.partner.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 1, Currency: "EUR", Reason: "x", Key: "adj-2"}); storetest.Code(err) != "OPERATORS_ONLY" {
 			t.Fatalf("a partner adjusting its balance: %v", err)
 		}
 		entries, _, err := e.partner.ListLedgerEntries(e.ctx, models.EntryFilter{}, models.Page{Limit: 100})
@@ -215,7 +217,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 }
 
 func TestWithdrawalRequestsAreIdempotentAndScoped(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-keys")
 		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"}); err != nil {
 			t.Fatal(err)
@@ -231,26 +233,26 @@ func TestWithdrawalRequestsAreIdempotentAndScoped(t *testing.T) {
 		}
 		e.expect(t, "after a replayed request", 0, 70_00, 30_00, 0, 100_00)
 		nw.Amount = 40_00
-		if _, err := e.partner.RequestWithdrawal(e.ctx, nw, "same"); code(err) != "IDEMPOTENCY_KEY_REUSED" {
+		if _, err := e.partner.RequestWithdrawal(e.ctx, nw, "same"); storetest.Code(err) != "IDEMPOTENCY_KEY_REUSED" {
 			t.Fatalf("a key reused for another amount: %v", err)
 		}
-		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 1, Currency: "EUR", PayoutMethodID: "nope"}, ""); code(err) != "PAYOUT_METHOD_NOT_FOUND" {
+		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 1, Currency: "EUR", PayoutMethodID: "nope"}, ""); storetest.Code(err) != "PAYOUT_METHOD_NOT_FOUND" {
 			t.Fatalf("an unknown payout method: %v", err)
 		}
 		if _, err := e.op.SavePayoutSettings(e.ctx, models.PayoutSettings{Provider: models.ProviderManual, Minimums: `{"EUR":5000}`, ConfirmDays: 3}, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 49_99, Currency: "EUR", PayoutMethodID: e.methodID}, ""); code(err) != "BELOW_MINIMUM_WITHDRAWAL" {
+		if _, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 49_99, Currency: "EUR", PayoutMethodID: e.methodID}, ""); storetest.Code(err) != "BELOW_MINIMUM_WITHDRAWAL" {
 			t.Fatalf("a withdrawal below the minimum: %v", err)
 		}
-		if _, err := e.partner.ApproveWithdrawal(e.ctx, w1.ID); code(err) != "OPERATORS_ONLY" {
+		if _, err := e.partner.ApproveWithdrawal(e.ctx, w1.ID); storetest.Code(err) != "OPERATORS_ONLY" {
 			t.Fatalf("a partner approving: %v", err)
 		}
 		other := newMoneyEnv(t, s, "money-other")
-		if _, _, err := other.op.Withdrawal(e.ctx, w1.ID); code(err) != "WITHDRAWAL_NOT_FOUND" {
+		if _, _, err := other.op.Withdrawal(e.ctx, w1.ID); storetest.Code(err) != "WITHDRAWAL_NOT_FOUND" {
 			t.Fatalf("another tenant sees the withdrawal: %v", err)
 		}
-		if _, err := other.op.CancelWithdrawal(e.ctx, w1.ID, ""); code(err) != "WITHDRAWAL_NOT_FOUND" {
+		if _, err := other.op.CancelWithdrawal(e.ctx, w1.ID, ""); storetest.Code(err) != "WITHDRAWAL_NOT_FOUND" {
 			t.Fatalf("another tenant cancels the withdrawal: %v", err)
 		}
 		if _, err := e.partner.CancelWithdrawal(e.ctx, w1.ID, "changed my mind"); err != nil {
@@ -264,7 +266,7 @@ func TestWithdrawalRequestsAreIdempotentAndScoped(t *testing.T) {
 }
 
 func TestConcurrentWithdrawalsNeverOverdraw(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-race")
 		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"}); err != nil {
 			t.Fatal(err)
@@ -281,7 +283,7 @@ func TestConcurrentWithdrawalsNeverOverdraw(t *testing.T) {
 				_, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: amount, Currency: "EUR", PayoutMethodID: e.methodID}, "")
 				mu.Lock()
 				defer mu.Unlock()
-				switch code(err) {
+				switch storetest.Code(err) {
 				case "":
 					accepted++
 					sum += amount
@@ -302,7 +304,7 @@ func TestConcurrentWithdrawalsNeverOverdraw(t *testing.T) {
 }
 
 func TestTheLedgerRefusesUpdatesAndDeletesInTheDatabase(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-immutable")
 		mv, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 10_00, Currency: "EUR", Reason: "opening", Key: "open"})
 		if err != nil {
@@ -316,13 +318,13 @@ func TestTheLedgerRefusesUpdatesAndDeletesInTheDatabase(t *testing.T) {
 			"UPDATE ledger_movements SET reason = 'changed'",
 			"DELETE FROM ledger_movements",
 		} {
-			err := store.ExecRaw(e.ctx, s, stmt)
+			err := s.Core().DB(e.ctx).Exec(stmt).Error
 			if err == nil {
 				t.Errorf("%s succeeded", stmt)
 			}
 		}
 		if s.Dialect() == store.Postgres {
-			if err := store.ExecRaw(e.ctx, s, "TRUNCATE ledger_entries"); err == nil {
+			if err := s.Core().DB(e.ctx).Exec("TRUNCATE ledger_entries").Error; err == nil {
 				t.Error("TRUNCATE succeeded")
 			}
 		}
@@ -331,19 +333,19 @@ func TestTheLedgerRefusesUpdatesAndDeletesInTheDatabase(t *testing.T) {
 }
 
 func TestFinanceCannotApproveItsOwnRequestOrPayOutFromANegativeBalance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-review")
 		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 99_00, Currency: "EUR", Reason: "other", Key: "open"}); code(err) != "IDEMPOTENCY_KEY_REUSED" {
+		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 99_00, Currency: "EUR", Reason: "other", Key: "open"}); storetest.Code(err) != "IDEMPOTENCY_KEY_REUSED" {
 			t.Fatalf("an adjustment key reused for another amount: %v", err)
 		}
 		own, err := e.op.RequestWithdrawal(e.ctx, models.NewWithdrawal{PartnerID: e.partnerID, Amount: 10_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.op.ApproveWithdrawal(e.ctx, own.ID); code(err) != "FOUR_EYES" {
+		if _, err := e.op.ApproveWithdrawal(e.ctx, own.ID); storetest.Code(err) != "FOUR_EYES" {
 			t.Fatalf("the requester approved its own withdrawal: %v", err)
 		}
 		w, err := e.partner.RequestWithdrawal(e.ctx, models.NewWithdrawal{Amount: 90_00, Currency: "EUR", PayoutMethodID: e.methodID}, "")
@@ -353,7 +355,7 @@ func TestFinanceCannotApproveItsOwnRequestOrPayOutFromANegativeBalance(t *testin
 		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: -50_00, Currency: "EUR", Reason: "chargeback", Key: "cb"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.op.ApproveWithdrawal(e.ctx, w.ID); code(err) != "BALANCE_NEGATIVE" {
+		if _, err := e.op.ApproveWithdrawal(e.ctx, w.ID); storetest.Code(err) != "BALANCE_NEGATIVE" {
 			t.Fatalf("a payout approved while the available balance is negative: %v", err)
 		}
 		e.expect(t, "after the refused approval", 0, -50_00, 100_00, 0, 50_00)
@@ -361,7 +363,7 @@ func TestFinanceCannotApproveItsOwnRequestOrPayOutFromANegativeBalance(t *testin
 }
 
 func TestARefundProcessedBeforeItsSaleLeavesNothingToPay(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-early-refund")
 		if _, err := e.op.CreateCommissionPlan(e.ctx, "Invoices 10 %", "", models.PlanDefinition{
 			Trigger: "invoice.paid", AmountPath: "total", Currency: "EUR", ReferencePath: "invoiceId", ClawbackTrigger: "invoice.refunded",
@@ -393,7 +395,7 @@ func TestARefundProcessedBeforeItsSaleLeavesNothingToPay(t *testing.T) {
 }
 
 func TestARecordedPaymentWinsOverThePayoutDeadline(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-decision")
 		if _, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"}); err != nil {
 			t.Fatal(err)
@@ -408,7 +410,7 @@ func TestARecordedPaymentWinsOverThePayoutDeadline(t *testing.T) {
 		if _, err := e.op.RecordPayoutDecision(e.ctx, w.ID, true, "BANK-77"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.op.RecordPayoutDecision(e.ctx, w.ID, false, "bounced"); code(err) != "PAYOUT_NOT_AWAITING_CONFIRMATION" {
+		if _, err := e.op.RecordPayoutDecision(e.ctx, w.ID, false, "bounced"); storetest.Code(err) != "PAYOUT_NOT_AWAITING_CONFIRMATION" {
 			t.Fatalf("a second decision: %v", err)
 		}
 		// The deadline passes before the confirmation reaches the payout: it is paid anyway.
@@ -421,7 +423,7 @@ func TestARecordedPaymentWinsOverThePayoutDeadline(t *testing.T) {
 }
 
 func TestEveryWithdrawalTransitionAndAdjustmentIsAuditedAndEvented(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-audit")
 		mv, err := e.op.AdjustBalance(e.ctx, models.Adjustment{PartnerID: e.partnerID, Amount: 100_00, Currency: "EUR", Reason: "opening", Key: "open"})
 		if err != nil {
@@ -468,10 +470,10 @@ func TestEveryWithdrawalTransitionAndAdjustmentIsAuditedAndEvented(t *testing.T)
 }
 
 func TestAnArchivedPlanStillClawsBackItsAccruals(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newMoneyEnv(t, s, "money-archived-clawback")
-		rec := &recorder{}
-		s.SetDispatcher(rec.dispatch)
+		rec := &storetest.Recorder{}
+		s.SetDispatcher(rec.Dispatch)
 		plan, err := e.op.CreateCommissionPlan(e.ctx, "Invoices 10 %", "", models.PlanDefinition{
 			Trigger: "invoice.paid", AmountPath: "total", Currency: "EUR", ReferencePath: "invoiceId", ClawbackTrigger: "invoice.refunded",
 			Calculation: models.PlanCalculation{Kind: models.CalcPercentage, RateBps: 1000}})
@@ -496,7 +498,7 @@ func TestAnArchivedPlanStillClawsBackItsAccruals(t *testing.T) {
 		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, e.tenantID, "invoice.paid"); err != nil || accrue || clawback {
 			t.Fatalf("routes of invoice.paid = %v %v %v, want none for an archived plan", accrue, clawback, err)
 		}
-		rec.refs = nil
+		rec.Reset()
 		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-1"}`})
 		if err != nil {
 			t.Fatal(err)
@@ -504,7 +506,7 @@ func TestAnArchivedPlanStillClawsBackItsAccruals(t *testing.T) {
 		if _, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-2","total":50000}`}); err != nil {
 			t.Fatal(err)
 		}
-		if got := rec.types(); len(got) != 1 || got[0] != "invoice.refunded" {
+		if got := rec.Types(); len(got) != 1 || got[0] != "invoice.refunded" {
 			t.Fatalf("dispatched %v, want only the refund", got)
 		}
 		if reversed, err := s.ClawbackCommissions(e.ctx, e.tenantID, refund.ID); err != nil || len(reversed) != 1 {

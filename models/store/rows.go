@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/partnerd/partnerd/models"
+)
+
+// LockForUpdate locks the rows a query reads for the rest of its transaction (Postgres).
+var LockForUpdate = clause.Locking{Strength: "UPDATE"}
+
+// MustJSON encodes an event payload; the payload types always encode.
+func MustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// LockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
+func LockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
+	q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
+	if s.dialect == Postgres {
+		q = q.Clauses(LockForUpdate)
+	}
+	return q.Take(dest).Error
+}
+
+// NotFoundAs turns a missing row into a not-found error with the given code.
+func NotFoundAs(err error, code, what string) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return models.NotFound(code, what)
+	}
+	return err
+}
+
+// ActorOf names who books a movement: the principal in ctx, or "system".
+func ActorOf(ctx context.Context) string {
+	if p := models.PrincipalFrom(ctx); p != nil {
+		return p.ActorRef()
+	}
+	return "system"
+}
