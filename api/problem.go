@@ -89,10 +89,10 @@ func newProblem(ctx context.Context, status int, detail string) *Problem {
 		Type:      problemType(code),
 		Title:     http.StatusText(status),
 		Status:    status,
-		Detail:    detail,
+		Detail:    clipEcho(detail, maxDetailBytes),
 		Code:      code,
 		RequestID: RequestID(ctx),
-		Instance:  requestPath(ctx),
+		Instance:  clipEcho(requestPath(ctx), maxDetailBytes),
 	}
 }
 
