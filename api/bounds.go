@@ -118,7 +118,8 @@ type jsonScan struct {
 	data []byte
 	pos  int
 	reg  huma.Registry
-	path *huma.PathBuffer
+	// path is the location being scanned, as huma writes it (body.a[0].b).
+	path []byte
 	// problems found; the scan stops after MaxProblemErrors+1 of them.
 	problems []*huma.ErrorDetail
 	// stop is set by a problem that ends the scan: too deep, too many items, malformed.
@@ -131,8 +132,7 @@ type jsonScan struct {
 
 // scanJSON checks body against the bounds of schema (resolved in reg) and the text rules.
 func scanJSON(body []byte, reg huma.Registry, schema *huma.Schema) *jsonScan {
-	sc := &jsonScan{data: body, reg: reg, path: huma.NewPathBuffer(make([]byte, 0, 64), 0)}
-	sc.path.Push("body")
+	sc := &jsonScan{data: body, reg: reg, path: append(make([]byte, 0, 64), "body"...)}
 	sc.skipSpace()
 	if sc.pos < len(sc.data) {
 		sc.value(sc.resolve(schema), 0)
@@ -148,7 +148,7 @@ func (sc *jsonScan) resolve(s *huma.Schema) *huma.Schema {
 }
 
 func (sc *jsonScan) add(msg string, fatal bool) {
-	sc.problems = append(sc.problems, &huma.ErrorDetail{Location: sc.path.String(), Message: msg})
+	sc.problems = append(sc.problems, &huma.ErrorDetail{Location: string(sc.path), Message: msg})
 	if fatal || len(sc.problems) > MaxProblemErrors {
 		sc.stop = true
 	}
@@ -223,9 +223,10 @@ func (sc *jsonScan) object(s *huma.Schema, depth int) {
 		}
 		sc.pos++
 		sc.skipSpace()
-		sc.path.Push(key)
+		mark := len(sc.path)
+		sc.path = append(append(sc.path, '.'), key...)
 		sc.value(sc.property(s, key), depth)
-		sc.path.Pop()
+		sc.path = sc.path[:mark]
 		if sc.stop {
 			return
 		}
@@ -249,15 +250,15 @@ func (sc *jsonScan) object(s *huma.Schema, depth int) {
 
 // property is the schema of key in object schema s, matched as the decoder matches fields
 // (exactly, else ignoring case), else the schema of additional properties, else nil.
-func (sc *jsonScan) property(s *huma.Schema, key string) *huma.Schema {
+func (sc *jsonScan) property(s *huma.Schema, key []byte) *huma.Schema {
 	if s == nil {
 		return nil
 	}
-	if p, ok := s.Properties[key]; ok {
+	if p, ok := s.Properties[string(key)]; ok {
 		return sc.resolve(p)
 	}
 	for name, p := range s.Properties {
-		if strings.EqualFold(name, key) {
+		if strings.EqualFold(name, string(key)) {
 			return sc.resolve(p)
 		}
 	}
@@ -293,9 +294,10 @@ func (sc *jsonScan) array(s *huma.Schema, depth int) {
 			return
 		}
 		sc.skipSpace()
-		sc.path.PushIndex(i)
+		mark := len(sc.path)
+		sc.path = append(strconv.AppendInt(append(sc.path, '['), int64(i), 10), ']')
 		sc.value(items, depth)
-		sc.path.Pop()
+		sc.path = sc.path[:mark]
 		if sc.stop {
 			return
 		}
@@ -318,8 +320,9 @@ func (sc *jsonScan) array(s *huma.Schema, depth int) {
 }
 
 // str scans the string at pos, checking every character against the text rules and the
-// length against maxLen (characters; -1 for none). For a key it returns the decoded text.
-func (sc *jsonScan) str(maxLen int, isKey bool) string {
+// length against maxLen (characters; -1 for none). For a key it returns the decoded text,
+// valid until the next key is scanned.
+func (sc *jsonScan) str(maxLen int, isKey bool) []byte {
 	sc.pos++ // opening quote
 	start := sc.pos
 	escaped := false
@@ -337,12 +340,12 @@ func (sc *jsonScan) str(maxLen int, isKey bool) string {
 				sc.add("expected length <= "+strconv.Itoa(maxLen), false)
 			}
 			if !isKey {
-				return ""
+				return nil
 			}
 			if !escaped {
-				return string(sc.data[start : sc.pos-1])
+				return sc.data[start : sc.pos-1]
 			}
-			return string(sc.key)
+			return sc.key
 		case c == '\\':
 			if !escaped && isKey {
 				sc.key = append(sc.key[:0], sc.data[start:sc.pos]...)
@@ -351,11 +354,11 @@ func (sc *jsonScan) str(maxLen int, isKey bool) string {
 			var ok bool
 			if r, ok = sc.escape(); !ok {
 				sc.malformed()
-				return ""
+				return nil
 			}
 		case c < 0x20:
 			sc.malformed() // raw control characters are not JSON
-			return ""
+			return nil
 		case c < utf8.RuneSelf:
 			r = rune(c)
 			sc.pos++
@@ -376,7 +379,7 @@ func (sc *jsonScan) str(maxLen int, isKey bool) string {
 		count++
 	}
 	sc.malformed()
-	return ""
+	return nil
 }
 
 // escape decodes the escape sequence at pos (a backslash) into its character.

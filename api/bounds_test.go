@@ -218,3 +218,23 @@ func repeatsKeys(data []byte) bool {
 		}
 	}
 }
+
+// BenchmarkBodyScan measures the scan over an ingest batch of 1 MiB, the largest body it reads.
+func BenchmarkBodyScan(b *testing.B) {
+	event := map[string]any{"customerEmail": "ada@example.com", "type": "invoice.paid", "eventId": "inv-1001",
+		"payload": map[string]any{"amount": 129900, "currency": "EUR", "lines": []any{map[string]any{"sku": "seat", "note": "Zürich office"}}}}
+	var events []any
+	for n := 0; n < (1<<20)-4096; {
+		events = append(events, event)
+		raw, _ := json.Marshal(event)
+		n += len(raw) + 1
+	}
+	body, _ := json.Marshal(map[string]any{"events": events})
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if sc := scanJSON(body, nil, nil); len(sc.problems) > 0 || sc.stop {
+			b.Fatalf("the batch was refused: %v", sc.problems)
+		}
+	}
+}
