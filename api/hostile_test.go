@@ -316,6 +316,8 @@ func TestHostileSizesAmountsAndNestingAreRefusedSmallOnBothDatabases(t *testing.
 			{"a NUL deep in a payload", f.keyFor[authz.EventsWrite], http.MethodPost, "/api/events/ingest", map[string]any{"customerEmail": "nul@example.com", "type": "feature.used", "payload": map[string]any{"a": []any{map[string]any{"b": "x\x00"}}}}, 422, "body.payload.a[0].b"},
 			{"a NUL in an event of a batch", f.keyFor[authz.EventsWrite], http.MethodPost, "/api/events/batch", map[string]any{"events": []any{map[string]any{"customerEmail": "nul@example.com", "type": "feature.used", "payload": map[string]any{"k\x00": 1}}}}, 422, "body.events[0].payload"},
 			{"501 events", f.keyFor[authz.EventsWrite], http.MethodPost, "/api/events/batch", map[string]any{"events": slices.Repeat([]any{map[string]any{"customerEmail": "a@example.com", "type": "a.b"}}, MaxBatchEvents+1)}, 413, ""},
+			{"a NUL in a bearer token", "a\x00b", http.MethodGet, "/api/partners", nil, 401, ""},
+			{"a NUL in a machine key", "pd_live_" + strings.Repeat("a", 29) + "\x00abcdef", http.MethodGet, "/api/partners", nil, 401, ""},
 			{"a NUL in a path id", owner, http.MethodGet, "/api/partners/a%00b", nil, 422, "path.id"},
 			{"an id longer than any id", owner, http.MethodGet, "/api/partners/" + strings.Repeat("a", 37), nil, 422, "path.id"},
 			{"a path of 200 kB", owner, http.MethodGet, "/api/partners/" + strings.Repeat("a", 200_000), nil, 422, "path.id"},
