@@ -368,7 +368,7 @@ func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
 						t.Fatalf("naming Bravo = %d %s", res.Status, res.Body)
 					}
 					res = env.compute(t, who.token, m, q("partnerId", env.bravo, "partnerLevel", "Silver"))
-					if res.Status != http.StatusForbidden || strings.Contains(string(res.Body), "700") {
+					if res.Status != http.StatusForbidden || strings.Contains(string(res.Body), ":700") {
 						t.Fatalf("naming Bravo and its level = %d %s", res.Status, res.Body)
 					}
 				}
