@@ -172,7 +172,7 @@ func New(cfg Config, deps Deps) *Server {
 		},
 	}
 	s.api = humagin.New(engine, hc)
-	s.api.UseMiddleware(s.guard, s.idempotency)
+	s.api.UseMiddleware(s.guard, s.bounds, s.idempotency)
 	s.mountSwaggerUI()
 
 	registerSystemRoutes(s)

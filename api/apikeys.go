@@ -45,7 +45,7 @@ func apiKeyOf(k *models.APIKey) MachineKey {
 type CreateMachineKeyInput struct {
 	Body struct {
 		Name      string     `json:"name" minLength:"1" maxLength:"200"`
-		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"64" uniqueItems:"true" doc:"Permissions of the key; each must be one the creator holds"`
+		Scopes    []string   `json:"scopes" minItems:"1" maxItems:"64" uniqueItems:"true" maxLength:"64" doc:"Permissions of the key; each must be one the creator holds"`
 		PartnerID string     `json:"partnerId,omitempty" maxLength:"36" doc:"Bind the key to one partner organisation"`
 		ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"When the key stops working"`
 	}

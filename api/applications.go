@@ -33,17 +33,17 @@ const maxApplicationBytes = 16 << 10
 
 // ApplicationQuestion is a question of the application form.
 type ApplicationQuestion struct {
-	Key      string   `json:"key" pattern:"^[a-z0-9_]{1,64}$"`
+	Key      string   `json:"key" maxLength:"64" pattern:"^[a-z0-9_]{1,64}$"`
 	Label    string   `json:"label" minLength:"1" maxLength:"500"`
 	Required bool     `json:"required,omitempty"`
-	Options  []string `json:"options,omitempty" maxItems:"50" doc:"When set, the answer must be one of these"`
+	Options  []string `json:"options,omitempty" maxItems:"50" maxLength:"200" doc:"When set, the answer must be one of these"`
 }
 
 // ApplicationFormBody is a tenant's recruitment form.
 type ApplicationFormBody struct {
 	Questions          []ApplicationQuestion `json:"questions" maxItems:"50" nullable:"false"`
 	ReapplyAfterDays   int                   `json:"reapplyAfterDays" minimum:"0" maximum:"3650" doc:"How long a rejected applicant waits before applying again"`
-	AutoApproveDomains []string              `json:"autoApproveDomains" maxItems:"100" nullable:"false" doc:"Applications from these email domains are approved at once"`
+	AutoApproveDomains []string              `json:"autoApproveDomains" maxItems:"100" maxLength:"253" nullable:"false" doc:"Applications from these email domains are approved at once"`
 }
 
 func formOf(f models.ApplicationForm) ApplicationFormBody {
@@ -64,11 +64,11 @@ type PublicApplicationForm struct {
 type SubmitApplicationInput struct {
 	Slug string `path:"slug" maxLength:"63"`
 	Body struct {
-		Organisation string            `json:"organisation" minLength:"1" maxLength:"200"`
-		ContactName  string            `json:"contactName" minLength:"1" maxLength:"200"`
-		ContactEmail string            `json:"contactEmail" format:"email" maxLength:"320"`
-		PartnerType  string            `json:"partnerType" enum:"reseller,franchise,campus,broker,agency,distributor,other"`
-		Answers      map[string]string `json:"answers,omitempty" maxProperties:"50" doc:"Answers by question key"`
+		Organisation string    `json:"organisation" minLength:"1" maxLength:"200"`
+		ContactName  string    `json:"contactName" minLength:"1" maxLength:"200"`
+		ContactEmail string    `json:"contactEmail" format:"email" maxLength:"320"`
+		PartnerType  string    `json:"partnerType" enum:"reseller,franchise,campus,broker,agency,distributor,other"`
+		Answers      AnswerMap `json:"answers,omitempty" maxProperties:"50" doc:"Answers by question key, at most 4000 characters each"`
 		// Website is a honeypot: people leave the hidden field empty, bots fill it.
 		Website string `json:"website,omitempty" maxLength:"500" doc:"Leave empty"`
 	}

@@ -33,16 +33,16 @@ type PayloadMatch struct {
 
 // PlanConditions narrow the events a plan accrues on; absent conditions match everything.
 type PlanConditions struct {
-	PartnerLevels []string       `json:"partnerLevels,omitempty" maxItems:"50" doc:"The partner must be at one of these levels (by name)"`
-	PartnerTypes  []string       `json:"partnerTypes,omitempty" maxItems:"10" doc:"The partner must be of one of these types" example:"[\"reseller\"]"`
-	MinAmount     *int64         `json:"minAmount,omitempty" doc:"The source amount must be at least this, in minor units"`
-	MaxAmount     *int64         `json:"maxAmount,omitempty" doc:"The source amount must be at most this, in minor units"`
+	PartnerLevels []string       `json:"partnerLevels,omitempty" maxItems:"50" maxLength:"64" doc:"The partner must be at one of these levels (by name)"`
+	PartnerTypes  []string       `json:"partnerTypes,omitempty" maxItems:"10" maxLength:"32" doc:"The partner must be of one of these types" example:"[\"reseller\"]"`
+	MinAmount     *int64         `json:"minAmount,omitempty" minimum:"-1000000000000000" maximum:"1000000000000000" doc:"The source amount must be at least this, in minor units"`
+	MaxAmount     *int64         `json:"maxAmount,omitempty" minimum:"-1000000000000000" maximum:"1000000000000000" doc:"The source amount must be at most this, in minor units"`
 	PayloadEquals []PayloadMatch `json:"payloadEquals,omitempty" maxItems:"20" doc:"Payload fields that must equal the given values"`
 }
 
 // PlanTier is one step of a tiered calculation.
 type PlanTier struct {
-	FromVolume int64 `json:"fromVolume" minimum:"0" doc:"The partner's volume in the period, in minor units, from which this tier's rate applies; the first tier starts at 0"`
+	FromVolume int64 `json:"fromVolume" minimum:"0" maximum:"1000000000000000" doc:"The partner's volume in the period, in minor units, from which this tier's rate applies; the first tier starts at 0"`
 	RateBps    int64 `json:"rateBps" minimum:"1" maximum:"10000" doc:"Basis points: 1000 is 10 %"`
 }
 
@@ -50,7 +50,7 @@ type PlanTier struct {
 type PlanCalculation struct {
 	Kind       string     `json:"kind" enum:"percentage,flat,tiered" doc:"percentage: rateBps of the source amount; flat: flatAmount per event; tiered: the rate of the tier the partner's period volume reaches"`
 	RateBps    int64      `json:"rateBps,omitempty" minimum:"0" maximum:"10000" doc:"For percentage: basis points, 1000 is 10 %"`
-	FlatAmount int64      `json:"flatAmount,omitempty" minimum:"0" doc:"For flat: the accrual in minor units of the source currency"`
+	FlatAmount int64      `json:"flatAmount,omitempty" minimum:"0" maximum:"1000000000000000" doc:"For flat: the accrual in minor units of the source currency"`
 	Tiers      []PlanTier `json:"tiers,omitempty" maxItems:"20" doc:"For tiered: ascending by fromVolume"`
 	TierPeriod string     `json:"tierPeriod,omitempty" enum:"month,quarter,year" doc:"For tiered: the period over which the partner's volume is summed"`
 }
@@ -60,7 +60,7 @@ type PlanDefinition struct {
 	Trigger          string          `json:"trigger" minLength:"3" maxLength:"128" doc:"The event type that accrues, e.g. deal.won or invoice.paid" example:"deal.won"`
 	AmountPath       string          `json:"amountPath,omitempty" maxLength:"200" doc:"Payload path of the source amount in minor units (deal.won: amountMinor)"`
 	CurrencyPath     string          `json:"currencyPath,omitempty" maxLength:"200" doc:"Payload path of the source currency (default currency)"`
-	Currency         string          `json:"currency,omitempty" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code used when the source carries no currency"`
+	Currency         string          `json:"currency,omitempty" maxLength:"3" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code used when the source carries no currency"`
 	ReferencePath    string          `json:"referencePath,omitempty" maxLength:"200" doc:"Payload path naming the source's business object (deal.won: dealId); a clawback event with the same reference reverses the accrual"`
 	ClawbackTrigger  string          `json:"clawbackTrigger,omitempty" maxLength:"128" doc:"The event type that reverses earlier accruals of the plan, e.g. invoice.refunded"`
 	Conditions       PlanConditions  `json:"conditions,omitempty"`

@@ -74,7 +74,7 @@ func dashboardOf(d *models.Dashboard) Dashboard {
 type CreateDashboardInput struct {
 	Body struct {
 		Name      string   `json:"name" minLength:"1" maxLength:"200"`
-		Levels    []string `json:"levels,omitempty" maxItems:"50"`
+		Levels    []string `json:"levels,omitempty" maxItems:"50" maxLength:"64"`
 		IsDefault bool     `json:"isDefault,omitempty" doc:"Make this the default dashboard; the previous default stops being one"`
 		Widgets   []Widget `json:"widgets,omitempty" maxItems:"50"`
 	}
@@ -85,7 +85,7 @@ type UpdateDashboardInput struct {
 	ID   string `path:"id" maxLength:"36"`
 	Body struct {
 		Name      *string   `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Levels    *[]string `json:"levels,omitempty" maxItems:"50"`
+		Levels    *[]string `json:"levels,omitempty" maxItems:"50" maxLength:"64"`
 		IsDefault *bool     `json:"isDefault,omitempty"`
 		Widgets   *[]Widget `json:"widgets,omitempty" maxItems:"50"`
 	}

@@ -149,8 +149,8 @@ type RegisterDealInput struct {
 		CustomerDomain    string `json:"customerDomain,omitempty" maxLength:"253" doc:"The customer's web domain, e.g. initech.com; used to find conflicting registrations"`
 		ContactName       string `json:"contactName,omitempty" maxLength:"200"`
 		ContactEmail      string `json:"contactEmail,omitempty" format:"email" maxLength:"320"`
-		AmountMinor       int64  `json:"amountMinor" minimum:"0" doc:"The deal's value in minor units (cents)"`
-		Currency          string `json:"currency" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code" example:"EUR"`
+		AmountMinor       int64  `json:"amountMinor" minimum:"0" maximum:"1000000000000000" doc:"The deal's value in minor units (cents)"`
+		Currency          string `json:"currency" maxLength:"3" pattern:"^[A-Z]{3}$" doc:"ISO 4217 code" example:"EUR"`
 		ExpectedCloseDate string `json:"expectedCloseDate,omitempty" format:"date"`
 		Notes             string `json:"notes,omitempty" maxLength:"5000"`
 	}
@@ -163,9 +163,9 @@ type UpdateDealInput struct {
 		CustomerCompany   *string `json:"customerCompany,omitempty" minLength:"1" maxLength:"200"`
 		ContactName       *string `json:"contactName,omitempty" maxLength:"200"`
 		ContactEmail      *string `json:"contactEmail,omitempty" maxLength:"320"`
-		AmountMinor       *int64  `json:"amountMinor,omitempty" minimum:"0"`
-		Currency          *string `json:"currency,omitempty" pattern:"^[A-Z]{3}$"`
-		ExpectedCloseDate *string `json:"expectedCloseDate,omitempty" pattern:"^(\\d{4}-\\d{2}-\\d{2})?$" doc:"YYYY-MM-DD, or \"\" to clear"`
+		AmountMinor       *int64  `json:"amountMinor,omitempty" minimum:"0" maximum:"1000000000000000"`
+		Currency          *string `json:"currency,omitempty" maxLength:"3" pattern:"^[A-Z]{3}$"`
+		ExpectedCloseDate *string `json:"expectedCloseDate,omitempty" maxLength:"10" pattern:"^(\\d{4}-\\d{2}-\\d{2})?$" doc:"YYYY-MM-DD, or \"\" to clear"`
 		Notes             *string `json:"notes,omitempty" maxLength:"5000"`
 	}
 }
@@ -178,11 +178,11 @@ type ListDealsInput struct {
 	StageID     string    `query:"stageId" maxLength:"36"`
 	Status      string    `query:"status" enum:"submitted,approved,rejected,won,lost,expired"`
 	OwnerUserID string    `query:"ownerUserId" maxLength:"36"`
-	Currency    string    `query:"currency" pattern:"^[A-Z]{3}$"`
+	Currency    string    `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
 	From        time.Time `query:"from" doc:"Registered at or after (RFC 3339)"`
 	To          time.Time `query:"to" doc:"Registered before (RFC 3339)"`
-	MinAmount   int64     `query:"minAmount" minimum:"0" doc:"Amount in minor units at least this"`
-	MaxAmount   int64     `query:"maxAmount" minimum:"0" doc:"Amount in minor units at most this (0: no bound)"`
+	MinAmount   int64     `query:"minAmount" minimum:"0" maximum:"1000000000000000" doc:"Amount in minor units at least this"`
+	MaxAmount   int64     `query:"maxAmount" minimum:"0" maximum:"1000000000000000" doc:"Amount in minor units at most this (0: no bound)"`
 }
 
 // MoveDealInput moves a deal to a stage.

@@ -85,7 +85,7 @@ type IngestEventOutput struct {
 // IngestBatchInput is a batch of events.
 type IngestBatchInput struct {
 	Body struct {
-		Events []IngestEventBody `json:"events" minItems:"1" doc:"At most 500 events and 1 MiB in all, each at most 32 KiB; more is refused with 413."`
+		Events []IngestEventBody `json:"events" minItems:"1" maxItems:"500" doc:"At most 500 events and 1 MiB in all, each at most 32 KiB; more is refused with 413."`
 	}
 }
 
@@ -203,7 +203,8 @@ func registerEventRoutes(s *Server) {
 		Summary:     "Ingest a batch of customer events",
 		Description: "Up to 500 events and 1 MiB per request, each at most 32 KiB. Every event is reported: stored, duplicate or rejected with its problem; rejected events do not stop the others.",
 		Security:    KeysOnly, MaxBodyBytes: MaxBatchBytes,
-		Errors: []int{http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
+		Metadata: map[string]any{metaTooManyItems: "BATCH_TOO_LARGE"},
+		Errors:   []int{http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity},
 	}, Requires(authz.EventsWrite), s.ingestBatch)
 
 	register(s, huma.Operation{

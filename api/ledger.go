@@ -138,7 +138,7 @@ type ListAccrualsInput struct {
 	PartnerID string `query:"partnerId" maxLength:"36"`
 	PlanID    string `query:"planId" maxLength:"36"`
 	Status    string `query:"status" enum:"pending,available,reversed"`
-	Currency  string `query:"currency" pattern:"^[A-Z]{3}$"`
+	Currency  string `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
 }
 
 // ReverseAccrualInput claws an accrual back.
@@ -152,14 +152,14 @@ type ReverseAccrualInput struct {
 // BalancesInput filters balances.
 type BalancesInput struct {
 	PartnerID string `query:"partnerId" maxLength:"36" doc:"Only this partner's balances (partners always see only their own)"`
-	Currency  string `query:"currency" pattern:"^[A-Z]{3}$"`
+	Currency  string `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
 }
 
 // ListEntriesInput filters ledger entries.
 type ListEntriesInput struct {
 	ListParams
 	PartnerID  string    `query:"partnerId" maxLength:"36"`
-	Currency   string    `query:"currency" pattern:"^[A-Z]{3}$"`
+	Currency   string    `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
 	Account    string    `query:"account" enum:"earned,pending,available,held,paid"`
 	Kind       string    `query:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout"`
 	SourceType string    `query:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment"`
@@ -171,7 +171,7 @@ type ListEntriesInput struct {
 // StatementInput asks for a statement.
 type StatementInput struct {
 	PartnerID string    `query:"partnerId" maxLength:"36" doc:"Required for operators; partners may leave it out for their own"`
-	Currency  string    `query:"currency" required:"true" pattern:"^[A-Z]{3}$" example:"EUR"`
+	Currency  string    `query:"currency" required:"true" maxLength:"3" pattern:"^[A-Z]{3}$" example:"EUR"`
 	From      time.Time `query:"from" doc:"Start of the period, inclusive (RFC 3339); default the start of the current month (UTC)"`
 	To        time.Time `query:"to" doc:"End of the period, exclusive (RFC 3339); default now"`
 	Format    string    `query:"format" enum:"json,csv" default:"json" doc:"json, or csv: one line per entry, then the opening and closing balances"`
@@ -182,8 +182,8 @@ type AdjustBalanceInput struct {
 	IdempotencyKey string `header:"Idempotency-Key"`
 	Body           struct {
 		PartnerID string `json:"partnerId" minLength:"1" maxLength:"36"`
-		Amount    int64  `json:"amount" doc:"Signed, non-zero, in minor units: positive credits the available balance, negative debits it (it may go negative)"`
-		Currency  string `json:"currency" pattern:"^[A-Z]{3}$" example:"EUR"`
+		Amount    int64  `json:"amount" minimum:"-1000000000000000" maximum:"1000000000000000" doc:"Signed, non-zero, in minor units: positive credits the available balance, negative debits it (it may go negative)"`
+		Currency  string `json:"currency" maxLength:"3" pattern:"^[A-Z]{3}$" example:"EUR"`
 		Reason    string `json:"reason" minLength:"1" maxLength:"1000" doc:"Why; recorded in the ledger and the audit log"`
 	}
 }

@@ -33,9 +33,9 @@ type ReviewOutput struct {
 
 // LevelRequirements are what a partner must reach within the period to hold a level.
 type LevelRequirements struct {
-	MinWonDeals       int    `json:"minWonDeals,omitempty" minimum:"0" doc:"Won deals within the period"`
-	MinWonAmountMinor int64  `json:"minWonAmountMinor,omitempty" minimum:"0" doc:"Won deal volume in minor units of currency within the period"`
-	Currency          string `json:"currency,omitempty" pattern:"^([A-Z]{3})?$"`
+	MinWonDeals       int    `json:"minWonDeals,omitempty" minimum:"0" maximum:"1000000" doc:"Won deals within the period"`
+	MinWonAmountMinor int64  `json:"minWonAmountMinor,omitempty" minimum:"0" maximum:"1000000000000000" doc:"Won deal volume in minor units of currency within the period"`
+	Currency          string `json:"currency,omitempty" maxLength:"3" pattern:"^([A-Z]{3})?$"`
 	PeriodDays        int    `json:"periodDays,omitempty" minimum:"0" maximum:"3650" doc:"The look-back window in days; 365 when absent"`
 }
 
@@ -64,7 +64,7 @@ func (r LevelRequirements) model() models.LevelRequirements {
 type CreateLevelInput struct {
 	Body struct {
 		Name         string            `json:"name" minLength:"1" maxLength:"64"`
-		Rank         int               `json:"rank"`
+		Rank         int               `json:"rank" minimum:"-1000000" maximum:"1000000"`
 		Benefits     string            `json:"benefits,omitempty" maxLength:"5000"`
 		Requirements LevelRequirements `json:"requirements,omitempty"`
 		IsDefault    bool              `json:"isDefault,omitempty"`
@@ -76,7 +76,7 @@ type UpdateLevelInput struct {
 	ID   string `path:"id" maxLength:"36"`
 	Body struct {
 		Name         *string            `json:"name,omitempty" minLength:"1" maxLength:"64"`
-		Rank         *int               `json:"rank,omitempty"`
+		Rank         *int               `json:"rank,omitempty" minimum:"-1000000" maximum:"1000000"`
 		Benefits     *string            `json:"benefits,omitempty" maxLength:"5000"`
 		Requirements *LevelRequirements `json:"requirements,omitempty"`
 		IsDefault    *bool              `json:"isDefault,omitempty"`

@@ -112,7 +112,7 @@ func (s *Server) noMethod(c *gin.Context) {
 
 func (s *Server) writeProblem(c *gin.Context, p *Problem) {
 	if p.Instance == "" {
-		p.Instance = c.Request.URL.Path
+		p.Instance = clipEcho(c.Request.URL.Path, maxDetailBytes)
 	}
 	c.Header("Content-Type", problemContentType)
 	c.AbortWithStatusJSON(p.Status, p)
@@ -168,7 +168,7 @@ func unauthenticated(ctx context.Context, detail string) *Problem {
 
 func (s *Server) deny(hctx huma.Context, p *Problem) {
 	if p.Instance == "" {
-		p.Instance = hctx.URL().Path
+		p.Instance = clipEcho(hctx.URL().Path, maxDetailBytes)
 	}
 	if p.Status == http.StatusUnauthorized {
 		hctx.SetHeader("WWW-Authenticate", `Bearer realm="partnerd"`)

@@ -494,9 +494,16 @@ func TestMoneyWithdrawalsOverHTTP(t *testing.T) {
 			}
 			e.problem(e.call(http.MethodGet, "/api/payout-settings", e.p1, "", nil), 403, "PERMISSION_DENIED")
 			p := e.problem(e.call(http.MethodPut, "/api/payout-settings", e.finance, "", map[string]any{"provider": "http", "httpSecret": "whsec_short",
-				"minimums": map[string]int64{"eur": 1, "USD": -1}, "confirmDays": 3}), 422, "INVALID_PAYOUT_SETTINGS")
-			if len(p.Errors) != 4 {
+				"minimums": map[string]int64{"eur": 1, "USD": 0}, "confirmDays": 3}), 422, "INVALID_PAYOUT_SETTINGS")
+			if len(p.Errors) != 3 {
 				t.Fatalf("errors = %+v", p.Errors)
+			}
+			for _, minimum := range []int64{-1, models.MaxAmountMinor + 1} {
+				p = e.problem(e.call(http.MethodPut, "/api/payout-settings", e.finance, "", map[string]any{"provider": "manual",
+					"minimums": map[string]int64{"USD": minimum}, "confirmDays": 3}), 422, "VALIDATION_FAILED")
+				if len(p.Errors) != 1 || p.Errors[0].Location != "body.minimums.USD" {
+					t.Fatalf("a minimum of %d: errors = %+v", minimum, p.Errors)
+				}
 			}
 			e.problem(e.call(http.MethodPut, "/api/payout-settings", e.finance, "", map[string]any{"provider": "http", "httpUrl": "http://169.254.169.254/latest"}), 422, "INVALID_PAYOUT_SETTINGS")
 			e.problem(e.call(http.MethodPut, "/api/payout-settings", e.finance, "", map[string]any{"provider": "http", "httpUrl": "https://payouts.example.com/pay"}), 422, "INVALID_PAYOUT_SETTINGS")

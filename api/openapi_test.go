@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -138,4 +139,101 @@ func TestOpenAPISnapshotIsCurrent(t *testing.T) {
 	if !bytes.Equal(bytes.TrimSpace(snapshot), bytes.TrimSpace(indented.Bytes())) {
 		t.Fatal("docs/openapi.json is out of date: run make openapi and commit the result")
 	}
+}
+
+// TestEveryRequestValueIsBounded walks every parameter and request body of the live document:
+// each string has a maxLength (or an enum, or a date format), each array a maxItems, each map a
+// maxProperties, each number a minimum and a maximum. List limits are the exception: larger
+// ones are clamped.
+func TestEveryRequestValueIsBounded(t *testing.T) {
+	s, _ := testServer(t, Deps{})
+	var doc map[string]any
+	if err := json.Unmarshal(do(t, s.Handler(), http.MethodGet, "/openapi.json", nil).Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	var walk func(loc string, schema any, seen map[string]bool)
+	walk = func(loc string, schema any, seen map[string]bool) {
+		sc, ok := schema.(map[string]any)
+		if !ok {
+			return
+		}
+		if ref, ok := sc["$ref"].(string); ok {
+			name := ref[strings.LastIndex(ref, "/")+1:]
+			if seen[name] {
+				return
+			}
+			next := map[string]bool{name: true}
+			for k := range seen {
+				next[k] = true
+			}
+			walk(loc, schemas[name], next)
+			return
+		}
+		typ, _ := sc["type"].(string)
+		if list, ok := sc["type"].([]any); ok && len(list) > 0 {
+			typ, _ = list[0].(string)
+		}
+		_, hasMaxLength := sc["maxLength"]
+		_, hasEnum := sc["enum"]
+		_, hasMaxItems := sc["maxItems"]
+		_, hasMin := sc["minimum"]
+		_, hasMax := sc["maximum"]
+		switch typ {
+		case "string":
+			if format := sc["format"]; !hasMaxLength && !hasEnum && format != "date-time" && format != "date" {
+				t.Errorf("%s: a string without maxLength", loc)
+			}
+		case "array":
+			if !hasMaxItems {
+				t.Errorf("%s: an array without maxItems", loc)
+			}
+			walk(loc+"[]", sc["items"], seen)
+		case "integer", "number":
+			if (!hasMin || !hasMax) && !strings.HasSuffix(loc, "query.limit") {
+				t.Errorf("%s: a number without minimum and maximum", loc)
+			}
+		case "object":
+			for name, p := range asMap(sc["properties"]) {
+				walk(loc+"."+name, p, seen)
+			}
+			if ap, ok := sc["additionalProperties"].(map[string]any); ok {
+				if _, has := sc["maxProperties"]; !has {
+					t.Errorf("%s: a map without maxProperties", loc)
+				}
+				walk(loc+".*", ap, seen)
+			}
+		}
+	}
+	count := 0
+	for path, ops := range doc["paths"].(map[string]any) {
+		for method, raw := range ops.(map[string]any) {
+			op := raw.(map[string]any)
+			name := strings.ToUpper(method) + " " + path
+			for _, p := range asSlice(op["parameters"]) {
+				pm := p.(map[string]any)
+				walk(fmt.Sprintf("%s %s.%s", name, pm["in"], pm["name"]), pm["schema"], nil)
+				count++
+			}
+			if rb, ok := op["requestBody"].(map[string]any); ok {
+				for ct, media := range asMap(rb["content"]) {
+					walk(name+" body ("+ct+")", asMap(media)["schema"], nil)
+					count++
+				}
+			}
+		}
+	}
+	if count < 100 {
+		t.Fatalf("only %d parameters and bodies were walked", count)
+	}
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func asSlice(v any) []any {
+	l, _ := v.([]any)
+	return l
 }

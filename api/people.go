@@ -101,7 +101,7 @@ type CreateUserInput struct {
 	Body struct {
 		Email string   `json:"email" format:"email" maxLength:"320"`
 		Name  string   `json:"name" minLength:"1" maxLength:"200"`
-		Roles []string `json:"roles" minItems:"1" maxItems:"16" uniqueItems:"true" doc:"Role names; you must hold every permission of each"`
+		Roles []string `json:"roles" minItems:"1" maxItems:"16" uniqueItems:"true" maxLength:"64" doc:"Role names; you must hold every permission of each"`
 	}
 }
 
@@ -116,7 +116,7 @@ type UpdateUserInput struct {
 	ID   string `path:"id" maxLength:"36"`
 	Body struct {
 		Name  *string  `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Roles []string `json:"roles,omitempty" minItems:"1" maxItems:"16" uniqueItems:"true"`
+		Roles []string `json:"roles,omitempty" minItems:"1" maxItems:"16" uniqueItems:"true" maxLength:"64"`
 	}
 }
 

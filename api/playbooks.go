@@ -247,7 +247,7 @@ type PlaybookVersionsInput struct {
 // SimulatePlaybookInput is a sample to run a playbook's graph on.
 type SimulatePlaybookInput struct {
 	ID      string `path:"id" maxLength:"36"`
-	Version string `query:"version" pattern:"^(draft|[1-9][0-9]{0,8})$" doc:"The graph to simulate: a published version number, or draft; default the published version, or the draft before the first publication"`
+	Version string `query:"version" maxLength:"9" pattern:"^(draft|[1-9][0-9]{0,8})$" doc:"The graph to simulate: a published version number, or draft; default the published version, or the draft before the first publication"`
 	Body    struct {
 		Event    SampleEvent            `json:"event" doc:"The event that would start the run"`
 		Partner  *SamplePartner         `json:"partner,omitempty" doc:"The partner the run would be for; default a partner with only the event's partnerId as id"`

@@ -2,8 +2,11 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -86,10 +89,10 @@ func newProblem(ctx context.Context, status int, detail string) *Problem {
 		Type:      problemType(code),
 		Title:     http.StatusText(status),
 		Status:    status,
-		Detail:    detail,
+		Detail:    clipEcho(detail, maxDetailBytes),
 		Code:      code,
 		RequestID: RequestID(ctx),
-		Instance:  requestPath(ctx),
+		Instance:  clipEcho(requestPath(ctx), maxDetailBytes),
 	}
 }
 
@@ -116,6 +119,7 @@ func problemFromDomain(ctx context.Context, e *models.Error) *Problem {
 	for _, f := range e.Fields {
 		p.Errors = append(p.Errors, &huma.ErrorDetail{Location: f.Location, Message: f.Message, Value: f.Value})
 	}
+	p.bound()
 	return p
 }
 
@@ -160,5 +164,82 @@ func humaProblem(ctx context.Context, status int, msg string, errs []error) *Pro
 			p.Errors = append(p.Errors, &huma.ErrorDetail{Message: err.Error()})
 		}
 	}
+	p.bound()
 	return p
+}
+
+// Bounds of a problem body: however many fields a request got wrong and however large the
+// values it sent, the answer stays a few kilobytes.
+const (
+	// MaxProblemErrors is how many field problems a response lists; one more entry counts
+	// the rest.
+	MaxProblemErrors = 20
+	// maxEchoBytes caps a string value echoed in a field problem or a detail.
+	maxEchoBytes = 120
+	// maxEchoItems is the largest array or object echoed whole.
+	maxEchoItems = 8
+	// maxDetailBytes caps the detail and each message.
+	maxDetailBytes = 1024
+)
+
+// bound keeps the problem small: at most MaxProblemErrors entries plus one that counts the
+// rest, and no echoed value, detail or message larger than a line.
+func (p *Problem) bound() {
+	p.Detail = clipEcho(p.Detail, maxDetailBytes)
+	if n := len(p.Errors); n > MaxProblemErrors {
+		rest := &huma.ErrorDetail{Message: fmt.Sprintf("and %d more problems", n-MaxProblemErrors)}
+		p.Errors = append(p.Errors[:MaxProblemErrors:MaxProblemErrors], rest)
+	}
+	for i, e := range p.Errors {
+		if e == nil {
+			continue
+		}
+		// Copy: huma's details may be shared with its pooled validation state.
+		b := *e
+		b.Location = clipEcho(b.Location, maxEchoBytes)
+		b.Message = clipEcho(b.Message, maxDetailBytes)
+		b.Value = echoValue(b.Value)
+		p.Errors[i] = &b
+	}
+}
+
+// clipEcho shortens s to at most n bytes on a character boundary, marking the cut.
+func clipEcho(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return models.ClipBytes(s, n) + "…"
+}
+
+// echoValue is what a field problem may show of the value sent: scalars and short strings as
+// they are, a long string clipped, a large array or object only by its size.
+func echoValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int, int64, float64, json.Number:
+		return v
+	case string:
+		return clipEcho(x, maxEchoBytes)
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Len() > maxEchoItems {
+			return fmt.Sprintf("(an array of %d items)", rv.Len())
+		}
+	case reflect.Map:
+		if rv.Len() > maxEchoItems {
+			return fmt.Sprintf("(an object of %d members)", rv.Len())
+		}
+	case reflect.String:
+		return clipEcho(rv.String(), maxEchoBytes)
+	default:
+		if rv.CanInt() || rv.CanUint() || rv.CanFloat() || rv.Kind() == reflect.Bool {
+			return v
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil || len(b) > maxEchoBytes {
+		return "(a value too large to show)"
+	}
+	return v
 }

@@ -2,10 +2,12 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -223,5 +225,35 @@ func TestReadinessReportsEachFailingDependency(t *testing.T) {
 	}
 	if strings.Contains(string(res.Body), "connection refused") {
 		t.Fatal("the readiness problem leaks the cause")
+	}
+}
+
+func TestAProblemListsAtMostTwentyFieldsAndEchoesNoLargeValue(t *testing.T) {
+	big := make([]any, 3000)
+	for i := range big {
+		big[i] = "profile:read"
+	}
+	errs := make([]error, 0, 3000)
+	for range 3000 {
+		errs = append(errs, &huma.ErrorDetail{Location: "body.scopes", Message: "expected array items to be unique", Value: big})
+	}
+	errs = append(errs, &huma.ErrorDetail{Location: "body.name", Message: "expected length <= 200", Value: strings.Repeat("x", 100_000)})
+	p := humaProblem(t.Context(), 422, "validation failed", errs)
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 8<<10 {
+		t.Fatalf("the problem has %d bytes", len(b))
+	}
+	if len(p.Errors) != MaxProblemErrors+1 || p.Errors[MaxProblemErrors].Message != "and 2981 more problems" {
+		t.Fatalf("%d entries, last %+v", len(p.Errors), p.Errors[len(p.Errors)-1])
+	}
+	if p.Errors[0].Value != "(an array of 3000 items)" {
+		t.Fatalf("the first value echoed is %v", p.Errors[0].Value)
+	}
+	one := humaProblem(t.Context(), 422, "validation failed", errs[3000:])
+	if v, _ := one.Errors[0].Value.(string); len(v) > maxEchoBytes+len("…") || !utf8.ValidString(v) {
+		t.Fatalf("a 100 kB string is echoed as %d bytes", len(v))
 	}
 }

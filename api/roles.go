@@ -41,10 +41,10 @@ func roleOf(r *models.CustomRole) TenantRole {
 // RoleInput creates a custom role. Only these fields can be set.
 type RoleInput struct {
 	Body struct {
-		Name        string   `json:"name" pattern:"^[a-z][a-z0-9_]{1,63}$" doc:"Lower-case letters, digits and underscores"`
+		Name        string   `json:"name" maxLength:"64" pattern:"^[a-z][a-z0-9_]{1,63}$" doc:"Lower-case letters, digits and underscores"`
 		Description string   `json:"description,omitempty" maxLength:"500"`
 		Audience    string   `json:"audience" enum:"operator,partner"`
-		Permissions []string `json:"permissions" minItems:"1" maxItems:"100" uniqueItems:"true"`
+		Permissions []string `json:"permissions" minItems:"1" maxItems:"100" uniqueItems:"true" maxLength:"64"`
 	}
 }
 
@@ -53,7 +53,7 @@ type UpdateRoleInput struct {
 	ID   string `path:"id" maxLength:"36"`
 	Body struct {
 		Description *string  `json:"description,omitempty" maxLength:"500"`
-		Permissions []string `json:"permissions,omitempty" minItems:"1" maxItems:"100" uniqueItems:"true"`
+		Permissions []string `json:"permissions,omitempty" minItems:"1" maxItems:"100" uniqueItems:"true" maxLength:"64"`
 	}
 }
 

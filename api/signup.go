@@ -20,7 +20,7 @@ type TenantCreator interface {
 type SignupInput struct {
 	Body struct {
 		OrganisationName string `json:"organisationName" minLength:"1" maxLength:"200"`
-		Slug             string `json:"slug" pattern:"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$" doc:"Lower-case letters, digits and inner hyphens; names the tenant in URLs"`
+		Slug             string `json:"slug" maxLength:"63" pattern:"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$" doc:"Lower-case letters, digits and inner hyphens; names the tenant in URLs"`
 		Email            string `json:"email" format:"email" maxLength:"320"`
 		Name             string `json:"name,omitempty" maxLength:"200" doc:"The owner's name"`
 		Password         string `json:"password" minLength:"12" maxLength:"1024"`

@@ -68,7 +68,7 @@ type UpdateTaskInput struct {
 	Body struct {
 		Title          *string `json:"title,omitempty" minLength:"1" maxLength:"200"`
 		Description    *string `json:"description,omitempty" maxLength:"5000"`
-		DueDate        *string `json:"dueDate,omitempty" pattern:"^(\\d{4}-\\d{2}-\\d{2})?$"`
+		DueDate        *string `json:"dueDate,omitempty" maxLength:"10" pattern:"^(\\d{4}-\\d{2}-\\d{2})?$"`
 		AssigneeUserID *string `json:"assigneeUserId,omitempty" maxLength:"36"`
 	}
 }

@@ -141,7 +141,7 @@ type CreateWebhookInput struct {
 	Body struct {
 		URL         string   `json:"url" minLength:"1" maxLength:"2048" doc:"http or https; internal addresses are refused" example:"https://example.com/webhooks/partnerd"`
 		Description string   `json:"description,omitempty" maxLength:"500"`
-		EventTypes  []string `json:"eventTypes" minItems:"1" maxItems:"50" doc:"Event types or patterns with * wildcards: deal.*, *.created, *" example:"[\"deal.*\"]"`
+		EventTypes  []string `json:"eventTypes" minItems:"1" maxItems:"50" maxLength:"128" doc:"Event types or patterns with * wildcards: deal.*, *.created, *" example:"[\"deal.*\"]"`
 		Enabled     *bool    `json:"enabled,omitempty" doc:"Default true"`
 	}
 }
@@ -153,7 +153,7 @@ type UpdateWebhookInput struct {
 	Body struct {
 		URL         *string  `json:"url,omitempty" maxLength:"2048"`
 		Description *string  `json:"description,omitempty" maxLength:"500"`
-		EventTypes  []string `json:"eventTypes,omitempty" maxItems:"50"`
+		EventTypes  []string `json:"eventTypes,omitempty" maxItems:"50" maxLength:"128"`
 		Enabled     *bool    `json:"enabled,omitempty"`
 	}
 }

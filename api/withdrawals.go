@@ -144,10 +144,10 @@ func withdrawalWithPayout(w *models.Withdrawal, p *models.Payout) Withdrawal {
 // AddPayoutMethodInput adds a payout method.
 type AddPayoutMethodInput struct {
 	Body struct {
-		PartnerID string            `json:"partnerId,omitempty" maxLength:"36" doc:"Operators add for this partner; partners always add for themselves"`
-		Kind      string            `json:"kind" enum:"bank,paypal,other"`
-		Label     string            `json:"label,omitempty" maxLength:"200" doc:"A name the partner recognises, e.g. Main account"`
-		Details   map[string]string `json:"details" minProperties:"1" maxProperties:"20" doc:"The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {\"iban\":\"…\",\"bic\":\"…\",\"accountHolder\":\"…\"}; paypal needs email. Stored sealed and never shown again."`
+		PartnerID string        `json:"partnerId,omitempty" maxLength:"36" doc:"Operators add for this partner; partners always add for themselves"`
+		Kind      string        `json:"kind" enum:"bank,paypal,other"`
+		Label     string        `json:"label,omitempty" maxLength:"200" doc:"A name the partner recognises, e.g. Main account"`
+		Details   PayoutDetails `json:"details" minProperties:"1" maxProperties:"20" doc:"The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {\"iban\":\"…\",\"bic\":\"…\",\"accountHolder\":\"…\"}; paypal needs email. Stored sealed and never shown again."`
 	}
 }
 
@@ -160,11 +160,11 @@ type ListPayoutMethodsInput struct {
 // PayoutSettingsInput replaces the tenant's payout settings.
 type PayoutSettingsInput struct {
 	Body struct {
-		Provider    string           `json:"provider" enum:"manual,http"`
-		HTTPURL     string           `json:"httpUrl,omitempty" maxLength:"2000" doc:"Required for http: an absolute http or https URL; internal addresses are refused"`
-		HTTPSecret  string           `json:"httpSecret,omitempty" maxLength:"200" doc:"The signing secret of the http provider (whsec_ and the base64 of 24 to 64 bytes); omit it to keep the stored one. Never shown again."`
-		Minimums    map[string]int64 `json:"minimums,omitempty" maxProperties:"200" doc:"The smallest withdrawal per ISO 4217 currency, in minor units (0 or more)" example:"{\"EUR\":5000}"`
-		ConfirmDays int              `json:"confirmDays,omitempty" minimum:"1" maximum:"90" default:"14" doc:"Days a manual payout waits for confirmation before it fails"`
+		Provider    string    `json:"provider" enum:"manual,http"`
+		HTTPURL     string    `json:"httpUrl,omitempty" maxLength:"2000" doc:"Required for http: an absolute http or https URL; internal addresses are refused"`
+		HTTPSecret  string    `json:"httpSecret,omitempty" maxLength:"200" doc:"The signing secret of the http provider (whsec_ and the base64 of 24 to 64 bytes); omit it to keep the stored one. Never shown again."`
+		Minimums    AmountMap `json:"minimums,omitempty" maxProperties:"200" doc:"The smallest withdrawal per ISO 4217 currency, in minor units (0 or more)" example:"{\"EUR\":5000}"`
+		ConfirmDays int       `json:"confirmDays,omitempty" minimum:"1" maximum:"90" default:"14" doc:"Days a manual payout waits for confirmation before it fails"`
 	}
 }
 
@@ -173,8 +173,8 @@ type RequestWithdrawalInput struct {
 	IdempotencyKey string `header:"Idempotency-Key"`
 	Body           struct {
 		PartnerID      string `json:"partnerId,omitempty" maxLength:"36" doc:"Operators withdraw for this partner; partners always withdraw for themselves"`
-		Amount         int64  `json:"amount" minimum:"1" doc:"In minor units; at most the available balance and at least the tenant's minimum"`
-		Currency       string `json:"currency" pattern:"^[A-Z]{3}$" example:"EUR"`
+		Amount         int64  `json:"amount" minimum:"1" maximum:"1000000000000000" doc:"In minor units; at most the available balance and at least the tenant's minimum"`
+		Currency       string `json:"currency" maxLength:"3" pattern:"^[A-Z]{3}$" example:"EUR"`
 		PayoutMethodID string `json:"payoutMethodId" minLength:"1" maxLength:"36"`
 	}
 }
@@ -184,7 +184,7 @@ type ListWithdrawalsInput struct {
 	ListParams
 	PartnerID string `query:"partnerId" maxLength:"36"`
 	Status    string `query:"status" enum:"requested,approved,rejected,cancelled,paid,failed"`
-	Currency  string `query:"currency" pattern:"^[A-Z]{3}$"`
+	Currency  string `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
 }
 
 // CancelWithdrawalInput cancels a request before review.

@@ -177,6 +177,11 @@ func ValidatePlan(name string, d PlanDefinition) *Error {
 		add("definition.recurrenceMonths", "must be 0 (no limit) to 600 months", d.RecurrenceMonths)
 	}
 	c := d.Conditions
+	for loc, a := range map[string]*int64{"minAmount": c.MinAmount, "maxAmount": c.MaxAmount} {
+		if a != nil && !ValidAmount(*a) {
+			add("definition.conditions."+loc, amountBoundMessage, *a)
+		}
+	}
 	if c.MinAmount != nil && c.MaxAmount != nil && *c.MinAmount > *c.MaxAmount {
 		add("definition.conditions.maxAmount", "must not be below minAmount", *c.MaxAmount)
 	}
@@ -199,8 +204,8 @@ func ValidatePlan(name string, d PlanDefinition) *Error {
 			add("definition.amountPath", "a percentage needs the payload path of the source amount", nil)
 		}
 	case CalcFlat:
-		if calc.FlatAmount <= 0 {
-			add("definition.calculation.flatAmount", "must be a positive amount in minor units", calc.FlatAmount)
+		if calc.FlatAmount <= 0 || calc.FlatAmount > MaxAmountMinor {
+			add("definition.calculation.flatAmount", "must be a positive amount in minor units, at most 10^15", calc.FlatAmount)
 		}
 	case CalcTiered:
 		if len(calc.Tiers) == 0 || len(calc.Tiers) > 20 {
@@ -210,6 +215,9 @@ func ValidatePlan(name string, d PlanDefinition) *Error {
 			loc := "definition.calculation.tiers[" + strconv.Itoa(i) + "]"
 			if t.RateBps <= 0 || t.RateBps > MaxBasisPoints {
 				add(loc+".rateBps", "must be 1 to 10000 basis points", t.RateBps)
+			}
+			if !ValidAmount(t.FromVolume) {
+				add(loc+".fromVolume", amountBoundMessage, t.FromVolume)
 			}
 			if i == 0 && t.FromVolume != 0 {
 				add(loc+".fromVolume", "the first tier starts at 0", t.FromVolume)
@@ -232,6 +240,9 @@ func ValidatePlan(name string, d PlanDefinition) *Error {
 	}
 	return nil
 }
+
+// amountBoundMessage is the problem of an amount beyond ±MaxAmountMinor.
+const amountBoundMessage = "must be within ±10^15 minor units"
 
 // PeriodStart is the start of the tier period holding t (UTC).
 func PeriodStart(period string, t time.Time) time.Time {
@@ -281,13 +292,13 @@ type AccrualQuote struct {
 }
 
 // SourceFacts reads the amount, currency and reference of a source payload under a plan.
-// amountOK is false when the amount is missing or not an integer within int64.
+// amountOK is false when the amount is missing or not an integer within ±MaxAmountMinor.
 func (d PlanDefinition) SourceFacts(payload string) (amount int64, amountOK bool, currency, reference string) {
 	doc := decodeDocument(payload)
 	if d.AmountPath != "" {
 		if v, ok := lookup(doc, strings.Split(d.AmountPath, ".")); ok {
 			if n, isNum := v.(json.Number); isNum {
-				if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+				if i, err := strconv.ParseInt(string(n), 10, 64); err == nil && ValidAmount(i) {
 					amount, amountOK = i, true
 				}
 			}
@@ -338,7 +349,7 @@ func (d PlanDefinition) Quote(s AccrualSubject) AccrualQuote {
 	amount, amountOK, currency, reference := d.SourceFacts(s.Payload)
 	needsAmount := d.Calculation.Kind != CalcFlat || d.Conditions.MinAmount != nil || d.Conditions.MaxAmount != nil
 	if needsAmount && !amountOK {
-		return no("the payload has no integer amount at " + d.AmountPath)
+		return no("the payload has no integer amount within ±10^15 minor units at " + d.AmountPath)
 	}
 	if !ValidCurrency(currency) {
 		return no("the source has no ISO 4217 currency at " + d.CurrencyPath + " and the plan names none")

@@ -71,3 +71,13 @@ func AddMinor(a, b int64) (int64, bool) {
 	}
 	return s, true
 }
+
+// MaxAmountMinor bounds every amount the service takes in, in minor units (10^15: ten trillion
+// in a currency of two decimals). A rate applied to it, or the sum of two, stays far inside
+// int64, so quotes and postings need no more than the checked steps below.
+const MaxAmountMinor int64 = 1_000_000_000_000_000
+
+// ValidAmount reports whether amount lies within ±MaxAmountMinor.
+func ValidAmount(amount int64) bool {
+	return amount >= -MaxAmountMinor && amount <= MaxAmountMinor
+}

@@ -188,3 +188,58 @@ func TestMovementsMustBalance(t *testing.T) {
 		}
 	}
 }
+
+func TestAmountsWithinTheBoundNeverOverflowARateOrASum(t *testing.T) {
+	for _, a := range []int64{MaxAmountMinor, -MaxAmountMinor} {
+		if !ValidAmount(a) {
+			t.Fatalf("%d is the bound itself and must be valid", a)
+		}
+		if _, ok := ApplyRate(a, MaxBasisPoints); !ok {
+			t.Fatalf("100 %% of %d overflowed", a)
+		}
+		if _, ok := AddMinor(a, a); !ok {
+			t.Fatalf("%d + %d overflowed", a, a)
+		}
+	}
+	for _, a := range []int64{MaxAmountMinor + 1, -MaxAmountMinor - 1, math.MaxInt64, math.MinInt64} {
+		if ValidAmount(a) {
+			t.Fatalf("%d is beyond the bound and must be refused", a)
+		}
+	}
+}
+
+func TestPlansRefuseAmountsBeyondTheBoundAndQuotesIgnoreThem(t *testing.T) {
+	over := MaxAmountMinor + 1
+	flat := PlanDefinition{Trigger: "invoice.paid", AmountPath: "amount", Currency: "EUR",
+		Calculation: PlanCalculation{Kind: CalcFlat, FlatAmount: math.MaxInt64}}
+	if err := ValidatePlan("flat", flat); err == nil || !hasField(err, "body.definition.calculation.flatAmount") {
+		t.Fatalf("a flat amount of 2^63-1 = %v, want a problem at flatAmount", err)
+	}
+	tiered := PlanDefinition{Trigger: "invoice.paid", AmountPath: "amount", Currency: "EUR",
+		Conditions: PlanConditions{MinAmount: &over},
+		Calculation: PlanCalculation{Kind: CalcTiered, TierPeriod: PeriodMonth,
+			Tiers: []PlanTier{{FromVolume: 0, RateBps: 100}, {FromVolume: math.MaxInt64, RateBps: 200}}}}
+	err := ValidatePlan("tiered", tiered)
+	if err == nil || !hasField(err, "body.definition.calculation.tiers[1].fromVolume") || !hasField(err, "body.definition.conditions.minAmount") {
+		t.Fatalf("a tier volume of 2^63-1 and a minimum beyond the bound = %v, want both refused", err)
+	}
+	percent := PlanDefinition{Trigger: "invoice.paid", AmountPath: "amount", Currency: "EUR",
+		Calculation: PlanCalculation{Kind: CalcPercentage, RateBps: 1000}}
+	s := AccrualSubject{EventType: "invoice.paid", PartnerID: "p", Payload: `{"amount": 9223372036854775807}`}
+	if q := percent.Quote(s); q.Match {
+		t.Fatalf("an event amount of 2^63-1 accrued %d", q.Amount)
+	}
+	s.Payload = `{"amount": 1000000000000000}`
+	if q := percent.Quote(s); !q.Match || q.Amount != 100_000_000_000_000 {
+		t.Fatalf("an event amount at the bound = %+v, want 10 %% of it", q)
+	}
+}
+
+func hasField(e *Error, loc string) bool {
+	for _, f := range e.Fields {
+		if f.Location == loc {
+			return true
+		}
+	}
+	return false
+}

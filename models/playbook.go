@@ -252,10 +252,10 @@ type PlaybookCreateDocument struct {
 // AmountMinor or an AmountExpression, exactly one of them.
 type PlaybookAccrueCommission struct {
 	// AmountMinor is in minor units of Currency; more than zero.
-	AmountMinor int64 `json:"amountMinor,omitempty" minimum:"0" doc:"Fixed amount in minor units (cents)" example:"50000"`
+	AmountMinor int64 `json:"amountMinor,omitempty" minimum:"0" maximum:"1000000000000" doc:"Fixed amount in minor units (cents)" example:"50000"`
 	// AmountExpression computes the amount in minor units; it must give a whole number > 0.
 	AmountExpression string `json:"amountExpression,omitempty" maxLength:"2000" doc:"Expression giving the amount in minor units" example:"event.payload.amount / 100"`
-	Currency         string `json:"currency" pattern:"^[A-Z]{3}$" doc:"ISO 4217 currency code" example:"EUR"`
+	Currency         string `json:"currency" maxLength:"3" pattern:"^[A-Z]{3}$" doc:"ISO 4217 currency code" example:"EUR"`
 	Reason           string `json:"reason" maxLength:"500" doc:"Why the bonus is paid, shown on the ledger entry (template)"`
 }
 

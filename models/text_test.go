@@ -52,3 +52,30 @@ func TestClipBytesCountsOctetsAndNeverSplitsACharacter(t *testing.T) {
 		}
 	}
 }
+
+func TestTextRulesRefuseControlsBidiControlsAndInvalidUTF8(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"plain text passes", "Acme GmbH", ""},
+		{"tab, line feed and carriage return pass", "line one\r\nline\ttwo\n", ""},
+		{"right-to-left script passes", "شركة", ""},
+		{"the left-to-right mark passes", "a\u200eb", ""},
+		{"U+FFFD passes", "\ufffd", ""},
+		{"NUL is refused", "a\x00b", ControlMessage},
+		{"escape is refused", "\x1b[31m", ControlMessage},
+		{"DEL is refused", "a\x7f", ControlMessage},
+		{"a C1 control is refused", "a\u0085", ControlMessage},
+		{"the right-to-left override is refused", "abc\u202egpj.exe", BidiMessage},
+		{"a left-to-right embedding is refused", "\u202aabc", BidiMessage},
+		{"the first strong isolate is refused", "\u2068abc\u2069", BidiMessage},
+		{"a lone continuation byte is refused", "a\x80", InvalidUTF8Message},
+		{"a truncated sequence is refused", "\xe2\x80", InvalidUTF8Message},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := TextProblem(c.in); got != c.want {
+				t.Fatalf("TextProblem(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}

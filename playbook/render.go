@@ -58,6 +58,8 @@ func (c *Compiled) Render(nodeID string, env Env) (models.PlaybookNode, error) {
 				r.err = err
 			case amount <= 0:
 				r.err = fmt.Errorf("the amount of %q is %d; it must be more than zero", nodeID, amount)
+			case amount > MaxAmountMinor:
+				r.err = fmt.Errorf("the amount of %q is %d; it must be at most %d minor units", nodeID, amount, int64(MaxAmountMinor))
 			}
 			p.AmountMinor, p.AmountExpression = amount, ""
 		}

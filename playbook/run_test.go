@@ -198,3 +198,22 @@ func TestCompiledStepHelpers(t *testing.T) {
 		}
 	})
 }
+
+func TestAnAmountExpressionBeyondTheLargestBonusFailsToRender(t *testing.T) {
+	g := clone(t, dealWonGraph(t))
+	commission(models.PlaybookAccrueCommission{AmountExpression: "event.payload.amount", Currency: "EUR", Reason: "bonus"})(&g)
+	c := mustCompile(t, g)
+	for _, tc := range []struct {
+		amount int64
+		ok     bool
+	}{{MaxAmountMinor, true}, {MaxAmountMinor + 1, false}, {9_223_372_036_854_775_807, false}} {
+		env := Env{Event: EventEnv{Type: "deal.won", Payload: map[string]any{"amount": tc.amount}}}
+		n, err := c.Render("review", env)
+		if tc.ok && (err != nil || n.AccrueCommission.AmountMinor != tc.amount) {
+			t.Errorf("amount %d: %v, %+v", tc.amount, err, n.AccrueCommission)
+		}
+		if !tc.ok && err == nil {
+			t.Errorf("amount %d rendered as %d; it exceeds the largest bonus", tc.amount, n.AccrueCommission.AmountMinor)
+		}
+	}
+}
