@@ -230,21 +230,30 @@ func (sc *jsonScan) object(s *huma.Schema, depth int) {
 		if sc.stop {
 			return
 		}
-		sc.skipSpace()
-		if sc.pos >= len(sc.data) {
-			sc.malformed()
+		if !sc.separator('}') {
 			return
 		}
-		switch sc.data[sc.pos] {
-		case ',':
-			sc.pos++
-		case '}':
-			sc.pos++
-			return
-		default:
-			sc.malformed()
-			return
-		}
+	}
+}
+
+// separator reads what follows a member or an element: a comma (true: another follows) or
+// closer (false: the container ends); anything else is malformed.
+func (sc *jsonScan) separator(closer byte) bool {
+	sc.skipSpace()
+	if sc.pos >= len(sc.data) {
+		sc.malformed()
+		return false
+	}
+	switch sc.data[sc.pos] {
+	case ',':
+		sc.pos++
+		return true
+	case closer:
+		sc.pos++
+		return false
+	default:
+		sc.malformed()
+		return false
 	}
 }
 
@@ -301,19 +310,7 @@ func (sc *jsonScan) array(s *huma.Schema, depth int) {
 		if sc.stop {
 			return
 		}
-		sc.skipSpace()
-		if sc.pos >= len(sc.data) {
-			sc.malformed()
-			return
-		}
-		switch sc.data[sc.pos] {
-		case ',':
-			sc.pos++
-		case ']':
-			sc.pos++
-			return
-		default:
-			sc.malformed()
+		if !sc.separator(']') {
 			return
 		}
 	}

@@ -97,3 +97,19 @@ func (s Scope) CheckPartner(tx *gorm.DB, partnerID, location string) error {
 	}
 	return nil
 }
+
+// Caller is who a module's scoped store acts for: the principal and its scope. Module stores
+// embed it in their Scoped type.
+type Caller struct {
+	P     models.Principal
+	Scope Scope
+}
+
+// CallerOf is the caller p; a nil principal sees nothing.
+func CallerOf(p *models.Principal) Caller {
+	c := Caller{Scope: ScopeOf(p)}
+	if p != nil {
+		c.P = *p
+	}
+	return c
+}

@@ -24,18 +24,13 @@ func New(core *store.Store) *Store { return &Store{core: core} }
 
 // Scoped is the mail record as one principal sees it: the tenant's operators read it; partner principals see none.
 type Scoped struct {
-	s     *Store
-	p     models.Principal
-	scope store.Scope
+	s *Store
+	store.Caller
 }
 
 // For returns the mail store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
-	if p != nil {
-		sc.p = *p
-	}
-	return sc
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
 }
 
 // RecordMail records an outgoing message of m.TenantID and returns the record as stored.
@@ -124,8 +119,8 @@ func mailNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // mailRows starts a query on the principal's outbox. Messages go to people of every partner
 // and of the tenant's own staff, so only operators read them: partner principals see none.
 func (sc *Scoped) mailRows(ctx context.Context) *gorm.DB {
-	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.MailMessage{}))
-	if sc.p.PartnerID != "" {
+	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.MailMessage{}))
+	if sc.P.PartnerID != "" {
 		q = q.Where("1 = 0")
 	}
 	return q

@@ -20,10 +20,10 @@ const defaultEventListLimit = 10
 // assigned to its level or, when its level has none, the default dashboard. Operators see all.
 func (sc *Scoped) visibleDashboards(ctx context.Context) ([]models.Dashboard, error) {
 	var all []models.Dashboard
-	if err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Order("id").Find(&all).Error; err != nil {
+	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Order("id").Find(&all).Error; err != nil {
 		return nil, err
 	}
-	if sc.p.PartnerID == "" {
+	if sc.P.PartnerID == "" {
 		return all, nil
 	}
 	level, err := sc.partnerLevel(ctx)
@@ -48,7 +48,7 @@ func (sc *Scoped) visibleDashboards(ctx context.Context) ([]models.Dashboard, er
 // partnerLevel is the current level of the principal's partner organisation.
 func (sc *Scoped) partnerLevel(ctx context.Context) (string, error) {
 	var levels []string
-	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Partner{})).Where("id = ?", sc.p.PartnerID).Pluck("level", &levels).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Partner{})).Where("id = ?", sc.P.PartnerID).Pluck("level", &levels).Error
 	if err != nil || len(levels) == 0 {
 		return "", err
 	}
@@ -71,7 +71,7 @@ func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashb
 	}
 	if len(ids) > 0 {
 		var metrics []models.Metric
-		if err := tx.Select("id", "kind").Where(sc.scope.Tenant()).Where("id IN ?", slices.Compact(slices.Sorted(slices.Values(ids)))).Find(&metrics).Error; err != nil {
+		if err := tx.Select("id", "kind").Where(sc.Scope.Tenant()).Where("id IN ?", slices.Compact(slices.Sorted(slices.Values(ids)))).Find(&metrics).Error; err != nil {
 			return err
 		}
 		kinds := map[string]string{}
@@ -122,11 +122,11 @@ func clearOtherDefaults(ctx context.Context, tx *gorm.DB, d *models.Dashboard) e
 // CreateDashboard adds a dashboard; d's levels and widgets are set with SetLevels and
 // SetWidgets.
 func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) error {
-	if err := sc.scope.OperatorsOnly("dashboards"); err != nil {
+	if err := sc.Scope.OperatorsOnly("dashboards"); err != nil {
 		return err
 	}
 	d.ID = models.NewID()
-	d.TenantID = sc.p.TenantID
+	d.TenantID = sc.P.TenantID
 	if d.Levels == "" {
 		d.SetLevels(nil)
 	}
@@ -151,8 +151,8 @@ func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) erro
 
 // ListDashboards lists the dashboards the principal may see, oldest first.
 func (sc *Scoped) ListDashboards(ctx context.Context, pg models.Page) ([]models.Dashboard, string, error) {
-	if sc.p.PartnerID == "" {
-		return store.Page(sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})), pg, func(d models.Dashboard) string { return d.ID })
+	if sc.P.PartnerID == "" {
+		return store.Page(sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})), pg, func(d models.Dashboard) string { return d.ID })
 	}
 	all, err := sc.visibleDashboards(ctx)
 	if err != nil {
@@ -171,7 +171,7 @@ func (sc *Scoped) ListDashboards(ctx context.Context, pg models.Page) ([]models.
 
 // Dashboard finds one dashboard the principal may see.
 func (sc *Scoped) Dashboard(ctx context.Context, id string) (*models.Dashboard, error) {
-	if sc.p.PartnerID != "" {
+	if sc.P.PartnerID != "" {
 		all, err := sc.visibleDashboards(ctx)
 		if err != nil {
 			return nil, err
@@ -184,7 +184,7 @@ func (sc *Scoped) Dashboard(ctx context.Context, id string) (*models.Dashboard, 
 		return nil, models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 	}
 	var d models.Dashboard
-	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Where("id = ?", id).Take(&d).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Where("id = ?", id).Take(&d).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 	}
@@ -193,7 +193,7 @@ func (sc *Scoped) Dashboard(ctx context.Context, id string) (*models.Dashboard, 
 
 // UpdateDashboard changes a dashboard.
 func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.DashboardChanges) (*models.Dashboard, error) {
-	if err := sc.scope.OperatorsOnly("dashboards"); err != nil {
+	if err := sc.Scope.OperatorsOnly("dashboards"); err != nil {
 		return nil, err
 	}
 	d, err := sc.Dashboard(ctx, id)
@@ -248,7 +248,7 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 
 // DeleteDashboard removes a dashboard.
 func (sc *Scoped) DeleteDashboard(ctx context.Context, id string) error {
-	if err := sc.scope.OperatorsOnly("dashboards"); err != nil {
+	if err := sc.Scope.OperatorsOnly("dashboards"); err != nil {
 		return err
 	}
 	d, err := sc.Dashboard(ctx, id)
@@ -280,7 +280,7 @@ func (sc *Scoped) MyDashboard(ctx context.Context, now time.Time) (*models.Rende
 	if err != nil {
 		return nil, err
 	}
-	if sc.p.PartnerID == "" {
+	if sc.P.PartnerID == "" {
 		all = slices.DeleteFunc(all, func(d models.Dashboard) bool { return !d.IsDefault })
 	}
 	if len(all) == 0 {
@@ -310,7 +310,7 @@ func (sc *Scoped) render(ctx context.Context, d *models.Dashboard, now time.Time
 			if limit <= 0 {
 				limit = defaultEventListLimit
 			}
-			q := matchType(sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Event{}), "partner_id"), w.EventType)
+			q := matchType(sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Event{}), "partner_id"), w.EventType)
 			if err := q.Order("id DESC").Limit(limit).Find(&r.Events).Error; err != nil {
 				return nil, err
 			}

@@ -30,20 +30,16 @@ type Store struct {
 // New is the metrics store on core's database.
 func New(core *store.Store) *Store { return &Store{core: core} }
 
-// Scoped is the metric and dashboard store as one principal sees it: partners read the definitions and compute over their own events.
+// Scoped is the metric and dashboard store as one principal sees it: partners read the
+// definitions and compute over their own events.
 type Scoped struct {
-	s     *Store
-	p     models.Principal
-	scope store.Scope
+	s *Store
+	store.Caller
 }
 
 // For returns the metrics store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
-	if p != nil {
-		sc.p = *p
-	}
-	return sc
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
 }
 
 // RollupLag is how old an event must be before it enters a metric's rollup. Event ids are taken
@@ -112,7 +108,7 @@ func (metricUniqueSet) TableName() string { return "metric_unique_sets" }
 // metricRows starts a query on the tenant's metrics. Partners read the definitions too: they
 // compute metrics over their own events.
 func (sc *Scoped) metricRows(ctx context.Context) *gorm.DB {
-	return sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Metric{}))
+	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Metric{}))
 }
 
 func filtersJSON(f []models.MetricFilter) string {
@@ -127,14 +123,14 @@ func metricNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 
 // CreateMetric adds a metric to the principal's tenant.
 func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error {
-	if err := sc.scope.OperatorsOnly("metrics"); err != nil {
+	if err := sc.Scope.OperatorsOnly("metrics"); err != nil {
 		return err
 	}
 	if err := models.ValidateMetric(m, filters, "body."); err != nil {
 		return err
 	}
 	m.ID = models.NewID()
-	m.TenantID = sc.p.TenantID
+	m.TenantID = sc.P.TenantID
 	m.Filters = filtersJSON(filters)
 	m.RolledUpTo, m.Numbered = "", 0
 	m.CreatedAt = metricNow()
@@ -165,7 +161,7 @@ func (sc *Scoped) Metric(ctx context.Context, id string) (*models.Metric, error)
 // UpdateMetric changes a metric. A change of what it computes drops its rollup, which the next
 // compute rebuilds from the events.
 func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricChanges) (*models.Metric, error) {
-	if err := sc.scope.OperatorsOnly("metrics"); err != nil {
+	if err := sc.Scope.OperatorsOnly("metrics"); err != nil {
 		return nil, err
 	}
 	m, err := sc.Metric(ctx, id)
@@ -236,7 +232,7 @@ func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
 // DeleteMetric removes a metric and its rollup. A metric that a dashboard shows cannot be
 // deleted.
 func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
-	if err := sc.scope.OperatorsOnly("metrics"); err != nil {
+	if err := sc.Scope.OperatorsOnly("metrics"); err != nil {
 		return err
 	}
 	m, err := sc.Metric(ctx, id)
@@ -654,11 +650,11 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	if err != nil {
 		return nil, err
 	}
-	if sc.p.PartnerID != "" {
-		if q.PartnerID != "" && q.PartnerID != sc.p.PartnerID {
+	if sc.P.PartnerID != "" {
+		if q.PartnerID != "" && q.PartnerID != sc.P.PartnerID {
 			return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only compute metrics over your own partner organisation")
 		}
-		q.PartnerID = sc.p.PartnerID
+		q.PartnerID = sc.P.PartnerID
 	}
 	now := time.Now().UTC()
 	if q.To.IsZero() {
@@ -703,7 +699,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	}
 	if q.PartnerLevel != "" {
 		var ids []string
-		if err := sc.s.core.DB(ctx).Model(&models.Partner{}).Where(sc.scope.Tenant()).Where("level = ?", q.PartnerLevel).Pluck("id", &ids).Error; err != nil {
+		if err := sc.s.core.DB(ctx).Model(&models.Partner{}).Where(sc.Scope.Tenant()).Where("level = ?", q.PartnerLevel).Pluck("id", &ids).Error; err != nil {
 			return nil, err
 		}
 		if partners != nil {

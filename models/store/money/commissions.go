@@ -15,7 +15,7 @@ import (
 
 // CreateCommissionPlan adds an active plan at version 1.
 func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
-	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
+	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	def = def.WithDefaults()
@@ -24,9 +24,9 @@ func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description st
 	}
 	now := time.Now().UTC()
 	p := &models.CommissionPlan{
-		ID: models.NewID(), TenantID: sc.p.TenantID, Name: name, Description: description, Status: models.PlanActive,
+		ID: models.NewID(), TenantID: sc.P.TenantID, Name: name, Description: description, Status: models.PlanActive,
 		Trigger: def.Trigger, ClawbackTrigger: def.ClawbackTrigger, Version: 1, Definition: store.MustJSON(def),
-		CreatedBy: sc.p.UserID, CreatedAt: now, UpdatedAt: now,
+		CreatedBy: sc.P.UserID, CreatedAt: now, UpdatedAt: now,
 	}
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(p).Error; err != nil {
@@ -52,7 +52,7 @@ func planVersion(p *models.CommissionPlan) *models.CommissionPlanVersion {
 // UpdateCommissionPlan replaces a plan's name, description and definition, making a new
 // version; accruals already booked keep the version that computed them.
 func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
-	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
+	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	def = def.WithDefaults()
@@ -61,7 +61,7 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 	}
 	var p models.CommissionPlan
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := store.LockRow(sc.s.core, tx, &p, sc.p.TenantID, id); err != nil {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.P.TenantID, id); err != nil {
 			return store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
@@ -69,7 +69,7 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 		}
 		p.Name, p.Description, p.Trigger, p.ClawbackTrigger = name, description, def.Trigger, def.ClawbackTrigger
 		p.Definition, p.Version, p.UpdatedAt = store.MustJSON(def), p.Version+1, time.Now().UTC()
-		p.CreatedBy = sc.p.UserID
+		p.CreatedBy = sc.P.UserID
 		if err := tx.Model(&p).Select("name", "description", "trigger_type", "clawback_trigger", "definition", "version", "updated_at").Updates(&p).Error; err != nil {
 			return err
 		}
@@ -87,12 +87,12 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 
 // ArchiveCommissionPlan stops a plan from accruing; its accruals stay.
 func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
-	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
+	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	var p models.CommissionPlan
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := store.LockRow(sc.s.core, tx, &p, sc.p.TenantID, id); err != nil {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.P.TenantID, id); err != nil {
 			return store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
@@ -113,10 +113,10 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 
 // ListCommissionPlans lists the tenant's plans (operators only).
 func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg models.Page) ([]models.CommissionPlan, string, error) {
-	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
+	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, "", err
 	}
-	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{}))
+	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{}))
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
@@ -125,11 +125,11 @@ func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg mod
 
 // CommissionPlan finds one plan (operators only).
 func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
-	if err := sc.scope.OperatorsOnly("commission plans"); err != nil {
+	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
 		return nil, err
 	}
 	var p models.CommissionPlan
-	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("id = ?", id).Take(&p).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("id = ?", id).Take(&p).Error
 	return &p, store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 }
 
@@ -139,7 +139,7 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 		return nil, err
 	}
 	var vs []models.CommissionPlanVersion
-	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlanVersion{})).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlanVersion{})).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
 	return vs, err
 }
 
@@ -147,17 +147,17 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 // accrue, without booking anything. Tier volumes and recurrence windows come from the
 // partner's real accruals.
 func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]models.PlanPreview, error) {
-	if err := sc.scope.OperatorsOnly("commission previews"); err != nil {
+	if err := sc.Scope.OperatorsOnly("commission previews"); err != nil {
 		return nil, err
 	}
 	var plans []models.CommissionPlan
-	if err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
+	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
 		Order("id").Limit(200).Find(&plans).Error; err != nil {
 		return nil, err
 	}
 	var partner *models.Partner
 	if e.PartnerID != nil {
-		p, err := sc.s.core.PartnerOf(ctx, sc.p.TenantID, *e.PartnerID)
+		p, err := sc.s.core.PartnerOf(ctx, sc.P.TenantID, *e.PartnerID)
 		if err != nil {
 			return nil, models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: *e.PartnerID})
 		}
@@ -465,18 +465,18 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 
 // ReverseAccrual is finance's manual clawback of one accrual, with a reason; audited.
 func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*models.Accrual, error) {
-	if err := sc.scope.OperatorsOnly("reversals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reversals"); err != nil {
 		return nil, err
 	}
 	var a models.Accrual
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
 			return store.NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 		}
-		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, a.PartnerID); err != nil {
 			return err
 		}
-		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
 			return err
 		}
 		if a.Status == models.AccrualReversed {
@@ -485,7 +485,7 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 		if err := sc.s.reverseAccrual(ctx, tx, ev, &a, models.SourceAccrual, a.ID, reason); err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.p.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "accrual.reversed", "accrual", a.ID, "status", "reason")
 	})
 	if err != nil {
 		return nil, err
@@ -495,7 +495,7 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 
 // ListAccruals lists the accruals the principal may see (partners: their own).
 func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg models.Page) ([]models.Accrual, string, error) {
-	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id")
+	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id")
 	for col, v := range map[string]string{"partner_id": f.PartnerID, "plan_id": f.PlanID, "status": f.Status, "currency": f.Currency} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)
@@ -507,7 +507,7 @@ func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg m
 // Accrual finds one accrual the principal may see.
 func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, error) {
 	var a models.Accrual
-	err := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id").Where("id = ?", id).Take(&a).Error
+	err := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id").Where("id = ?", id).Take(&a).Error
 	return &a, store.NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 }
 

@@ -25,18 +25,13 @@ func New(core *store.Store) *Store { return &Store{core: core} }
 
 // Scoped is the money store as one principal sees it: operators and finance manage it; a partner sees its own balances, movements and withdrawals.
 type Scoped struct {
-	s     *Store
-	p     models.Principal
-	scope store.Scope
+	s *Store
+	store.Caller
 }
 
 // For returns the money store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
-	if p != nil {
-		sc.p = *p
-	}
-	return sc
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
 }
 
 // LockPartner serialises the money movements of one partner: it locks the partner's row for
@@ -157,7 +152,7 @@ func addToBalance(b models.Balance, account string, amount int64) models.Balance
 
 // Balances lists the balances the principal may see, per partner and currency.
 func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]models.Balance, error) {
-	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerBalance{}), "partner_id")
+	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerBalance{}), "partner_id")
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
@@ -179,7 +174,7 @@ func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]m
 }
 
 func (sc *Scoped) entryRows(ctx context.Context, f models.EntryFilter) *gorm.DB {
-	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerEntry{}), "partner_id")
+	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerEntry{}), "partner_id")
 	for col, v := range map[string]string{"partner_id": f.PartnerID, "currency": f.Currency, "account": f.Account, "kind": f.Kind, "source_type": f.SourceType, "source_id": f.SourceID} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)
@@ -205,10 +200,10 @@ const MaxStatementEntries = 10_000
 // Statement is a partner's ledger in one currency over [from, to): opening and closing balances
 // and every entry in between.
 func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, from, to time.Time) (*models.Statement, error) {
-	if sc.p.PartnerID != "" && partnerID != sc.p.PartnerID {
+	if sc.P.PartnerID != "" && partnerID != sc.P.PartnerID {
 		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only see your own statements")
 	}
-	if _, err := sc.s.core.PartnerOf(ctx, sc.p.TenantID, partnerID); err != nil {
+	if _, err := sc.s.core.PartnerOf(ctx, sc.P.TenantID, partnerID); err != nil {
 		return nil, err
 	}
 	st := &models.Statement{PartnerID: partnerID, Currency: currency, From: from, To: to}
@@ -248,7 +243,7 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 // positive amount credits it, a negative one debits it (it may go negative). The same key
 // books once; the adjustment is audited and emits ledger.adjusted.
 func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*models.LedgerMovement, error) {
-	if err := sc.scope.OperatorsOnly("ledger adjustments"); err != nil {
+	if err := sc.Scope.OperatorsOnly("ledger adjustments"); err != nil {
 		return nil, err
 	}
 	if a.Amount == 0 || a.Amount == minInt64 {
@@ -256,7 +251,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 	}
 	var mv *models.LedgerMovement
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, a.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, a.PartnerID); err != nil {
 			if models.ErrorKind(err) == models.KindNotFound {
 				return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: a.PartnerID})
 			}
@@ -264,7 +259,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		}
 		var created bool
 		var err error
-		mv, created, err = sc.s.BookAdjustment(ctx, tx, ev, sc.p.TenantID, a.PartnerID, a.Currency, a.Amount, a.Reason,
+		mv, created, err = sc.s.BookAdjustment(ctx, tx, ev, sc.P.TenantID, a.PartnerID, a.Currency, a.Amount, a.Reason,
 			"adjustment:"+a.Key, models.SourceAdjustment, a.Key)
 		if err != nil || created {
 			return err
@@ -272,7 +267,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		// The key booked before: it must have been this same adjustment.
 		var amount int64
 		if err := tx.Model(&models.LedgerEntry{}).Select("COALESCE(SUM(amount), 0)").
-			Where(sc.scope.Tenant()).Where("movement_id = ? AND account = ?", mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
+			Where(sc.Scope.Tenant()).Where("movement_id = ? AND account = ?", mv.ID, models.AccountAvailable).Scan(&amount).Error; err != nil {
 			return err
 		}
 		if mv.Kind != models.MoveAdjustment || mv.PartnerID != a.PartnerID || mv.Currency != a.Currency || amount != a.Amount {

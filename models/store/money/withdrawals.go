@@ -16,12 +16,12 @@ import (
 // AddPayoutMethod stores where a partner wants to be paid; the details arrive sealed.
 // Partners add their own; operators name the partner.
 func (sc *Scoped) AddPayoutMethod(ctx context.Context, m *models.PayoutMethod) error {
-	if sc.p.PartnerID != "" && m.PartnerID == "" {
-		m.PartnerID = sc.p.PartnerID
+	if sc.P.PartnerID != "" && m.PartnerID == "" {
+		m.PartnerID = sc.P.PartnerID
 	}
-	m.TenantID, m.CreatedBy, m.CreatedAt = sc.p.TenantID, store.ActorOf(ctx), time.Now().UTC()
+	m.TenantID, m.CreatedBy, m.CreatedAt = sc.P.TenantID, store.ActorOf(ctx), time.Now().UTC()
 	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := sc.scope.CheckPartner(tx, m.PartnerID, "body.partnerId"); err != nil {
+		if err := sc.Scope.CheckPartner(tx, m.PartnerID, "body.partnerId"); err != nil {
 			return err
 		}
 		if err := tx.Create(m).Error; err != nil {
@@ -36,7 +36,7 @@ func NewPayoutMethodID() string { return models.NewID() }
 
 // ListPayoutMethods lists the payout methods the principal may see, without removed ones.
 func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg models.Page) ([]models.PayoutMethod, string, error) {
-	q := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("removed_at IS NULL")
+	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("removed_at IS NULL")
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
@@ -46,7 +46,7 @@ func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg mo
 // PayoutMethod finds one payout method the principal may see.
 func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMethod, error) {
 	var m models.PayoutMethod
-	err := sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("id = ?", id).Take(&m).Error
+	err := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("id = ?", id).Take(&m).Error
 	return &m, store.NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
 }
 
@@ -54,9 +54,9 @@ func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMe
 func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
 	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		var m models.PayoutMethod
-		q := tx.Where(sc.scope.Tenant()).Where("id = ? AND removed_at IS NULL", id)
-		if sc.p.PartnerID != "" {
-			q = q.Where("partner_id = ?", sc.p.PartnerID)
+		q := tx.Where(sc.Scope.Tenant()).Where("id = ? AND removed_at IS NULL", id)
+		if sc.P.PartnerID != "" {
+			q = q.Where("partner_id = ?", sc.P.PartnerID)
 		}
 		if err := q.Take(&m).Error; err != nil {
 			return store.NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
@@ -65,7 +65,7 @@ func (sc *Scoped) RemovePayoutMethod(ctx context.Context, id string) error {
 		if err := tx.Model(&m).Update("removed_at", now).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.p.TenantID, "payout_method.removed", "payout_method", m.ID)
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "payout_method.removed", "payout_method", m.ID)
 	})
 }
 
@@ -85,22 +85,22 @@ func payoutSettingsIn(tx *gorm.DB, tenantID string) (models.PayoutSettings, erro
 
 // PayoutSettings reads the tenant's withdrawal and payout rules (operators only).
 func (sc *Scoped) PayoutSettings(ctx context.Context) (models.PayoutSettings, error) {
-	if err := sc.scope.OperatorsOnly("payout settings"); err != nil {
+	if err := sc.Scope.OperatorsOnly("payout settings"); err != nil {
 		return models.PayoutSettings{}, err
 	}
-	return payoutSettingsIn(sc.s.core.DB(ctx), sc.p.TenantID)
+	return payoutSettingsIn(sc.s.core.DB(ctx), sc.P.TenantID)
 }
 
 // SavePayoutSettings replaces the tenant's withdrawal and payout rules; audited. A nil
 // HTTPSecret keeps the stored one.
 func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettings, keepSecret bool) (models.PayoutSettings, error) {
-	if err := sc.scope.OperatorsOnly("payout settings"); err != nil {
+	if err := sc.Scope.OperatorsOnly("payout settings"); err != nil {
 		return st, err
 	}
-	st.TenantID, st.UpdatedAt = sc.p.TenantID, time.Now().UTC()
+	st.TenantID, st.UpdatedAt = sc.P.TenantID, time.Now().UTC()
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if keepSecret {
-			prior, err := payoutSettingsIn(tx, sc.p.TenantID)
+			prior, err := payoutSettingsIn(tx, sc.P.TenantID)
 			if err != nil {
 				return err
 			}
@@ -113,13 +113,13 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 		if err := tx.Save(&st).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.p.TenantID, "payout_settings.updated", "tenant", sc.p.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "payout_settings.updated", "tenant", sc.P.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
 	})
 	return st, err
 }
 
 func (sc *Scoped) withdrawalRows(ctx context.Context) *gorm.DB {
-	return sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Withdrawal{}), "partner_id")
+	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Withdrawal{}), "partner_id")
 }
 
 // ListWithdrawals lists the withdrawals the principal may see, oldest first.
@@ -164,11 +164,11 @@ func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.
 // request key that was used before returns the withdrawal it made.
 func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal, key string) (*models.Withdrawal, error) {
 	partnerID := nw.PartnerID
-	if sc.p.PartnerID != "" {
-		if partnerID != "" && partnerID != sc.p.PartnerID {
+	if sc.P.PartnerID != "" {
+		if partnerID != "" && partnerID != sc.P.PartnerID {
 			return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only withdraw for your own partner organisation")
 		}
-		partnerID = sc.p.PartnerID
+		partnerID = sc.P.PartnerID
 	}
 	if partnerID == "" {
 		return nil, models.Invalid("INVALID_WITHDRAWAL", "the withdrawal is not valid", models.FieldError{Location: "body.partnerId", Message: "operators name the partner"})
@@ -185,17 +185,17 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 	}
 	var w *models.Withdrawal
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if sc.p.PartnerID == "" {
-			if err := sc.scope.CheckPartner(tx, partnerID, "body.partnerId"); err != nil {
+		if sc.P.PartnerID == "" {
+			if err := sc.Scope.CheckPartner(tx, partnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}
-		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, partnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, partnerID); err != nil {
 			return err
 		}
 		if key != "" {
 			var prior models.Withdrawal
-			err := tx.Where(sc.scope.Tenant()).Where("request_key = ?", key).Take(&prior).Error
+			err := tx.Where(sc.Scope.Tenant()).Where("request_key = ?", key).Take(&prior).Error
 			if err == nil {
 				if prior.PartnerID != partnerID || prior.Amount != nw.Amount || prior.Currency != nw.Currency || prior.PayoutMethodID != nw.PayoutMethodID {
 					return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another withdrawal")
@@ -207,13 +207,13 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 			}
 		}
 		var m models.PayoutMethod
-		if err := tx.Where(sc.scope.Tenant()).Where("partner_id = ? AND id = ? AND removed_at IS NULL", partnerID, nw.PayoutMethodID).Take(&m).Error; err != nil {
+		if err := tx.Where(sc.Scope.Tenant()).Where("partner_id = ? AND id = ? AND removed_at IS NULL", partnerID, nw.PayoutMethodID).Take(&m).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				return models.Invalid("PAYOUT_METHOD_NOT_FOUND", "no such payout method", models.FieldError{Location: "body.payoutMethodId", Message: "no payout method of the partner", Value: nw.PayoutMethodID})
 			}
 			return err
 		}
-		st, err := payoutSettingsIn(tx, sc.p.TenantID)
+		st, err := payoutSettingsIn(tx, sc.P.TenantID)
 		if err != nil {
 			return err
 		}
@@ -223,7 +223,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 			return models.Invalid("BELOW_MINIMUM_WITHDRAWAL", "the smallest withdrawal in "+nw.Currency+" is "+strconv.FormatInt(min, 10)+" minor units",
 				models.FieldError{Location: "body.amount", Message: "below the minimum of " + strconv.FormatInt(min, 10), Value: nw.Amount})
 		}
-		bal, err := balanceIn(tx, sc.p.TenantID, partnerID, nw.Currency)
+		bal, err := balanceIn(tx, sc.P.TenantID, partnerID, nw.Currency)
 		if err != nil {
 			return err
 		}
@@ -234,8 +234,8 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 			return models.Conflict("INSUFFICIENT_BALANCE", "the amount exceeds the available balance of "+strconv.FormatInt(bal.Available, 10)+" minor units")
 		}
 		now := time.Now().UTC()
-		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.p.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
-			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.p.ActorID(), CreatedAt: now, UpdatedAt: now}
+		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.P.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
+			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.P.ActorID(), CreatedAt: now, UpdatedAt: now}
 		if key != "" {
 			k := key
 			w.RequestKey = &k
@@ -243,17 +243,17 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		if err := tx.Create(w).Error; err != nil {
 			return err
 		}
-		if _, _, err := sc.s.post(ctx, tx, sc.p.TenantID, models.NewMovement{
+		if _, _, err := sc.s.post(ctx, tx, sc.P.TenantID, models.NewMovement{
 			PartnerID: partnerID, Currency: w.Currency, Kind: models.MoveWithdrawalHold, Key: "withdrawal_hold:" + w.ID,
 			SourceType: models.SourceWithdrawal, SourceID: w.ID,
 			Postings: models.Transfer(models.AccountAvailable, models.AccountHeld, w.Amount),
 		}); err != nil {
 			return err
 		}
-		if err := store.WriteAudit(ctx, tx, sc.p.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, sc.P.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
 			return err
 		}
-		_, err = ev.Emit(ctx, tx, sc.p.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
+		_, err = ev.Emit(ctx, tx, sc.P.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
 		return err
 	})
 	return w, err
@@ -355,27 +355,27 @@ var withdrawalEventType = map[string]string{
 
 // CancelWithdrawal withdraws a request before finance reviews it; the hold is released.
 func (sc *Scoped) CancelWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error) {
-	if sc.p.TenantID == "" {
+	if sc.P.TenantID == "" {
 		return nil, models.NotFound("WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
-	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, sc.p.PartnerID, id, models.WithdrawalCancelled, reason, nil)
+	return sc.s.changeWithdrawal(ctx, sc.P.TenantID, sc.P.PartnerID, id, models.WithdrawalCancelled, reason, nil)
 }
 
 // ApproveWithdrawal is finance's approval: the withdrawal's payout starts with the tenant's
 // provider (through withdrawal.approved).
 func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Withdrawal, error) {
-	if err := sc.scope.OperatorsOnly("withdrawal reviews"); err != nil {
+	if err := sc.Scope.OperatorsOnly("withdrawal reviews"); err != nil {
 		return nil, err
 	}
-	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalApproved, "", func(tx *gorm.DB, w *models.Withdrawal) error {
-		st, err := payoutSettingsIn(tx, sc.p.TenantID)
+	return sc.s.changeWithdrawal(ctx, sc.P.TenantID, "", id, models.WithdrawalApproved, "", func(tx *gorm.DB, w *models.Withdrawal) error {
+		st, err := payoutSettingsIn(tx, sc.P.TenantID)
 		if err != nil {
 			return err
 		}
-		if w.RequestedBy == sc.p.ActorID() {
+		if w.RequestedBy == sc.P.ActorID() {
 			return models.Errorf(models.KindForbidden, "FOUR_EYES", "a withdrawal is approved by someone other than who requested it")
 		}
-		bal, err := balanceIn(tx, sc.p.TenantID, w.PartnerID, w.Currency)
+		bal, err := balanceIn(tx, sc.P.TenantID, w.PartnerID, w.Currency)
 		if err != nil {
 			return err
 		}
@@ -383,7 +383,7 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 			return models.Conflict("BALANCE_NEGATIVE", "the partner's available balance is negative after a clawback; recover it before paying out")
 		}
 		now := time.Now().UTC()
-		reviewer := sc.p.ActorID()
+		reviewer := sc.P.ActorID()
 		w.Provider, w.ReviewedBy, w.ReviewedAt = st.Provider, &reviewer, &now
 		return nil
 	})
@@ -391,12 +391,12 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 
 // RejectWithdrawal is finance's rejection with a reason; the hold is released.
 func (sc *Scoped) RejectWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error) {
-	if err := sc.scope.OperatorsOnly("withdrawal reviews"); err != nil {
+	if err := sc.Scope.OperatorsOnly("withdrawal reviews"); err != nil {
 		return nil, err
 	}
-	return sc.s.changeWithdrawal(ctx, sc.p.TenantID, "", id, models.WithdrawalRejected, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
+	return sc.s.changeWithdrawal(ctx, sc.P.TenantID, "", id, models.WithdrawalRejected, reason, func(_ *gorm.DB, w *models.Withdrawal) error {
 		now := time.Now().UTC()
-		reviewer := sc.p.ActorID()
+		reviewer := sc.P.ActorID()
 		w.ReviewedBy, w.ReviewedAt = &reviewer, &now
 		return nil
 	})
@@ -412,29 +412,29 @@ const (
 // (operators only): paid with the bank's reference, or failed with a reason. From then on the
 // payout settles that way, even when its deadline passes before the decision reaches it.
 func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool, referenceOrReason string) (*models.Withdrawal, error) {
-	if err := sc.scope.OperatorsOnly("payout confirmations"); err != nil {
+	if err := sc.Scope.OperatorsOnly("payout confirmations"); err != nil {
 		return nil, err
 	}
 	var w models.Withdrawal
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
 			return store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
-		if _, err := sc.s.LockPartner(tx, sc.p.TenantID, w.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, w.PartnerID); err != nil {
 			return err
 		}
 		var p models.Payout
-		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
 			return err
 		}
-		err := tx.Where(sc.scope.Tenant()).Where("withdrawal_id = ?", id).Take(&p).Error
+		err := tx.Where(sc.Scope.Tenant()).Where("withdrawal_id = ?", id).Take(&p).Error
 		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
 		if err != nil || w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending || p.Provider != models.ProviderManual || p.Decision != "" {
 			return models.Conflict("PAYOUT_NOT_AWAITING_CONFIRMATION", "the withdrawal has no manual payout waiting for confirmation")
 		}
-		p.Decision, p.DecisionReference, p.DecisionBy, p.UpdatedAt = decisionFailed, referenceOrReason, sc.p.ActorRef(), time.Now().UTC()
+		p.Decision, p.DecisionReference, p.DecisionBy, p.UpdatedAt = decisionFailed, referenceOrReason, sc.P.ActorRef(), time.Now().UTC()
 		action := "payout.failure_reported"
 		if paid {
 			p.Decision, action = decisionPaid, "payout.confirmed"
@@ -442,7 +442,7 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 		if err := tx.Model(&p).Select("decision", "decision_reference", "decision_by", "updated_at").Updates(&p).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.p.TenantID, action, "withdrawal", w.ID, "decision", "reference")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, action, "withdrawal", w.ID, "decision", "reference")
 	})
 	if err != nil {
 		return nil, err

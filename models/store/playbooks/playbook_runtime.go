@@ -67,16 +67,16 @@ func (s *Store) PlaybookWebhookSecret(ctx context.Context, tenantID string) (mod
 // SetPlaybookWebhookSecret replaces the tenant's signing secret of call_webhook actions
 // (operators only); audited.
 func (sc *Scoped) SetPlaybookWebhookSecret(ctx context.Context, sealed models.Sealed) (time.Time, error) {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return time.Time{}, err
 	}
-	st := models.PlaybookSettings{TenantID: sc.p.TenantID, WebhookSecret: sealed, UpdatedAt: time.Now().UTC()}
+	st := models.PlaybookSettings{TenantID: sc.P.TenantID, WebhookSecret: sealed, UpdatedAt: time.Now().UTC()}
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "tenant_id"}},
 			DoUpdates: clause.AssignmentColumns([]string{"webhook_secret", "updated_at"})}).Create(&st).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.p.TenantID, "playbook_settings.secret_rotated", "tenant", sc.p.TenantID, "webhookSecret")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "playbook_settings.secret_rotated", "tenant", sc.P.TenantID, "webhookSecret")
 	})
 	return st.UpdatedAt, err
 }

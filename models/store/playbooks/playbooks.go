@@ -28,18 +28,13 @@ func New(core *store.Store, money *money.Store) *Store { return &Store{core: cor
 
 // Scoped is the playbook store as one principal sees it: operators author playbooks; partners read the runs and documents of their own organisation.
 type Scoped struct {
-	s     *Store
-	p     models.Principal
-	scope store.Scope
+	s *Store
+	store.Caller
 }
 
 // For returns the playbooks store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
-	if p != nil {
-		sc.p = *p
-	}
-	return sc
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
 }
 
 // Where playbook actions come from, on the tasks and ledger movements they make.
@@ -78,14 +73,14 @@ func checkConcurrencyLimit(n int) error {
 
 // CreatePlaybook adds a draft playbook; operators only.
 func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return err
 	}
 	if err := checkConcurrencyLimit(p.ConcurrencyLimit); err != nil {
 		return err
 	}
 	now := time.Now().UTC()
-	p.ID, p.TenantID, p.Status, p.PublishedVersion = models.NewID(), sc.p.TenantID, models.PlaybookDraft, 0
+	p.ID, p.TenantID, p.Status, p.PublishedVersion = models.NewID(), sc.P.TenantID, models.PlaybookDraft, 0
 	p.Graph, p.CreatedAt, p.UpdatedAt = withEmptyLists(p.Graph), now, now
 	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(p).Error; err != nil {
@@ -98,10 +93,10 @@ func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error 
 // ListPlaybooks lists the tenant's playbooks, optionally of one status, oldest first;
 // operators only.
 func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Page) ([]models.Playbook, string, error) {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, "", err
 	}
-	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{}))
+	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{}))
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
@@ -110,11 +105,11 @@ func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Pa
 
 // Playbook finds one playbook; operators only.
 func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, error) {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, err
 	}
 	var p models.Playbook
-	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{})).Where("id = ?", id).Take(&p).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{})).Where("id = ?", id).Take(&p).Error
 	if err != nil {
 		return nil, store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 	}
@@ -124,12 +119,12 @@ func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, er
 // changePlaybook locks a playbook of the principal's tenant for the rest of a transaction and
 // applies fn to it; fn returns the changed fields, which are saved and audited as action.
 func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func(tx *gorm.DB, p *models.Playbook) ([]string, error)) (*models.Playbook, error) {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, err
 	}
 	var p models.Playbook
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := store.LockRow(sc.s.core, tx, &p, sc.p.TenantID, id); err != nil {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.P.TenantID, id); err != nil {
 			return store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
 		changed, err := fn(tx, &p)
@@ -191,7 +186,7 @@ func (sc *Scoped) PublishPlaybook(ctx context.Context, id string) (*models.Playb
 			return nil, playbookArchived()
 		}
 		v = &models.PlaybookVersion{TenantID: p.TenantID, PlaybookID: p.ID, Version: p.PublishedVersion + 1,
-			Graph: withEmptyLists(p.Graph), PublishedAt: time.Now().UTC(), PublishedBy: sc.p.UserID}
+			Graph: withEmptyLists(p.Graph), PublishedAt: time.Now().UTC(), PublishedBy: sc.P.UserID}
 		if err := tx.Create(v).Error; err != nil {
 			return nil, err
 		}
@@ -211,7 +206,7 @@ func (sc *Scoped) PlaybookVersions(ctx context.Context, id string) ([]models.Pla
 		return nil, err
 	}
 	var vs []models.PlaybookVersion
-	err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookVersion{})).Where("playbook_id = ?", id).Order("version").Limit(maxPlaybookVersions).Find(&vs).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookVersion{})).Where("playbook_id = ?", id).Order("version").Limit(maxPlaybookVersions).Find(&vs).Error
 	return vs, err
 }
 
@@ -244,10 +239,10 @@ func (sc *Scoped) SetPlaybookStatus(ctx context.Context, id, status string) (*mo
 
 // ListPlaybookRuns lists the tenant's playbook runs, oldest first; operators only.
 func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilter, pg models.Page) ([]models.PlaybookRun, string, error) {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, "", err
 	}
-	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{}))
+	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{}))
 	if f.PlaybookID != "" {
 		q = q.Where("playbook_id = ?", f.PlaybookID)
 	}
@@ -258,11 +253,11 @@ func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilt
 }
 
 func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookRun, error) {
-	if err := sc.scope.OperatorsOnly("playbooks"); err != nil {
+	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
 		return nil, err
 	}
 	var r models.PlaybookRun
-	if err := sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{})).Where("id = ?", id).Take(&r).Error; err != nil {
+	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{})).Where("id = ?", id).Take(&r).Error; err != nil {
 		return nil, store.NotFoundAs(err, "RUN_NOT_FOUND", "playbook run")
 	}
 	return &r, nil
@@ -275,7 +270,7 @@ func (sc *Scoped) PlaybookRun(ctx context.Context, id string) (*models.PlaybookR
 		return nil, nil, err
 	}
 	var steps []models.PlaybookStep
-	err = sc.scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookStep{})).Where("run_id = ?", id).Order("id").Limit(maxRunSteps).Find(&steps).Error
+	err = sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookStep{})).Where("run_id = ?", id).Order("id").Limit(maxRunSteps).Find(&steps).Error
 	if err != nil {
 		return nil, nil, err
 	}
@@ -317,7 +312,7 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 }
 
 func (sc *Scoped) documentRows(ctx context.Context) *gorm.DB {
-	return sc.scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Document{}), "partner_id")
+	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Document{}), "partner_id")
 }
 
 // ListDocuments lists the documents the principal may see, optionally of one partner, oldest

@@ -28,18 +28,13 @@ func New(core *store.Store) *Store { return &Store{core: core} }
 // Scoped is the webhook store as one principal sees it: operators of the principal's tenant
 // manage its endpoints; partner principals see none.
 type Scoped struct {
-	s     *Store
-	p     models.Principal
-	scope store.Scope
+	s *Store
+	store.Caller
 }
 
 // For returns the webhook store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	sc := &Scoped{s: s, scope: store.ScopeOf(p)}
-	if p != nil {
-		sc.p = *p
-	}
-	return sc
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
 }
 
 // EventPatterns lists the event-type patterns of a tenant's enabled webhooks.
@@ -83,18 +78,18 @@ func webhookNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond)
 // webhookRows starts a query on the principal's webhooks. Endpoints receive every event of the
 // tenant, so partner principals see none.
 func (sc *Scoped) webhookRows(ctx context.Context, model any) *gorm.DB {
-	q := sc.scope.Rows(sc.s.core.DB(ctx).Model(model))
-	if sc.p.PartnerID != "" {
+	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
+	if sc.P.PartnerID != "" {
 		q = q.Where("1 = 0")
 	}
 	return q
 }
 
 func (sc *Scoped) operatorOnly() error {
-	if sc.p.PartnerID != "" {
+	if sc.P.PartnerID != "" {
 		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "webhooks are managed by operators")
 	}
-	if sc.p.TenantID == "" {
+	if sc.P.TenantID == "" {
 		return models.NotFound("TENANT_NOT_FOUND", "tenant")
 	}
 	return nil
@@ -116,7 +111,7 @@ func (sc *Scoped) CreateWebhook(ctx context.Context, w *models.Webhook, eventTyp
 	if w.ID == "" {
 		w.ID = models.NewID()
 	}
-	w.TenantID = sc.p.TenantID
+	w.TenantID = sc.P.TenantID
 	w.EventTypes = eventTypesJSON(eventTypes)
 	w.CreatedAt = webhookNow()
 	w.UpdatedAt = w.CreatedAt
@@ -189,7 +184,7 @@ func (sc *Scoped) UpdateWebhook(ctx context.Context, id string, ch models.Webhoo
 	w.UpdatedAt = t
 	updates["updated_at"] = t
 	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
-		res := tx.Model(&models.Webhook{}).Where(sc.scope.Tenant()).Where("id = ?", w.ID).Updates(updates)
+		res := tx.Model(&models.Webhook{}).Where(sc.Scope.Tenant()).Where("id = ?", w.ID).Updates(updates)
 		if res.Error != nil {
 			return res.Error
 		}
