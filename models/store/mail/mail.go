@@ -22,7 +22,8 @@ type Store struct {
 // New is the mail store on core's database.
 func New(core *store.Store) *Store { return &Store{core: core} }
 
-// Scoped is the mail record as one principal sees it: the tenant's operators read it; partner principals see none.
+// Scoped is the mail record as one principal sees it: the tenant's operators read it; partner
+// principals see none.
 type Scoped struct {
 	s *Store
 	store.Caller

@@ -354,7 +354,7 @@ func addChecked(a, b int64) (int64, error) {
 }
 
 // checkedIncrement adds the new row's column to the stored one, or yields NULL (refused by the
-// column's NOT NULL) when the sum would leave the 64-bit range: store.SQLite would silently turn it
+// column's NOT NULL) when the sum would leave the 64-bit range: SQLite would silently turn it
 // into a float.
 func checkedIncrement(col string) clause.Expr {
 	old, add := "metric_rollups."+col, "excluded."+col
@@ -426,7 +426,7 @@ func foldEvents(tx *gorm.DB, dialect store.Dialect, m *models.Metric, evs []mode
 	for _, r := range agg {
 		rows = append(rows, r)
 	}
-	// store.Postgres refuses to update one row twice in one statement; keys are unique here.
+	// Postgres refuses to update one row twice in one statement; keys are unique here.
 	slices.SortFunc(rows, func(a, b *metricRollup) int {
 		if c := cmpInt(a.Grain, b.Grain); c != 0 {
 			return c

@@ -15,7 +15,8 @@ import (
 	"github.com/partnerd/partnerd/models/store"
 )
 
-// Store keeps commission plans, accruals, the append-only ledger, withdrawals and payouts of every tenant.
+// Store keeps commission plans, accruals, the append-only ledger, withdrawals and payouts of every
+// tenant.
 type Store struct {
 	core *store.Store
 }
@@ -23,7 +24,8 @@ type Store struct {
 // New is the money store on core's database.
 func New(core *store.Store) *Store { return &Store{core: core} }
 
-// Scoped is the money store as one principal sees it: operators and finance manage it; a partner sees its own balances, movements and withdrawals.
+// Scoped is the money store as one principal sees it: operators and finance manage it; a partner
+// sees its own balances, movements and withdrawals.
 type Scoped struct {
 	s *Store
 	store.Caller
@@ -35,7 +37,7 @@ func (s *Store) For(p *models.Principal) *Scoped {
 }
 
 // LockPartner serialises the money movements of one partner: it locks the partner's row for
-// the rest of tx on store.Postgres (store.SQLite transactions are immediate and serialised anyway). Every
+// the rest of tx on Postgres (SQLite transactions are immediate and serialised anyway). Every
 // transaction that books ledger movements takes this lock first, so balances read after it
 // cannot change before commit.
 func (s *Store) LockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {

@@ -17,7 +17,8 @@ import (
 	"github.com/partnerd/partnerd/models/store/money"
 )
 
-// Store keeps the playbooks of every tenant, their versions, runs, steps and effects, and carries out the actions runs take.
+// Store keeps the playbooks of every tenant, their versions, runs, steps and effects, and carries
+// out the actions runs take.
 type Store struct {
 	core  *store.Store
 	money *money.Store
@@ -26,7 +27,8 @@ type Store struct {
 // New is the playbooks store on core's database; the bonuses its runs award are booked in money.
 func New(core *store.Store, money *money.Store) *Store { return &Store{core: core, money: money} }
 
-// Scoped is the playbook store as one principal sees it: operators author playbooks; partners read the runs and documents of their own organisation.
+// Scoped is the playbook store as one principal sees it: operators author playbooks; partners read
+// the runs and documents of their own organisation.
 type Scoped struct {
 	s *Store
 	store.Caller
