@@ -17,23 +17,9 @@ import (
 // customerPayload is the payload of customer.* events.
 func customerPayload(c *models.Customer) string {
 	b, _ := json.Marshal(models.CustomerEventPayload{
-		CustomerID: c.ID, Email: deref(c.Email), ExternalID: deref(c.ExternalID), Name: c.Name, PartnerID: deref(c.PartnerID),
+		CustomerID: c.ID, Email: Deref(c.Email), ExternalID: Deref(c.ExternalID), Name: c.Name, PartnerID: Deref(c.PartnerID),
 	})
 	return string(b)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 func (sc *Scoped) customerRows(ctx context.Context) *gorm.DB {
@@ -46,7 +32,7 @@ func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error 
 	c.ID = models.NewID()
 	c.TenantID = sc.p.TenantID
 	if c.Email != nil {
-		e := normalizeEmail(*c.Email)
+		e := NormalizeEmail(*c.Email)
 		c.Email = &e
 	}
 	if sc.p.PartnerID != "" && c.PartnerID == nil {
@@ -81,7 +67,7 @@ func (sc *Scoped) ListCustomers(ctx context.Context, f models.CustomerFilter, pg
 		q = q.Where("partner_id IS NULL")
 	}
 	if f.Email != "" {
-		q = q.Where("email = ?", normalizeEmail(f.Email))
+		q = q.Where("email = ?", NormalizeEmail(f.Email))
 	}
 	return Page(q, pg, func(c models.Customer) string { return c.ID })
 }
@@ -105,15 +91,15 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 	updates := map[string]any{}
 	var changed []string
 	setPtr := func(col, field string, v *string, dst **string) {
-		if v == nil || deref(*dst) == *v {
+		if v == nil || Deref(*dst) == *v {
 			return
 		}
-		*dst = nonEmpty(*v)
+		*dst = NonEmpty(*v)
 		updates[col] = *dst
 		changed = append(changed, field)
 	}
 	if ch.Email != nil {
-		e := normalizeEmail(*ch.Email)
+		e := NormalizeEmail(*ch.Email)
 		ch.Email = &e
 	}
 	setPtr("email", "email", ch.Email, &c.Email)
@@ -123,7 +109,7 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 		updates["name"] = c.Name
 		changed = append(changed, "name")
 	}
-	reattributed := ch.PartnerID != nil && *ch.PartnerID != deref(c.PartnerID)
+	reattributed := ch.PartnerID != nil && *ch.PartnerID != Deref(c.PartnerID)
 	if reattributed && sc.p.PartnerID != "" {
 		return nil, models.Errorf(models.KindForbidden, "ATTRIBUTION_LOCKED", "only operators change which partner a customer is attributed to")
 	}
@@ -210,7 +196,7 @@ func (sc *Scoped) Ingest(ctx context.Context, in []models.IngestEvent) ([]models
 		ev := newEvent(ctx, sc.p.TenantID, models.EventSourceIngest, models.NewEvent{
 			Type: e.Type, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: e.Payload, OccurredAt: e.OccurredAt,
 		}, now)
-		ev.ExternalID = nonEmpty(e.ExternalID)
+		ev.ExternalID = NonEmpty(e.ExternalID)
 		results[i].EventID = ev.ID
 		results[i].Status = models.IngestStored
 		events = append(events, ev)
@@ -248,7 +234,7 @@ func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent,
 	byEmail, byID := map[string]*models.Customer{}, map[string]*models.Customer{}
 	var emails, ids []string
 	for i := range in {
-		in[i].CustomerEmail = normalizeEmail(in[i].CustomerEmail)
+		in[i].CustomerEmail = NormalizeEmail(in[i].CustomerEmail)
 		if e := in[i].CustomerEmail; e != "" && byEmail[e] == nil {
 			if c := cache.get(byEmailKey(sc.p.TenantID, e), now); c != nil {
 				byEmail[e] = c
@@ -326,7 +312,7 @@ func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent,
 					models.FieldError{Location: "body.customerId", Message: "no customer has this id", Value: e.CustomerID}))
 				continue
 			}
-			if e.CustomerEmail != "" && deref(c.Email) != e.CustomerEmail {
+			if e.CustomerEmail != "" && Deref(c.Email) != e.CustomerEmail {
 				results[i] = rejected(models.Invalid("CUSTOMER_MISMATCH", "customerEmail and customerId name different customers",
 					models.FieldError{Location: "body.customerEmail", Message: "is not the email of the customer named by customerId", Value: e.CustomerEmail}))
 				continue
@@ -355,7 +341,7 @@ func rejected(err *models.Error) models.IngestResult {
 
 // mayUse reports whether the principal may attribute events to c.
 func (sc *Scoped) mayUse(c *models.Customer) bool {
-	return sc.p.PartnerID == "" || deref(c.PartnerID) == sc.p.PartnerID
+	return sc.p.PartnerID == "" || Deref(c.PartnerID) == sc.p.PartnerID
 }
 
 func (sc *Scoped) ingestCreatesCustomers(ctx context.Context) (bool, error) {
@@ -378,7 +364,7 @@ func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) er
 	emails = slices.Sorted(slices.Values(emails))
 	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		for _, email := range emails {
-			c := &models.Customer{ID: models.NewID(), TenantID: sc.p.TenantID, Email: &email, PartnerID: nonEmpty(sc.p.PartnerID), CreatedAt: now, UpdatedAt: now}
+			c := &models.Customer{ID: models.NewID(), TenantID: sc.p.TenantID, Email: &email, PartnerID: NonEmpty(sc.p.PartnerID), CreatedAt: now, UpdatedAt: now}
 			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(c)
 			if res.Error != nil {
 				return res.Error

@@ -145,7 +145,7 @@ func emitDeal(ctx context.Context, tx *gorm.DB, ev *Outbox, d *models.Deal, typ,
 	}
 	p := models.DealEventPayload{DealID: d.ID, PartnerID: d.PartnerID, Status: d.Status, PipelineID: d.PipelineID, StageID: d.StageID,
 		StageName: st.Name, PreviousStageID: previousStage, CustomerCompany: d.CustomerCompany, CustomerDomain: d.CustomerDomain,
-		CustomerID: deref(d.CustomerID), AmountMinor: d.AmountMinor, Currency: d.Currency, ProtectedUntil: d.ProtectedUntil,
+		CustomerID: Deref(d.CustomerID), AmountMinor: d.AmountMinor, Currency: d.Currency, ProtectedUntil: d.ProtectedUntil,
 		ConflictReview: d.ConflictStatus == models.ConflictReview}
 	switch typ {
 	case models.EventDealRejected, models.EventDealLost:
@@ -171,7 +171,7 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 	}
 	d.Status = models.DealSubmitted
 	d.CustomerDomain = models.NormalizeDomain(d.CustomerDomain)
-	d.ContactEmail = normalizeEmail(d.ContactEmail)
+	d.ContactEmail = NormalizeEmail(d.ContactEmail)
 	d.CreatedBy = sc.p.UserID
 	if d.CreatedBy == "" {
 		d.CreatedBy = sc.p.KeyID
@@ -278,10 +278,10 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 		return nil, err
 	}
 	for _, c := range customers {
-		cid, pid := c.ID, deref(c.PartnerID)
+		cid, pid := c.ID, Deref(c.PartnerID)
 		out = append(out, models.DealConflict{ID: models.NewID(), TenantID: d.TenantID, DealID: d.ID, Kind: models.ConflictCustomer,
 			CustomerID: &cid, OtherPartnerID: &pid, CreatedAt: now,
-			Explanation: fmt.Sprintf("The customer %s (%s) is attributed to partner %q.", c.ID, deref(c.Email), partnerName(pid))})
+			Explanation: fmt.Sprintf("The customer %s (%s) is attributed to partner %q.", c.ID, Deref(c.Email), partnerName(pid))})
 	}
 	return out, nil
 }
@@ -366,13 +366,13 @@ func (sc *Scoped) UpdateDeal(ctx context.Context, id string, ch models.DealChang
 		set("customerCompany", ch.CustomerCompany, &d.CustomerCompany)
 		set("contactName", ch.ContactName, &d.ContactName)
 		if ch.ContactEmail != nil {
-			e := normalizeEmail(*ch.ContactEmail)
+			e := NormalizeEmail(*ch.ContactEmail)
 			set("contactEmail", &e, &d.ContactEmail)
 		}
 		set("notes", ch.Notes, &d.Notes)
 		set("currency", ch.Currency, &d.Currency)
-		if ch.ExpectedCloseDate != nil && *ch.ExpectedCloseDate != deref(d.ExpectedCloseDate) {
-			d.ExpectedCloseDate = nonEmpty(*ch.ExpectedCloseDate)
+		if ch.ExpectedCloseDate != nil && *ch.ExpectedCloseDate != Deref(d.ExpectedCloseDate) {
+			d.ExpectedCloseDate = NonEmpty(*ch.ExpectedCloseDate)
 			changed = append(changed, "expectedCloseDate")
 		}
 		if ch.AmountMinor != nil && *ch.AmountMinor != d.AmountMinor {
@@ -589,7 +589,7 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *Out
 	partner := d.PartnerID
 	switch {
 	case !found:
-		c = models.Customer{ID: models.NewID(), TenantID: d.TenantID, Email: nonEmpty(d.ContactEmail), Name: d.CustomerCompany, PartnerID: &partner}
+		c = models.Customer{ID: models.NewID(), TenantID: d.TenantID, Email: NonEmpty(d.ContactEmail), Name: d.CustomerCompany, PartnerID: &partner}
 		if err := tx.Create(&c).Error; err != nil {
 			return err
 		}

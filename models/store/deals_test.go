@@ -7,15 +7,14 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 type dealEnv struct {
 	ctx            context.Context
-	op             *store.Scoped
-	a, b           *store.Scoped
+	op             *stores.Scoped
+	a, b           *stores.Scoped
 	tenantID       string
 	partnerA, pB   string
 	wonID, lostID  string
@@ -24,10 +23,10 @@ type dealEnv struct {
 	defaultStageID string
 }
 
-func newDealEnv(t *testing.T, s *store.Store) *dealEnv {
+func newDealEnv(t *testing.T, s *stores.Set) *dealEnv {
 	t.Helper()
 	ctx := context.Background()
-	owner := newTenant(t, s, "deals")
+	owner := newTenant(t, s.Core(), "deals")
 	e := &dealEnv{ctx: ctx, op: s.For(owner), tenantID: owner.TenantID, opUserID: owner.UserID}
 	for i, name := range []string{"Alpha Resellers", "Beta Partners"} {
 		p := &models.Partner{Name: name, Type: "reseller", Level: "gold", Status: "active"}
@@ -59,7 +58,7 @@ func newDealEnv(t *testing.T, s *store.Store) *dealEnv {
 	return e
 }
 
-func (e *dealEnv) register(t *testing.T, sc *store.Scoped, company, domain, email string, amount int64) *models.Deal {
+func (e *dealEnv) register(t *testing.T, sc *stores.Scoped, company, domain, email string, amount int64) *models.Deal {
 	t.Helper()
 	d := &models.Deal{CustomerCompany: company, CustomerDomain: domain, ContactEmail: email, AmountMinor: amount, Currency: "EUR"}
 	if err := sc.RegisterDeal(e.ctx, d); err != nil {
@@ -71,7 +70,7 @@ func (e *dealEnv) register(t *testing.T, sc *store.Scoped, company, domain, emai
 func code(err error) string { return storetest.Code(err) }
 
 func TestDealRegistrationFindsConflictsWithoutShowingThemToPartners(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newDealEnv(t, s)
 		first := e.register(t, e.a, "Initech", "https://www.Initech.com/about", "Bill@Initech.com", 500_000)
 		if first.CustomerDomain != "initech.com" || first.ContactEmail != "bill@initech.com" || first.PartnerID != e.partnerA ||
@@ -141,7 +140,7 @@ func TestDealRegistrationFindsConflictsWithoutShowingThemToPartners(t *testing.T
 func ptr[T any](v T) *T { return &v }
 
 func TestDealLifecycleIsAStateMachine(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newDealEnv(t, s)
 		d := e.register(t, e.a, "Hooli", "hooli.com", "gavin@hooli.com", 1_250_000)
 		if _, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.openIDs[1]}); code(err) != "DEAL_NOT_APPROVED" {
@@ -238,7 +237,7 @@ func TestDealLifecycleIsAStateMachine(t *testing.T) {
 }
 
 func TestDealListFiltersForOperatorsAndScopeForPartners(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newDealEnv(t, s)
 		for i := range 5 {
 			e.register(t, e.a, "A"+string(rune('a'+i)), "", "", int64(i+1)*1000)
@@ -284,7 +283,7 @@ func TestDealListFiltersForOperatorsAndScopeForPartners(t *testing.T) {
 }
 
 func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newDealEnv(t, s)
 		d := e.register(t, e.a, "Umbrella", "umbrella.com", "", 1)
 		d, err := e.op.ApproveDeal(e.ctx, d.ID, "")
@@ -352,7 +351,7 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 }
 
 func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		rec := &storetest.Recorder{}
 		s.SetDispatcher(rec.Dispatch)
 		e := newDealEnv(t, s)
@@ -430,9 +429,9 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 }
 
 func TestPartnerLifecycleIsCheckedAndEvented(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "life")
+		owner := newTenant(t, s.Core(), "life")
 		op := s.For(owner)
 		p := &models.Partner{Name: "New", Type: models.PartnerBroker, Status: models.PartnerOnboarding}
 		if err := op.CreatePartner(ctx, p); err != nil {

@@ -69,7 +69,7 @@ func (s *Store) RolesOf(ctx context.Context, tenantID, userID string) ([]string,
 // UsersByEmail finds the users with an email in every tenant, for sign-in; with tenantSlug set,
 // only in that tenant.
 func (s *Store) UsersByEmail(ctx context.Context, email, tenantSlug string) ([]models.User, error) {
-	q := s.db.WithContext(ctx).Where("users.email = ?", normalizeEmail(email))
+	q := s.db.WithContext(ctx).Where("users.email = ?", NormalizeEmail(email))
 	if tenantSlug != "" {
 		q = q.Joins("JOIN tenants ON tenants.id = users.tenant_id AND tenants.slug = ?", tenantSlug)
 	}

@@ -155,7 +155,7 @@ func (s *Store) commitGroup(group []*ingestWork) {
 		if c := strings.Compare(a.TenantID, b.TenantID); c != 0 {
 			return c
 		}
-		return strings.Compare(deref(a.ExternalID), deref(b.ExternalID))
+		return strings.Compare(Deref(a.ExternalID), Deref(b.ExternalID))
 	})
 	var stored map[string]map[string]string // tenant → client id → stored id
 	subscribed, err := s.anySubscribed(ctx, events)
@@ -316,7 +316,7 @@ func insertEventsPostgres(ctx context.Context, tx *gorm.DB, events []*models.Eve
 	occurred, received := make([]time.Time, n), make([]time.Time, n)
 	for i, e := range events {
 		id[i], tenant[i], typ[i], source[i] = e.ID, e.TenantID, e.Type, e.Source
-		customer[i], partner[i], causation[i], external[i] = deref(e.CustomerID), deref(e.PartnerID), deref(e.CausationID), deref(e.ExternalID)
+		customer[i], partner[i], causation[i], external[i] = Deref(e.CustomerID), Deref(e.PartnerID), Deref(e.CausationID), Deref(e.ExternalID)
 		actorKind[i], actorID[i], depth[i], payload[i] = e.ActorKind, e.ActorID, int64(e.Depth), e.Payload
 		occurred[i], received[i] = e.OccurredAt, e.ReceivedAt
 	}

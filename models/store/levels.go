@@ -141,8 +141,8 @@ func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
 	})
 }
 
-// defaultLevel is the name of the tenant's default level, or "".
-func defaultLevel(tx *gorm.DB, tenantID string) (string, error) {
+// DefaultLevel is the name of the tenant's default level, or "".
+func DefaultLevel(tx *gorm.DB, tenantID string) (string, error) {
 	var l models.Level
 	err := tx.Where(System(tenantID).Tenant()).Where("is_default = ?", true).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {

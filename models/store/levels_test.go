@@ -5,12 +5,12 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 func TestLevelReviewProposesOrAppliesByWonVolume(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := newDealEnv(t, s)
 		ctx := e.ctx
 		for _, l := range []struct {
@@ -35,7 +35,7 @@ func TestLevelReviewProposesOrAppliesByWonVolume(t *testing.T) {
 		if err := e.op.CreatePartner(ctx, fresh); err != nil || fresh.Level != "registered" {
 			t.Fatalf("a new partner's level = %q, %v", fresh.Level, err)
 		}
-		win := func(sc *store.Scoped, amount int64) {
+		win := func(sc *stores.Scoped, amount int64) {
 			t.Helper()
 			d := e.register(t, sc, "Won Co", "", "", amount)
 			if _, err := e.op.ApproveDeal(ctx, d.ID, ""); err != nil {

@@ -20,7 +20,7 @@ func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string
 		pid := sc.p.PartnerID
 		u.PartnerID = &pid
 	}
-	u.Email = normalizeEmail(u.Email)
+	u.Email = NormalizeEmail(u.Email)
 	if u.Status == "" {
 		u.Status = models.UserStatusActive
 	}
@@ -42,7 +42,7 @@ func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string
 				return err
 			}
 		}
-		if err := bumpPolicy(tx, u.TenantID); err != nil {
+		if err := BumpPolicy(tx, u.TenantID); err != nil {
 			return err
 		}
 		return WriteAudit(ctx, tx, u.TenantID, "user.created", "user", u.ID, "email", "name", "partnerId", "roles", "status")
@@ -104,7 +104,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 					return err
 				}
 			}
-			if err := bumpPolicy(tx, u.TenantID); err != nil {
+			if err := BumpPolicy(tx, u.TenantID); err != nil {
 				return err
 			}
 			changed = append(changed, "roles")
@@ -131,7 +131,7 @@ func (sc *Scoped) DeactivateUser(ctx context.Context, partnerUser bool, id strin
 		if err := tx.Model(&models.RefreshToken{}).Where("user_id = ? AND revoked_at IS NULL", u.ID).Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		if err := bumpPolicy(tx, u.TenantID); err != nil {
+		if err := BumpPolicy(tx, u.TenantID); err != nil {
 			return err
 		}
 		return WriteAudit(ctx, tx, u.TenantID, "user.deactivated", "user", u.ID, "status")
@@ -150,7 +150,7 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if p.Level == "" {
 			var err error
-			if p.Level, err = defaultLevel(tx, p.TenantID); err != nil {
+			if p.Level, err = DefaultLevel(tx, p.TenantID); err != nil {
 				return err
 			}
 		}
@@ -240,8 +240,8 @@ func emitPartner(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner
 	return err
 }
 
-// bumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
-func bumpPolicy(tx *gorm.DB, tenantID string) error {
+// BumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
+func BumpPolicy(tx *gorm.DB, tenantID string) error {
 	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
 		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
 }

@@ -18,7 +18,7 @@ func (sc *Scoped) CreateCustomRole(ctx context.Context, r *models.CustomRole) er
 		if err := tx.Create(r).Error; err != nil {
 			return err
 		}
-		if err := bumpPolicy(tx, r.TenantID); err != nil {
+		if err := BumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
 		return WriteAudit(ctx, tx, r.TenantID, "role.created", "role", r.ID, "name", "description", "audience", "permissions")
@@ -76,7 +76,7 @@ func (sc *Scoped) UpdateCustomRole(ctx context.Context, id string, description, 
 		if err := tx.Model(&models.CustomRole{}).Where(System(r.TenantID).Tenant()).Where("id = ?", r.ID).Updates(updates).Error; err != nil {
 			return err
 		}
-		if err := bumpPolicy(tx, r.TenantID); err != nil {
+		if err := BumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
 		return WriteAudit(ctx, tx, r.TenantID, "role.updated", "role", r.ID, changed...)
@@ -97,7 +97,7 @@ func (sc *Scoped) DeleteCustomRole(ctx context.Context, id string) error {
 		if err := tx.Where("id = ?", r.ID).Delete(&models.CustomRole{}).Error; err != nil {
 			return err
 		}
-		if err := bumpPolicy(tx, r.TenantID); err != nil {
+		if err := BumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
 		return WriteAudit(ctx, tx, r.TenantID, "role.deleted", "role", r.ID, "name")

@@ -47,3 +47,19 @@ func ActorOf(ctx context.Context) string {
 	}
 	return "system"
 }
+
+// Deref is the string s points at, or "" for nil.
+func Deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// NonEmpty points at s, or is nil for "".
+func NonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

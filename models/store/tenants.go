@@ -63,7 +63,7 @@ func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner
 	owner.ID = models.NewID()
 	owner.TenantID = tenant.ID
 	owner.PartnerID = nil
-	owner.Email = normalizeEmail(owner.Email)
+	owner.Email = NormalizeEmail(owner.Email)
 	owner.Status = models.UserStatusActive
 	if err := tx.Create(owner).Error; err != nil {
 		return err
@@ -87,14 +87,15 @@ func (s *Store) TenantBySlug(ctx context.Context, slug string) (*models.Tenant, 
 // UserByEmail finds a user of a tenant by email, compared case-insensitively.
 func (s *Store) UserByEmail(ctx context.Context, tenantID, email string) (*models.User, error) {
 	var u models.User
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("email = ?", normalizeEmail(email)).Take(&u).Error
+	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("email = ?", NormalizeEmail(email)).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("USER_NOT_FOUND", "user")
 	}
 	return &u, err
 }
 
-func normalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
+// NormalizeEmail is the form an e-mail address is stored and compared in.
+func NormalizeEmail(e string) string { return strings.ToLower(strings.TrimSpace(e)) }
 
 // UpdateTenant changes the profile and settings of the principal's tenant.
 func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*models.Tenant, error) {

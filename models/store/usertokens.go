@@ -72,7 +72,7 @@ func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash
 			return err
 		}
 		if u.Status == models.UserStatusInvited {
-			if err := bumpPolicy(tx, u.TenantID); err != nil { // an invited user's roles start to count
+			if err := BumpPolicy(tx, u.TenantID); err != nil { // an invited user's roles start to count
 				return err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/mail"
 	"github.com/partnerd/partnerd/models/store/metrics"
 	"github.com/partnerd/partnerd/models/store/money"
+	"github.com/partnerd/partnerd/models/store/onboarding"
 	"github.com/partnerd/partnerd/models/store/playbooks"
 	"github.com/partnerd/partnerd/models/store/webhooks"
 )
@@ -32,6 +33,10 @@ type (
 	Money = money.Store
 	// ScopedMoney is the money store as one principal sees it.
 	ScopedMoney = money.Scoped
+	// Onboarding keeps partner applications and tasks.
+	Onboarding = onboarding.Store
+	// ScopedOnboarding is the application and task store as one principal sees it.
+	ScopedOnboarding = onboarding.Scoped
 	// Playbooks keeps playbooks, their versions, runs and effects.
 	Playbooks = playbooks.Store
 	// ScopedPlaybooks is the playbook store as one principal sees it.
@@ -49,6 +54,7 @@ type Set struct {
 	*Mail
 	*Metrics
 	*Money
+	*Onboarding
 	*Playbooks
 	*Webhooks
 }
@@ -71,6 +77,7 @@ func New(core *store.Store) *Set {
 		Mail:        mail.New(core),
 		Metrics:     metrics.New(core),
 		Money:       pay,
+		Onboarding:  onboarding.New(core),
 		Playbooks:   playbooks.New(core, pay),
 		Webhooks:    webhooks.New(core),
 	}
@@ -89,6 +96,7 @@ type Scoped struct {
 	*ScopedMail
 	*ScopedMetrics
 	*ScopedMoney
+	*ScopedOnboarding
 	*ScopedPlaybooks
 	*ScopedWebhooks
 }
@@ -96,11 +104,12 @@ type Scoped struct {
 // For returns every store scoped to p.
 func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
-		Scoped:          s.Store.For(p),
-		ScopedMail:      s.Mail.For(p),
-		ScopedMetrics:   s.Metrics.For(p),
-		ScopedMoney:     s.Money.For(p),
-		ScopedPlaybooks: s.Playbooks.For(p),
-		ScopedWebhooks:  s.Webhooks.For(p),
+		Scoped:           s.Store.For(p),
+		ScopedMail:       s.Mail.For(p),
+		ScopedMetrics:    s.Metrics.For(p),
+		ScopedMoney:      s.Money.For(p),
+		ScopedOnboarding: s.Onboarding.For(p),
+		ScopedPlaybooks:  s.Playbooks.For(p),
+		ScopedWebhooks:   s.Webhooks.For(p),
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package onboarding
 
 import (
 	"context"
@@ -10,17 +10,18 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 func applicationPayload(a *models.Application) string {
 	b, _ := json.Marshal(models.ApplicationEventPayload{ApplicationID: a.ID, Organisation: a.Organisation, PartnerType: a.PartnerType,
-		ContactEmail: a.ContactEmail, Status: a.Status, PartnerID: deref(a.PartnerID), AutoApproved: a.AutoApproved, Reason: a.Reason})
+		ContactEmail: a.ContactEmail, Status: a.Status, PartnerID: store.Deref(a.PartnerID), AutoApproved: a.AutoApproved, Reason: a.Reason})
 	return string(b)
 }
 
 // ApplicationFormOf is the recruitment form of the tenant called slug, for the public page.
 func (s *Store) ApplicationFormOf(ctx context.Context, slug string) (models.ApplicationForm, error) {
-	t, err := s.TenantBySlug(ctx, slug)
+	t, err := s.core.TenantBySlug(ctx, slug)
 	if err != nil {
 		return models.ApplicationForm{}, err
 	}
@@ -31,7 +32,7 @@ func (s *Store) ApplicationFormOf(ctx context.Context, slug string) (models.Appl
 // pending application, or one rejected less than the tenant's waiting period ago, is refused
 // with 409. It reports the stored application and whether the form approves it at once.
 func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Application, answers map[string]string) (bool, error) {
-	t, err := s.TenantBySlug(ctx, slug)
+	t, err := s.core.TenantBySlug(ctx, slug)
 	if err != nil {
 		return false, err
 	}
@@ -41,11 +42,11 @@ func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Ap
 	}
 	b, _ := json.Marshal(answers)
 	a.ID, a.TenantID, a.Answers, a.Status = models.NewID(), t.ID, string(b), models.ApplicationPending
-	a.ContactEmail = normalizeEmail(a.ContactEmail)
+	a.ContactEmail = store.NormalizeEmail(a.ContactEmail)
 	a.CreatedAt = time.Now().UTC()
-	err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err = s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var prior []models.Application
-		if err := tx.Where(System(t.ID).Tenant()).Where("contact_email = ? AND status IN ?", a.ContactEmail,
+		if err := tx.Where(store.System(t.ID).Tenant()).Where("contact_email = ? AND status IN ?", a.ContactEmail,
 			[]string{models.ApplicationPending, models.ApplicationRejected}).Order("id DESC").Limit(5).Find(&prior).Error; err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func (s *Store) SubmitApplication(ctx context.Context, slug string, a *models.Ap
 
 // SetApplicationForm replaces the tenant's recruitment form; operators only.
 func (sc *Scoped) SetApplicationForm(ctx context.Context, f models.ApplicationForm) (models.ApplicationForm, error) {
-	if err := sc.scope.OperatorsOnly("application forms"); err != nil {
+	if err := sc.Scope.OperatorsOnly("application forms"); err != nil {
 		return f, err
 	}
 	if err := f.Validate(); err != nil {
@@ -78,18 +79,18 @@ func (sc *Scoped) SetApplicationForm(ctx context.Context, f models.ApplicationFo
 		f.AutoApproveDomains[i] = strings.ToLower(strings.TrimSpace(d))
 	}
 	b, _ := json.Marshal(f)
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.Tenant{}).Where("id = ?", sc.p.TenantID).Update("application_form", string(b)).Error; err != nil {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.Tenant{}).Where("id = ?", sc.P.TenantID).Update("application_form", string(b)).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "application_form.replaced", "tenant", sc.p.TenantID, "questions", "reapplyAfterDays", "autoApproveDomains")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "application_form.replaced", "tenant", sc.P.TenantID, "questions", "reapplyAfterDays", "autoApproveDomains")
 	})
 	return models.ParseApplicationForm(string(b)), err
 }
 
 // ApplicationForm is the tenant's recruitment form.
 func (sc *Scoped) ApplicationForm(ctx context.Context) (models.ApplicationForm, error) {
-	t, err := sc.s.TenantByID(ctx, sc.p.TenantID)
+	t, err := sc.s.core.TenantByID(ctx, sc.P.TenantID)
 	if err != nil {
 		return models.ApplicationForm{}, err
 	}
@@ -98,23 +99,23 @@ func (sc *Scoped) ApplicationForm(ctx context.Context) (models.ApplicationForm, 
 
 // ListApplications lists the tenant's applications, oldest first; operators only.
 func (sc *Scoped) ListApplications(ctx context.Context, f models.ApplicationFilter, pg models.Page) ([]models.Application, string, error) {
-	if err := sc.scope.OperatorsOnly("applications"); err != nil {
+	if err := sc.Scope.OperatorsOnly("applications"); err != nil {
 		return nil, "", err
 	}
-	q := sc.tenantRows(ctx, &models.Application{})
+	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Application{}))
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
-	return Page(q, pg, func(a models.Application) string { return a.ID })
+	return store.Page(q, pg, func(a models.Application) string { return a.ID })
 }
 
 // Application finds one application; operators only.
 func (sc *Scoped) Application(ctx context.Context, id string) (*models.Application, error) {
-	if err := sc.scope.OperatorsOnly("applications"); err != nil {
+	if err := sc.Scope.OperatorsOnly("applications"); err != nil {
 		return nil, err
 	}
 	var a models.Application
-	err := sc.tenantRows(ctx, &models.Application{}).Where("id = ?", id).Take(&a).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Application{})).Where("id = ?", id).Take(&a).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("APPLICATION_NOT_FOUND", "application")
 	}
@@ -122,7 +123,7 @@ func (sc *Scoped) Application(ctx context.Context, id string) (*models.Applicati
 }
 
 // decideApplication moves a pending application to its decision in one transaction with fn.
-func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn func(tx *gorm.DB, ev *Outbox, a *models.Application) error) (*models.Application, error) {
+func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn func(tx *gorm.DB, ev *store.Outbox, a *models.Application) error) (*models.Application, error) {
 	a, err := sc.Application(ctx, id)
 	if err != nil {
 		return nil, err
@@ -130,11 +131,11 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 	if a.Status != models.ApplicationPending {
 		return nil, models.Errorf(models.KindConflict, "APPLICATION_DECIDED", "the application was %s already", a.Status)
 	}
-	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		now := time.Now().UTC()
 		var by *string
-		if sc.p.UserID != "" {
-			u := sc.p.UserID
+		if sc.P.UserID != "" {
+			u := sc.P.UserID
 			by = &u
 		}
 		a.Status, a.DecidedAt, a.DecidedBy = status, &now, by
@@ -149,7 +150,7 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 		if res.RowsAffected == 0 {
 			return models.Errorf(models.KindConflict, "APPLICATION_DECIDED", "the application was decided already")
 		}
-		return WriteAudit(ctx, tx, a.TenantID, "application."+status, "application", a.ID, "status")
+		return store.WriteAudit(ctx, tx, a.TenantID, "application."+status, "application", a.ID, "status")
 	})
 	if err != nil {
 		return nil, err
@@ -162,8 +163,8 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 // the tenant has one, and emits partner.approved. auto marks an approval by the form's rules.
 func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) (*models.Application, *models.User, error) {
 	var admin *models.User
-	a, err := sc.decideApplication(ctx, id, models.ApplicationApproved, func(tx *gorm.DB, ev *Outbox, a *models.Application) error {
-		level, err := defaultLevel(tx, a.TenantID)
+	a, err := sc.decideApplication(ctx, id, models.ApplicationApproved, func(tx *gorm.DB, ev *store.Outbox, a *models.Application) error {
+		level, err := store.DefaultLevel(tx, a.TenantID)
 		if err != nil {
 			return err
 		}
@@ -177,18 +178,18 @@ func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) 
 		admin = &models.User{ID: models.NewID(), TenantID: a.TenantID, PartnerID: &pid, Email: a.ContactEmail, Name: a.ContactName,
 			Status: models.UserStatusInvited, CreatedAt: now, UpdatedAt: now}
 		if err := tx.Create(admin).Error; err != nil {
-			return Translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
+			return store.Translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
 		}
 		if err := tx.Create(&models.RoleAssignment{TenantID: a.TenantID, UserID: admin.ID, Role: "partner_admin"}).Error; err != nil {
 			return err
 		}
-		if err := bumpPolicy(tx, a.TenantID); err != nil {
+		if err := store.BumpPolicy(tx, a.TenantID); err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, a.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status"); err != nil {
+		if err := store.WriteAudit(ctx, tx, a.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status"); err != nil {
 			return err
 		}
-		if err := startOnboarding(tx, a.TenantID, p.ID, sc.actorID(), now); err != nil {
+		if err := startOnboarding(tx, a.TenantID, p.ID, sc.P.ActorID(), now); err != nil {
 			return err
 		}
 		a.PartnerID, a.AutoApproved = &pid, auto
@@ -196,7 +197,7 @@ func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) 
 		return err
 	})
 	if err != nil {
-		return nil, nil, Translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
+		return nil, nil, store.Translate(err, "EMAIL_TAKEN", "a user with the applicant's email exists in the tenant")
 	}
 	return a, admin, nil
 }
@@ -204,7 +205,7 @@ func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) 
 // startOnboarding creates a partner's onboarding tasks from the tenant's checklist, if any.
 func startOnboarding(tx *gorm.DB, tenantID, partnerID, actor string, now time.Time) error {
 	var items []models.OnboardingItem
-	if err := tx.Where(System(tenantID).Tenant()).Order("position").Find(&items).Error; err != nil {
+	if err := tx.Where(store.System(tenantID).Tenant()).Order("position").Find(&items).Error; err != nil {
 		return err
 	}
 	for _, it := range items {
@@ -225,7 +226,7 @@ func startOnboarding(tx *gorm.DB, tenantID, partnerID, actor string, now time.Ti
 // RejectApplication rejects an application with a reason; the applicant may apply again after
 // the tenant's waiting period.
 func (sc *Scoped) RejectApplication(ctx context.Context, id, reason string) (*models.Application, error) {
-	return sc.decideApplication(ctx, id, models.ApplicationRejected, func(tx *gorm.DB, ev *Outbox, a *models.Application) error {
+	return sc.decideApplication(ctx, id, models.ApplicationRejected, func(tx *gorm.DB, ev *store.Outbox, a *models.Application) error {
 		a.Reason = reason
 		_, err := ev.Emit(ctx, tx, a.TenantID, models.NewEvent{Type: models.EventPartnerRejected, SubjectID: &a.ID, Payload: applicationPayload(a)})
 		return err

@@ -1,4 +1,7 @@
-package store
+// Package onboarding keeps partner applications (public recruitment and its review) and tasks,
+// with the onboarding checklist an approved partner starts with: the onboarding module's
+// persistence and transactions on the core store.
+package onboarding
 
 import (
 	"context"
@@ -10,20 +13,40 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
-func (sc *Scoped) taskRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Task{}, "partner_id")
+// Store keeps partner applications and tasks, onboarding checklists among them, of every tenant.
+type Store struct {
+	core *store.Store
 }
 
-func (sc *Scoped) actorID() string { return sc.p.ActorID() }
+// New is the onboarding store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the application and task store as one principal sees it: operators review applications; partners see their own organisation's tasks.
+type Scoped struct {
+	s *Store
+	store.Caller
+}
+
+// For returns the onboarding store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
+}
+
+func (sc *Scoped) taskRows(ctx context.Context) *gorm.DB {
+	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Task{}), "partner_id")
+}
+
+func (sc *Scoped) actorID() string { return sc.P.ActorID() }
 
 // checkAssignee verifies that userID is an active user the task may be assigned to: for a
 // partner principal, a user of its own organisation.
 func (sc *Scoped) checkAssignee(tx *gorm.DB, userID string) error {
-	q := tx.Model(&models.User{}).Where(sc.scope.Tenant()).Where("id = ?", userID)
-	if sc.p.PartnerID != "" {
-		q = q.Where("partner_id = ?", sc.p.PartnerID)
+	q := tx.Model(&models.User{}).Where(sc.Scope.Tenant()).Where("id = ?", userID)
+	if sc.P.PartnerID != "" {
+		q = q.Where("partner_id = ?", sc.P.PartnerID)
 	}
 	var n int64
 	if err := q.Count(&n).Error; err != nil {
@@ -47,11 +70,11 @@ func (sc *Scoped) checkLink(ctx context.Context, linkType, linkID string) error 
 	var err error
 	switch linkType {
 	case "deal":
-		_, err = sc.Deal(ctx, linkID)
+		_, err = sc.s.core.For(&sc.P).Deal(ctx, linkID)
 	case "customer":
-		_, err = sc.Customer(ctx, linkID)
+		_, err = sc.s.core.For(&sc.P).Customer(ctx, linkID)
 	default:
-		_, err = sc.Partner(ctx, linkID)
+		_, err = sc.s.core.For(&sc.P).Partner(ctx, linkID)
 	}
 	if models.ErrorKind(err) == models.KindNotFound {
 		return models.Invalid("TASK_LINK_NOT_FOUND", "the linked record does not exist", models.FieldError{Location: "body.linkId", Message: "no such " + linkType, Value: linkID})
@@ -62,18 +85,18 @@ func (sc *Scoped) checkLink(ctx context.Context, linkType, linkID string) error 
 // CreateTask adds a task. Partner principals create tasks of their own organisation.
 func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 	t.ID = models.NewID()
-	t.TenantID = sc.p.TenantID
-	if sc.p.PartnerID != "" && t.PartnerID == nil {
-		pid := sc.p.PartnerID
+	t.TenantID = sc.P.TenantID
+	if sc.P.PartnerID != "" && t.PartnerID == nil {
+		pid := sc.P.PartnerID
 		t.PartnerID = &pid
 	}
-	t.Status, t.Source, t.CreatedBy = models.TaskOpen, models.TaskManual, sc.actorID()
+	t.Status, t.Source, t.CreatedBy = models.TaskOpen, models.TaskManual, sc.P.ActorID()
 	if err := sc.checkLink(ctx, t.LinkType, t.LinkID); err != nil {
 		return err
 	}
-	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if t.PartnerID != nil {
-			if err := sc.scope.CheckPartner(tx, *t.PartnerID, "body.partnerId"); err != nil {
+			if err := sc.Scope.CheckPartner(tx, *t.PartnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}
@@ -85,7 +108,7 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 		if err := tx.Create(t).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, t.TenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link"); err != nil {
+		if err := store.WriteAudit(ctx, tx, t.TenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link"); err != nil {
 			return err
 		}
 		_, err := ev.Emit(ctx, tx, t.TenantID, taskEvent(models.EventTaskCreated, t))
@@ -96,8 +119,8 @@ func (sc *Scoped) CreateTask(ctx context.Context, t *models.Task) error {
 // taskEvent is a task.* event about t.
 func taskEvent(typ string, t *models.Task) models.NewEvent {
 	id := t.ID
-	return models.NewEvent{Type: typ, PartnerID: t.PartnerID, SubjectID: &id, Payload: MustJSON(models.TaskEventPayload{
-		TaskID: t.ID, PartnerID: deref(t.PartnerID), Title: t.Title, Status: t.Status, LinkType: t.LinkType, LinkID: t.LinkID})}
+	return models.NewEvent{Type: typ, PartnerID: t.PartnerID, SubjectID: &id, Payload: store.MustJSON(models.TaskEventPayload{
+		TaskID: t.ID, PartnerID: store.Deref(t.PartnerID), Title: t.Title, Status: t.Status, LinkType: t.LinkType, LinkID: t.LinkID})}
 }
 
 // ListTasks lists the tasks the principal may see, oldest first.
@@ -109,7 +132,7 @@ func (sc *Scoped) ListTasks(ctx context.Context, f models.TaskFilter, pg models.
 			q = q.Where(col+" = ?", v)
 		}
 	}
-	return Page(q, pg, func(t models.Task) string { return t.ID })
+	return store.Page(q, pg, func(t models.Task) string { return t.ID })
 }
 
 // Task finds one task the principal may see.
@@ -127,7 +150,7 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 	if err != nil {
 		return nil, err
 	}
-	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		changed, err := fn(tx, t)
 		if err != nil || len(changed) == 0 {
 			return err
@@ -136,7 +159,7 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 		if err := tx.Save(t).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, t.TenantID, action, "task", t.ID, changed...); err != nil {
+		if err := store.WriteAudit(ctx, tx, t.TenantID, action, "task", t.ID, changed...); err != nil {
 			return err
 		}
 		if action == models.EventTaskCompleted || action == models.EventTaskReopened {
@@ -160,16 +183,16 @@ func (sc *Scoped) UpdateTask(ctx context.Context, id string, c models.TaskChange
 		if c.Description != nil && *c.Description != t.Description {
 			t.Description, changed = *c.Description, append(changed, "description")
 		}
-		if c.DueDate != nil && *c.DueDate != deref(t.DueDate) {
-			t.DueDate, changed = nonEmpty(*c.DueDate), append(changed, "dueDate")
+		if c.DueDate != nil && *c.DueDate != store.Deref(t.DueDate) {
+			t.DueDate, changed = store.NonEmpty(*c.DueDate), append(changed, "dueDate")
 		}
-		if c.AssigneeUserID != nil && *c.AssigneeUserID != deref(t.AssigneeUserID) {
+		if c.AssigneeUserID != nil && *c.AssigneeUserID != store.Deref(t.AssigneeUserID) {
 			if *c.AssigneeUserID != "" {
 				if err := sc.checkAssignee(tx, *c.AssigneeUserID); err != nil {
 					return nil, err
 				}
 			}
-			t.AssigneeUserID, changed = nonEmpty(*c.AssigneeUserID), append(changed, "assigneeUserId")
+			t.AssigneeUserID, changed = store.NonEmpty(*c.AssigneeUserID), append(changed, "assigneeUserId")
 		}
 		return changed, nil
 	})
@@ -181,7 +204,7 @@ func (sc *Scoped) CompleteTask(ctx context.Context, id string) (*models.Task, er
 		if t.Status == models.TaskDone {
 			return nil, nil
 		}
-		now, by := time.Now().UTC(), sc.actorID()
+		now, by := time.Now().UTC(), sc.P.ActorID()
 		t.Status, t.CompletedAt, t.CompletedBy = models.TaskDone, &now, &by
 		return []string{"status"}, nil
 	})
@@ -204,48 +227,48 @@ func (sc *Scoped) DeleteTask(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where(System(t.TenantID).Tenant()).Delete(&models.Task{}, "id = ?", t.ID).Error; err != nil {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where(store.System(t.TenantID).Tenant()).Delete(&models.Task{}, "id = ?", t.ID).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, t.TenantID, "task.deleted", "task", t.ID)
+		return store.WriteAudit(ctx, tx, t.TenantID, "task.deleted", "task", t.ID)
 	})
 }
 
 // OnboardingTemplate is the tenant's onboarding checklist, in order.
 func (sc *Scoped) OnboardingTemplate(ctx context.Context) ([]models.OnboardingItem, error) {
 	var items []models.OnboardingItem
-	err := sc.tenantRows(ctx, &models.OnboardingItem{}).Order("position").Find(&items).Error
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.OnboardingItem{})).Order("position").Find(&items).Error
 	return items, err
 }
 
 // SetOnboardingTemplate replaces the tenant's onboarding checklist; operators only.
 func (sc *Scoped) SetOnboardingTemplate(ctx context.Context, items []models.OnboardingItem) ([]models.OnboardingItem, error) {
-	if err := sc.scope.OperatorsOnly("onboarding checklists"); err != nil {
+	if err := sc.Scope.OperatorsOnly("onboarding checklists"); err != nil {
 		return nil, err
 	}
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where(sc.scope.Tenant()).Delete(&models.OnboardingItem{}).Error; err != nil {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where(sc.Scope.Tenant()).Delete(&models.OnboardingItem{}).Error; err != nil {
 			return err
 		}
 		for i := range items {
-			items[i].ID, items[i].TenantID, items[i].Position = models.NewID(), sc.p.TenantID, i+1
+			items[i].ID, items[i].TenantID, items[i].Position = models.NewID(), sc.P.TenantID, i+1
 			items[i].Title = strings.TrimSpace(items[i].Title)
 			if err := tx.Create(&items[i]).Error; err != nil {
 				return err
 			}
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "onboarding_template.replaced", "tenant", sc.p.TenantID, "items")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "onboarding_template.replaced", "tenant", sc.P.TenantID, "items")
 	})
 	return items, err
 }
 
 // StartOnboarding turns the tenant's checklist into tasks of a partner organisation, once.
 func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*models.OnboardingProgress, error) {
-	if err := sc.scope.OperatorsOnly("onboarding checklists"); err != nil {
+	if err := sc.Scope.OperatorsOnly("onboarding checklists"); err != nil {
 		return nil, err
 	}
-	if _, err := sc.Partner(ctx, partnerID); err != nil {
+	if _, err := sc.s.core.For(&sc.P).Partner(ctx, partnerID); err != nil {
 		return nil, err
 	}
 	items, err := sc.OnboardingTemplate(ctx)
@@ -255,18 +278,18 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 	if len(items) == 0 {
 		return nil, models.Errorf(models.KindConflict, "NO_ONBOARDING_TEMPLATE", "the tenant has no onboarding checklist; set one first")
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
-		if err := tx.Model(&models.Task{}).Where(sc.scope.Tenant()).Where("partner_id = ? AND source = ?", partnerID, models.TaskOnboarding).Count(&n).Error; err != nil {
+		if err := tx.Model(&models.Task{}).Where(sc.Scope.Tenant()).Where("partner_id = ? AND source = ?", partnerID, models.TaskOnboarding).Count(&n).Error; err != nil {
 			return err
 		}
 		if n > 0 {
 			return models.Errorf(models.KindConflict, "ONBOARDING_STARTED", "the partner's onboarding checklist exists already")
 		}
-		if err := startOnboarding(tx, sc.p.TenantID, partnerID, sc.actorID(), time.Now().UTC()); err != nil {
+		if err := startOnboarding(tx, sc.P.TenantID, partnerID, sc.P.ActorID(), time.Now().UTC()); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "onboarding.started", "partner", partnerID, "tasks")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "onboarding.started", "partner", partnerID, "tasks")
 	})
 	if err != nil {
 		return nil, err
@@ -276,7 +299,7 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 
 // OnboardingProgress reports a partner's onboarding tasks and how many are done.
 func (sc *Scoped) OnboardingProgress(ctx context.Context, partnerID string) (*models.OnboardingProgress, error) {
-	if _, err := sc.Partner(ctx, partnerID); err != nil {
+	if _, err := sc.s.core.For(&sc.P).Partner(ctx, partnerID); err != nil {
 		return nil, err
 	}
 	out := &models.OnboardingProgress{PartnerID: partnerID}
