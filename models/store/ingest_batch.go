@@ -49,22 +49,20 @@ type ingestWork struct {
 	asked    bool          // lead was signalled
 }
 
-const ingestGroupsKey = "partnerd:ingest-groups"
+// ingestEngine is the state ingest keeps per Store: the group-commit queue, the customer cache
+// and what COPY learnt of duplicates.
+type ingestEngine struct {
+	groups    ingestGroups
+	customers customerCache
+	copy      copyState
+}
+
+func newIngestEngine() *ingestEngine {
+	return &ingestEngine{customers: customerCache{m: map[string]cachedCustomer{}}}
+}
 
 // ingestQueue is the group-commit queue of s.
-func (s *Store) ingestQueue() *ingestGroups {
-	return perStore(s, ingestGroupsKey, func() *ingestGroups { return &ingestGroups{} })
-}
-
-// perStore returns the value kept under key for s, made by fresh the first time. Values live in
-// the settings of the root session, so there is exactly one per Store, shared by its sessions.
-func perStore[T any](s *Store, key string, fresh func() *T) *T {
-	if v, ok := s.db.Statement.Settings.Load(key); ok {
-		return v.(*T)
-	}
-	v, _ := s.db.Statement.Settings.LoadOrStore(key, fresh())
-	return v.(*T)
-}
+func (s *Store) ingestQueue() *ingestGroups { return &s.ingest.groups }
 
 // commitIngest stores events (which carry their tenant) in a group transaction with those of
 // concurrent requests and reports, for each client event id among them, the id of the event
@@ -396,11 +394,7 @@ type cachedCustomer struct {
 	seen time.Time
 }
 
-const customerCacheKey = "partnerd:ingest-customers"
-
-func (s *Store) customerCache() *customerCache {
-	return perStore(s, customerCacheKey, func() *customerCache { return &customerCache{m: map[string]cachedCustomer{}} })
-}
+func (s *Store) customerCache() *customerCache { return &s.ingest.customers }
 
 func byEmailKey(tenantID, email string) string { return tenantID + "\x00e\x00" + email }
 func byIDKey(tenantID, id string) string       { return tenantID + "\x00i\x00" + id }

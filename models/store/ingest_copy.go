@@ -34,11 +34,7 @@ type copyState struct {
 	conflictAt atomic.Int64 // unix nanoseconds
 }
 
-const copyStateKey = "partnerd:ingest-copy"
-
-func (s *Store) copyState() *copyState {
-	return perStore(s, copyStateKey, func() *copyState { return &copyState{} })
-}
+func (s *Store) copyState() *copyState { return &s.ingest.copy }
 
 // worthTrying reports whether events should be copied: they are many, none of their client ids
 // repeats within them, and no COPY met a duplicate lately.

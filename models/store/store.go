@@ -44,6 +44,7 @@ type Store struct {
 	dispatch  Dispatcher
 	subs      subscriptions
 	listeners []Listeners
+	ingest    *ingestEngine
 }
 
 // Open connects to the configured database. It does not migrate; call Migrate for that.
@@ -97,7 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetMaxIdleConns(32)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: db, dialect: dialect}
+	s := &Store{db: db, dialect: dialect, ingest: newIngestEngine()}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
