@@ -357,28 +357,19 @@ func (sc *Scoped) UpdateDeal(ctx context.Context, id string, ch models.DealChang
 			return closedDeal(d)
 		}
 		var changed []string
-		set := func(field string, v *string, dst *string) {
-			if v != nil && *v != *dst {
-				*dst = *v
-				changed = append(changed, field)
-			}
-		}
-		set("customerCompany", ch.CustomerCompany, &d.CustomerCompany)
-		set("contactName", ch.ContactName, &d.ContactName)
+		models.SetChanged(&changed, "customerCompany", ch.CustomerCompany, &d.CustomerCompany)
+		models.SetChanged(&changed, "contactName", ch.ContactName, &d.ContactName)
 		if ch.ContactEmail != nil {
 			e := NormalizeEmail(*ch.ContactEmail)
-			set("contactEmail", &e, &d.ContactEmail)
+			models.SetChanged(&changed, "contactEmail", &e, &d.ContactEmail)
 		}
-		set("notes", ch.Notes, &d.Notes)
-		set("currency", ch.Currency, &d.Currency)
+		models.SetChanged(&changed, "notes", ch.Notes, &d.Notes)
+		models.SetChanged(&changed, "currency", ch.Currency, &d.Currency)
 		if ch.ExpectedCloseDate != nil && *ch.ExpectedCloseDate != Deref(d.ExpectedCloseDate) {
 			d.ExpectedCloseDate = NonEmpty(*ch.ExpectedCloseDate)
 			changed = append(changed, "expectedCloseDate")
 		}
-		if ch.AmountMinor != nil && *ch.AmountMinor != d.AmountMinor {
-			d.AmountMinor = *ch.AmountMinor
-			changed = append(changed, "amountMinor")
-		}
+		models.SetChanged(&changed, "amountMinor", ch.AmountMinor, &d.AmountMinor)
 		if len(changed) == 0 {
 			return nil
 		}

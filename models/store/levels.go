@@ -76,15 +76,9 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 	if c.Name != nil && strings.TrimSpace(*c.Name) != l.Name {
 		l.Name, changed = strings.TrimSpace(*c.Name), append(changed, "name")
 	}
-	if c.Benefits != nil && *c.Benefits != l.Benefits {
-		l.Benefits, changed = *c.Benefits, append(changed, "benefits")
-	}
-	if c.Rank != nil && *c.Rank != l.Rank {
-		l.Rank, changed = *c.Rank, append(changed, "rank")
-	}
-	if c.IsDefault != nil && *c.IsDefault != l.IsDefault {
-		l.IsDefault, changed = *c.IsDefault, append(changed, "isDefault")
-	}
+	models.SetChanged(&changed, "benefits", c.Benefits, &l.Benefits)
+	models.SetChanged(&changed, "rank", c.Rank, &l.Rank)
+	models.SetChanged(&changed, "isDefault", c.IsDefault, &l.IsDefault)
 	if c.Requirements != nil {
 		if l.Requirements, err = requirementsJSON(*c.Requirements); err != nil {
 			return nil, err

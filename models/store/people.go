@@ -184,11 +184,9 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 	}
 	updates := map[string]any{}
 	var changed []string
-	set := func(col, field string, v *string, dst *string) {
-		if v != nil && *v != *dst {
+	set := func(col string, v *string, dst *string) {
+		if models.SetChanged(&changed, col, v, dst) {
 			updates[col] = *v
-			*dst = *v
-			changed = append(changed, field)
 		}
 	}
 	fromStatus, fromLevel := p.Status, p.Level
@@ -197,10 +195,10 @@ func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.Partner
 			return nil, err
 		}
 	}
-	set("name", "name", c.Name, &p.Name)
-	set("type", "type", c.Type, &p.Type)
-	set("level", "level", c.Level, &p.Level)
-	set("status", "status", c.Status, &p.Status)
+	set("name", c.Name, &p.Name)
+	set("type", c.Type, &p.Type)
+	set("level", c.Level, &p.Level)
+	set("status", c.Status, &p.Status)
 	if len(changed) == 0 {
 		return p, nil
 	}

@@ -201,18 +201,14 @@ func (sc *Scoped) UpdateDashboard(ctx context.Context, id string, ch models.Dash
 		return nil, err
 	}
 	var changed []string
-	if ch.Name != nil && *ch.Name != d.Name {
-		d.Name, changed = *ch.Name, append(changed, "name")
-	}
+	models.SetChanged(&changed, "name", ch.Name, &d.Name)
 	if ch.Levels != nil {
 		before := d.Levels
 		if d.SetLevels(*ch.Levels); d.Levels != before {
 			changed = append(changed, "levels")
 		}
 	}
-	if ch.IsDefault != nil && *ch.IsDefault != d.IsDefault {
-		d.IsDefault, changed = *ch.IsDefault, append(changed, "isDefault")
-	}
+	models.SetChanged(&changed, "isDefault", ch.IsDefault, &d.IsDefault)
 	if ch.Widgets != nil {
 		before := d.Widgets
 		if d.SetWidgets(*ch.Widgets); d.Widgets != before {

@@ -169,16 +169,10 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 		return nil, err
 	}
 	var changed []string
-	set := func(field string, v *string, dst *string) {
-		if v != nil && *v != *dst {
-			*dst = *v
-			changed = append(changed, field)
-		}
-	}
-	set("name", ch.Name, &m.Name)
-	set("kind", ch.Kind, &m.Kind)
-	set("eventType", ch.EventType, &m.EventType)
-	set("field", ch.Field, &m.Field)
+	models.SetChanged(&changed, "name", ch.Name, &m.Name)
+	models.SetChanged(&changed, "kind", ch.Kind, &m.Kind)
+	models.SetChanged(&changed, "eventType", ch.EventType, &m.EventType)
+	models.SetChanged(&changed, "field", ch.Field, &m.Field)
 	filters := m.FilterList()
 	if ch.Filters != nil {
 		if f := filtersJSON(*ch.Filters); f != m.Filters {

@@ -177,12 +177,8 @@ func (sc *Scoped) changeTask(ctx context.Context, id, action string, fn func(tx 
 func (sc *Scoped) UpdateTask(ctx context.Context, id string, c models.TaskChanges) (*models.Task, error) {
 	return sc.changeTask(ctx, id, "task.updated", func(tx *gorm.DB, t *models.Task) ([]string, error) {
 		var changed []string
-		if c.Title != nil && *c.Title != t.Title {
-			t.Title, changed = *c.Title, append(changed, "title")
-		}
-		if c.Description != nil && *c.Description != t.Description {
-			t.Description, changed = *c.Description, append(changed, "description")
-		}
+		models.SetChanged(&changed, "title", c.Title, &t.Title)
+		models.SetChanged(&changed, "description", c.Description, &t.Description)
 		if c.DueDate != nil && *c.DueDate != store.Deref(t.DueDate) {
 			t.DueDate, changed = store.NonEmpty(*c.DueDate), append(changed, "dueDate")
 		}

@@ -163,18 +163,12 @@ func (sc *Scoped) UpdatePlaybook(ctx context.Context, id string, ch models.Playb
 			return nil, playbookArchived()
 		}
 		var changed []string
-		if ch.Name != nil && *ch.Name != p.Name {
-			p.Name, changed = *ch.Name, append(changed, "name")
-		}
-		if ch.Description != nil && *ch.Description != p.Description {
-			p.Description, changed = *ch.Description, append(changed, "description")
-		}
+		models.SetChanged(&changed, "name", ch.Name, &p.Name)
+		models.SetChanged(&changed, "description", ch.Description, &p.Description)
 		if ch.Graph != nil {
 			p.Graph, changed = withEmptyLists(*ch.Graph), append(changed, "graph")
 		}
-		if ch.ConcurrencyLimit != nil && *ch.ConcurrencyLimit != p.ConcurrencyLimit {
-			p.ConcurrencyLimit, changed = *ch.ConcurrencyLimit, append(changed, "concurrencyLimit")
-		}
+		models.SetChanged(&changed, "concurrencyLimit", ch.ConcurrencyLimit, &p.ConcurrencyLimit)
 		return changed, nil
 	})
 }
