@@ -349,17 +349,12 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 	var out models.AccrualRelease
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var a models.Accrual
-		err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error
+		read := func() *gorm.DB { return tx.Where(store.System(tenantID).Tenant()).Where("id = ?", accrualID) }
+		err := lockedRead(s, tx, tenantID, read, &a, accrualPartner)
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out.Done = true
 			return nil
 		} else if err != nil {
-			return err
-		}
-		if _, err := s.LockPartner(tx, tenantID, a.PartnerID); err != nil {
-			return err
-		}
-		if err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", accrualID).Take(&a).Error; err != nil {
 			return err
 		}
 		now := time.Now().UTC()
@@ -470,14 +465,9 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 	}
 	var a models.Accrual
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
+		read := func() *gorm.DB { return tx.Where(sc.Scope.Tenant()).Where("id = ?", id) }
+		if err := lockedRead(sc.s, tx, sc.P.TenantID, read, &a, accrualPartner); err != nil {
 			return store.NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
-		}
-		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, a.PartnerID); err != nil {
-			return err
-		}
-		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&a).Error; err != nil {
-			return err
 		}
 		if a.Status == models.AccrualReversed {
 			return models.Conflict("ACCRUAL_REVERSED", "the accrual was reversed before")

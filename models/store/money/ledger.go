@@ -54,6 +54,22 @@ func (s *Store) LockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Pa
 	return &p, nil
 }
 
+// lockedRead reads a row through read, locks the partner organisation partnerID names in it, and
+// reads the row again under that lock, so what it holds cannot change before commit. The first
+// read's error is returned as it is (gorm.ErrRecordNotFound for a missing row).
+func lockedRead[T any](s *Store, tx *gorm.DB, tenantID string, read func() *gorm.DB, dest *T, partnerID func(*T) string) error {
+	if err := read().Take(dest).Error; err != nil {
+		return err
+	}
+	if _, err := s.LockPartner(tx, tenantID, partnerID(dest)); err != nil {
+		return err
+	}
+	return read().Take(dest).Error
+}
+
+func accrualPartner(a *models.Accrual) string       { return a.PartnerID }
+func withdrawalPartner(w *models.Withdrawal) string { return w.PartnerID }
+
 // post books a balanced movement in tx, which must hold the partner's lock. A movement whose
 // key the tenant booked before is not booked again: post returns the earlier one and false.
 func (s *Store) post(ctx context.Context, tx *gorm.DB, tenantID string, m models.NewMovement) (*models.LedgerMovement, bool, error) {

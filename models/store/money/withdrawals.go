@@ -265,18 +265,15 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 	fn func(tx *gorm.DB, w *models.Withdrawal) error) (*models.Withdrawal, error) {
 	var w models.Withdrawal
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		q := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", id)
-		if partnerScope != "" {
-			q = q.Where("partner_id = ?", partnerScope)
+		read := func() *gorm.DB {
+			q := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", id)
+			if partnerScope != "" {
+				q = q.Where("partner_id = ?", partnerScope)
+			}
+			return q
 		}
-		if err := q.Take(&w).Error; err != nil {
+		if err := lockedRead(s, tx, tenantID, read, &w, withdrawalPartner); err != nil {
 			return store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
-		}
-		if _, err := s.LockPartner(tx, tenantID, w.PartnerID); err != nil {
-			return err
-		}
-		if err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
-			return err
 		}
 		if err := models.CheckWithdrawalTransition(w.Status, status); err != nil {
 			return err
@@ -417,16 +414,11 @@ func (sc *Scoped) RecordPayoutDecision(ctx context.Context, id string, paid bool
 	}
 	var w models.Withdrawal
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
+		read := func() *gorm.DB { return tx.Where(sc.Scope.Tenant()).Where("id = ?", id) }
+		if err := lockedRead(sc.s, tx, sc.P.TenantID, read, &w, withdrawalPartner); err != nil {
 			return store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 		}
-		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, w.PartnerID); err != nil {
-			return err
-		}
 		var p models.Payout
-		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", id).Take(&w).Error; err != nil {
-			return err
-		}
 		err := tx.Where(sc.Scope.Tenant()).Where("withdrawal_id = ?", id).Take(&p).Error
 		if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
