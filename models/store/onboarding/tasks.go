@@ -39,8 +39,6 @@ func (sc *Scoped) taskRows(ctx context.Context) *gorm.DB {
 	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Task{}), "partner_id")
 }
 
-func (sc *Scoped) actorID() string { return sc.P.ActorID() }
-
 // checkAssignee verifies that userID is an active user the task may be assigned to: for a
 // partner principal, a user of its own organisation.
 func (sc *Scoped) checkAssignee(tx *gorm.DB, userID string) error {
