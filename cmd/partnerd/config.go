@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/internal/app"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 )
@@ -368,11 +369,7 @@ func keyring(c config) (*models.Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := map[int][]byte{c.SecretKeyVersion: current}
-	for v, k := range c.RetiredKeys {
-		keys[v] = k
-	}
-	return models.NewKeyring(keys, c.SecretKeyVersion)
+	return app.Keyring(current, c.SecretKeyVersion, c.RetiredKeys)
 }
 
 // resolveSecretKey returns the configured key or, when none is set (development, or production
