@@ -25,8 +25,8 @@ import (
 
 // Access tokens name partnerd as issuer and its API as audience.
 const (
-	TokenIssuer   = "partnerd"
-	TokenAudience = "partnerd-api"
+	tokenIssuer   = "partnerd"
+	tokenAudience = "partnerd-api"
 )
 
 // Config is what the API and the worker take from the process's settings.
@@ -69,7 +69,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Logger:       log,
 		Identity:     st,
 		Scope:        func(p *models.Principal) api.ScopedStore { return st.For(p) },
-		Tokens:       authn.NewTokens(keys, TokenIssuer, TokenAudience),
+		Tokens:       authn.NewTokens(keys, tokenIssuer, tokenAudience),
 		Tenants:      st,
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
