@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -19,12 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	// The bench server wires the API as cmd/partnerd does.
-	"github.com/partnerd/partnerd/api"       //nolint:depguard // a wiring point like cmd
-	"github.com/partnerd/partnerd/api/authn" //nolint:depguard // a wiring point like cmd
-	"github.com/partnerd/partnerd/api/authz" //nolint:depguard // a wiring point like cmd
+	"github.com/partnerd/partnerd/internal/app"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
 )
 
@@ -46,7 +41,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	st, err := stores.Open(ctx, store.Config{URL: *dbURL, SQLitePath: *sqlitePath, Logger: log})
+	st, err := app.OpenStore(ctx, *dbURL, *sqlitePath, log)
 	if err != nil {
 		fail(err)
 	}
@@ -64,19 +59,11 @@ func main() {
 
 	master := make([]byte, 32)
 	_, _ = rand.Read(master)
-	keys, err := models.NewKeyring(map[int][]byte{1: master}, 1)
+	keys, err := app.Keyring(master, 1, nil)
 	if err != nil {
 		fail(err)
 	}
-	srv := api.New(api.Config{Version: "bench"}, api.Deps{
-		Logger:      log,
-		Identity:    st,
-		Scope:       func(p *models.Principal) api.ScopedStore { return st.For(p) },
-		Tokens:      authn.NewTokens(keys, "partnerd", "partnerd-api"),
-		Tenants:     st,
-		Authorizer:  authz.NewAuthorizer(st),
-		Idempotency: st,
-	})
+	srv := app.NewAPI(app.Config{Version: "bench"}, st, keys, nil, log)
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *addr)
 	if err != nil {
 		fail(err)
@@ -103,11 +90,7 @@ func main() {
 func seed(ctx context.Context, st *stores.Set, customers int) (string, error) {
 	const slug = "bench"
 	owner := "owner@bench.test"
-	hash, err := authn.HashPassword("bench-password-not-used")
-	if err != nil {
-		return "", err
-	}
-	err = st.CreateTenant(ctx, &models.Tenant{Slug: slug, Name: "Bench"}, &models.User{Email: owner, Name: "Owner", PasswordHash: hash})
+	err := app.CreateTenant(ctx, st, &models.Tenant{Slug: slug, Name: "Bench"}, &models.User{Email: owner, Name: "Owner"}, "bench-password-not-used")
 	fresh := err == nil
 	if err != nil && !strings.Contains(err.Error(), "TENANT_SLUG_TAKEN") && models.ErrorKind(err) != models.KindConflict {
 		return "", err
@@ -128,15 +111,7 @@ func seed(ctx context.Context, st *stores.Set, customers int) (string, error) {
 			}
 		}
 	}
-	k, err := authn.NewMachineKey()
-	if err != nil {
-		return "", err
-	}
-	scopes, _ := json.Marshal([]authz.Permission{authz.EventsWrite, authz.EventsRead})
-	if err := sc.CreateAPIKey(ctx, &models.APIKey{Name: "bench", LookupID: k.LookupID, Hash: k.Hash, Scopes: string(scopes)}); err != nil {
-		return "", err
-	}
-	return k.Plaintext, nil
+	return app.CreateMachineKey(ctx, sc, "bench", "events:write", "events:read")
 }
 
 func fail(err error) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/internal/app"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 )
@@ -65,35 +66,199 @@ type config struct {
 // defaultWebhookSchedule is the Svix schedule of CONVENTIONS.md.
 const defaultWebhookSchedule = "0s,5s,5m,30m,2h,5h,10h,10h"
 
-// setting is one configurable value: its flag, its environment variable and its default.
+// setting is one configurable value: its flag, its environment variable, its default and how
+// it is read into the config.
 type setting struct {
 	flag, env, def, usage string
+	// untrimmed keeps the spaces around the value, which are part of it.
+	untrimmed bool
+	// parse reads v into c and reports each problem with it.
+	parse func(c *config, v string, p *problems)
 }
 
+// problems collects the bad values of settings, each reported with its variable.
+type problems struct {
+	errs []error
+	// env is the variable of the setting being read.
+	env string
+}
+
+// bad reports a problem with the setting being read.
+func (p *problems) bad(format string, args ...any) { p.badAs(p.env, format, args...) }
+
+// badAs reports a problem with the setting of variable env.
+func (p *problems) badAs(env, format string, args ...any) {
+	p.errs = append(p.errs, fmt.Errorf("%s: %s", env, fmt.Sprintf(format, args...)))
+}
+
+// settings are read in order: a setting may look at those above it.
 var settings = []setting{
-	{"env", "PARTNERD_ENV", envDevelopment, "development or production"},
-	{"http-addr", "PARTNERD_HTTP_ADDR", "127.0.0.1:8080", "host:port the HTTP API listens on"},
-	{"public-url", "PARTNERD_PUBLIC_URL", "", "external base URL printed and used in links (default http://<http-addr>)"},
-	{"data-dir", "PARTNERD_DATA_DIR", ".data", "directory of the embedded database, the embedded Temporal server and the dev secret key"},
-	{"database-url", "DATABASE_URL", "", "postgres:// URL; empty uses the embedded SQLite database"},
-	{"temporal-address", "TEMPORAL_ADDRESS", "", "host:port of a Temporal frontend; empty starts the embedded server"},
-	{"temporal-namespace", "TEMPORAL_NAMESPACE", "default", "Temporal namespace"},
-	{"temporal-port", "PARTNERD_TEMPORAL_PORT", "7233", "frontend port of the embedded Temporal server"},
-	{"secret-key", "PARTNERD_SECRET_KEY", "", "[vN:]base64 of 32 random bytes (version N, default 1); generated into the data directory in development"},
-	{"retired-secret-keys", "PARTNERD_RETIRED_SECRET_KEYS", "", "comma-separated vN:base64 keys that still open sealed secrets and verify tokens after a rotation"},
-	{"allow-embedded", "PARTNERD_ALLOW_EMBEDDED", "false", "allow the embedded database, Temporal server and generated key in production"},
-	{"log-level", "PARTNERD_LOG_LEVEL", "info", "debug, info, warn or error"},
-	{"log-format", "PARTNERD_LOG_FORMAT", "", "text or json (default: json in production, text otherwise)"},
-	{"bootstrap-email", "PARTNERD_BOOTSTRAP_EMAIL", "owner@demo.partnerd.test", "email of the demo tenant's owner, created on an empty database"},
-	{"bootstrap-password", "PARTNERD_BOOTSTRAP_PASSWORD", "", "password of that owner (default: generated and printed once)"},
-	{"trusted-proxies", "PARTNERD_TRUSTED_PROXIES", "", "comma-separated IPs or CIDRs whose X-Forwarded-For is believed"},
-	{"shutdown-timeout", "PARTNERD_SHUTDOWN_TIMEOUT", "20s", "how long SIGTERM waits for requests and workflows to drain"},
-	{"signup", "PARTNERD_SIGNUP", "true", "allow anyone to open a tenant with POST /api/signup"},
-	{"webhook-allowed-networks", "PARTNERD_WEBHOOK_ALLOWED_NETWORKS", "", "comma-separated CIDRs of private or loopback networks webhook deliveries may reach (none by default)"},
-	{"webhook-retry-schedule", "PARTNERD_WEBHOOK_RETRY_SCHEDULE", defaultWebhookSchedule, "comma-separated waits before each webhook delivery attempt"},
-	{"webhook-disable-after", "PARTNERD_WEBHOOK_DISABLE_AFTER", "120h", "how long a webhook endpoint may keep failing before it is disabled"},
-	{"smtp-url", "PARTNERD_SMTP_URL", "", "smtp://user:pass@host:587?tls=starttls|tls|none&from=addr; empty keeps email in the outbox, unsent"},
-	{"mail-from", "PARTNERD_MAIL_FROM", "", "sender of outgoing email, e.g. 'Acme Partners <partners@acme.com>' (default: from= of the SMTP URL)"},
+	{flag: "env", env: "PARTNERD_ENV", def: envDevelopment, usage: "development or production",
+		parse: oneOf(func(c *config) *string { return &c.Env }, "%q is not development or production",
+			map[string]string{envDevelopment: envDevelopment, envProduction: envProduction, "dev": envDevelopment, "prod": envProduction})},
+	{flag: "http-addr", env: "PARTNERD_HTTP_ADDR", def: "127.0.0.1:8080", usage: "host:port the HTTP API listens on",
+		parse: hostPort(func(c *config) *string { return &c.HTTPAddr }, true, true)},
+	{flag: "public-url", env: "PARTNERD_PUBLIC_URL", usage: "external base URL printed and used in links (default http://<http-addr>)",
+		parse: func(c *config, v string, p *problems) {
+			c.PublicURL = strings.TrimRight(v, "/")
+			if c.PublicURL == "" {
+				return
+			}
+			if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				p.bad("%q is not an http(s) URL", c.PublicURL)
+			}
+		}},
+	{flag: "data-dir", env: "PARTNERD_DATA_DIR", def: ".data", usage: "directory of the embedded database, the embedded Temporal server and the dev secret key",
+		parse: func(c *config, v string, p *problems) {
+			if required(func(c *config) *string { return &c.DataDir })(c, v, p); v == "" {
+				return
+			}
+			if abs, err := filepath.Abs(v); err == nil {
+				c.DataDir = abs
+			}
+		}},
+	{flag: "database-url", env: "DATABASE_URL", usage: "postgres:// URL; empty uses the embedded SQLite database",
+		parse: func(c *config, v string, p *problems) {
+			if c.DatabaseURL = v; v == "" {
+				return
+			}
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
+				p.bad("must be a postgres:// URL with a host (got %s)", redactedURL(v))
+			}
+		}},
+	{flag: "temporal-address", env: "TEMPORAL_ADDRESS", usage: "host:port of a Temporal frontend; empty starts the embedded server",
+		parse: hostPort(func(c *config) *string { return &c.TemporalAddress }, false, false)},
+	{flag: "temporal-namespace", env: "TEMPORAL_NAMESPACE", def: "default", usage: "Temporal namespace",
+		parse: required(func(c *config) *string { return &c.TemporalNamespace })},
+	{flag: "temporal-port", env: "PARTNERD_TEMPORAL_PORT", def: "7233", usage: "frontend port of the embedded Temporal server",
+		parse: func(c *config, v string, p *problems) {
+			var err error
+			if c.TemporalPort, err = strconv.Atoi(v); err != nil || c.TemporalPort < 1 || c.TemporalPort > 65535 {
+				p.bad("%q is not a port number (1-65535)", v)
+			}
+		}},
+	{flag: "secret-key", env: "PARTNERD_SECRET_KEY", usage: "[vN:]base64 of 32 random bytes (version N, default 1); generated into the data directory in development",
+		parse: func(c *config, v string, p *problems) {
+			c.SecretKeyVersion = 1
+			if v == "" {
+				return
+			}
+			version, key, err := decodeVersionedKey(v, 1)
+			if err != nil {
+				p.bad("%v", err)
+			}
+			c.SecretKey, c.SecretKeyVersion = key, version
+		}},
+	{flag: "retired-secret-keys", env: "PARTNERD_RETIRED_SECRET_KEYS", usage: "comma-separated vN:base64 keys that still open sealed secrets and verify tokens after a rotation",
+		parse: list(func(c *config, raw string, p *problems) {
+			if !strings.HasPrefix(raw, "v") {
+				p.bad("each key needs its version, as vN:base64")
+				return
+			}
+			v, key, err := decodeVersionedKey(raw, 0)
+			switch {
+			case err != nil:
+				p.bad("%v", err)
+			case v == c.SecretKeyVersion:
+				p.bad("version %d is the current key's version", v)
+			default:
+				c.RetiredKeys[v] = key
+			}
+		})},
+	{flag: "allow-embedded", env: "PARTNERD_ALLOW_EMBEDDED", def: "false", usage: "allow the embedded database, Temporal server and generated key in production",
+		parse: boolean(func(c *config) *bool { return &c.AllowEmbedded })},
+	{flag: "log-level", env: "PARTNERD_LOG_LEVEL", def: "info", usage: "debug, info, warn or error",
+		parse: func(c *config, v string, p *problems) {
+			if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+				p.bad("%q is not debug, info, warn or error", v)
+			}
+		}},
+	{flag: "log-format", env: "PARTNERD_LOG_FORMAT", usage: "text or json (default: json in production, text otherwise)",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				v = "text"
+				if c.Env == envProduction {
+					v = "json"
+				}
+			}
+			oneOf(func(c *config) *string { return &c.LogFormat }, "%q is not text or json", map[string]string{"text": "text", "json": "json"})(c, v, p)
+		}},
+	{flag: "bootstrap-email", env: "PARTNERD_BOOTSTRAP_EMAIL", def: "owner@demo.partnerd.test", usage: "email of the demo tenant's owner, created on an empty database",
+		parse: func(c *config, v string, p *problems) {
+			if a, err := mail.ParseAddress(v); err != nil || a.Address != v {
+				p.bad("%q is not an email address", v)
+			}
+			c.BootstrapEmail = v
+		}},
+	{flag: "bootstrap-password", env: "PARTNERD_BOOTSTRAP_PASSWORD", usage: "password of that owner (default: generated and printed once)",
+		untrimmed: true, parse: func(c *config, v string, p *problems) {
+			if c.BootstrapPassword = v; v != "" && len([]rune(v)) < authn.MinPasswordLength {
+				p.bad("must be at least %d characters", authn.MinPasswordLength)
+			}
+		}},
+	{flag: "trusted-proxies", env: "PARTNERD_TRUSTED_PROXIES", usage: "comma-separated IPs or CIDRs whose X-Forwarded-For is believed",
+		parse: list(func(c *config, proxy string, p *problems) {
+			if _, err := netip.ParsePrefix(proxy); err != nil {
+				if _, err := netip.ParseAddr(proxy); err != nil {
+					p.bad("%q is not an IP address or CIDR", proxy)
+				}
+			}
+			c.TrustedProxies = append(c.TrustedProxies, proxy)
+		})},
+	{flag: "shutdown-timeout", env: "PARTNERD_SHUTDOWN_TIMEOUT", def: "20s", usage: "how long SIGTERM waits for requests and workflows to drain",
+		parse: positiveDuration(func(c *config) *time.Duration { return &c.ShutdownTimeout }, "20s")},
+	{flag: "signup", env: "PARTNERD_SIGNUP", def: "true", usage: "allow anyone to open a tenant with POST /api/signup",
+		parse: boolean(func(c *config) *bool { return &c.Signup })},
+	{flag: "webhook-allowed-networks", env: "PARTNERD_WEBHOOK_ALLOWED_NETWORKS", usage: "comma-separated CIDRs of private or loopback networks webhook deliveries may reach (none by default)",
+		parse: list(func(c *config, n string, p *problems) {
+			prefix, err := netip.ParsePrefix(n)
+			if err != nil {
+				p.bad("%q is not a CIDR such as 127.0.0.0/8", n)
+				return
+			}
+			c.WebhookAllowedNetworks = append(c.WebhookAllowedNetworks, prefix.Masked())
+		})},
+	{flag: "webhook-retry-schedule", env: "PARTNERD_WEBHOOK_RETRY_SCHEDULE", def: defaultWebhookSchedule, usage: "comma-separated waits before each webhook delivery attempt",
+		parse: func(c *config, v string, p *problems) {
+			for w := range strings.SplitSeq(v, ",") {
+				d, err := time.ParseDuration(strings.TrimSpace(w))
+				if err != nil || d < 0 {
+					p.bad("%q is not a duration such as 5m", w)
+					continue
+				}
+				c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
+			}
+			if len(c.WebhookRetrySchedule) > 20 {
+				p.bad("at most 20 attempts")
+			}
+		}},
+	{flag: "webhook-disable-after", env: "PARTNERD_WEBHOOK_DISABLE_AFTER", def: "120h", usage: "how long a webhook endpoint may keep failing before it is disabled",
+		parse: positiveDuration(func(c *config) *time.Duration { return &c.WebhookDisableAfter }, "120h")},
+	{flag: "mail-from", env: "PARTNERD_MAIL_FROM", usage: "sender of outgoing email, e.g. 'Acme Partners <partners@acme.com>' (default: from= of the SMTP URL)",
+		parse: func(c *config, v string, p *problems) {
+			if c.MailFrom = v; v == "" {
+				return
+			}
+			if _, err := models.ParseMailAddress(v); err != nil {
+				p.bad("%q %v", v, err)
+			}
+		}},
+	{flag: "smtp-url", env: "PARTNERD_SMTP_URL", usage: "smtp://user:pass@host:587?tls=starttls|tls|none&from=addr; empty keeps email in the outbox, unsent",
+		parse: parseSMTP},
+}
+
+// production lists what production refuses to run on unless PARTNERD_ALLOW_EMBEDDED=true: each
+// entry names the setting it reports and, given the command, whether it is missing.
+var production = []struct {
+	env, message string
+	missing      func(c config, command string) bool
+}{
+	{"DATABASE_URL", "production needs Postgres; the embedded database is refused unless PARTNERD_ALLOW_EMBEDDED=true",
+		func(c config, _ string) bool { return c.DatabaseURL == "" }},
+	{"TEMPORAL_ADDRESS", "production needs a Temporal cluster; the embedded server is refused unless PARTNERD_ALLOW_EMBEDDED=true",
+		func(c config, command string) bool { return c.TemporalAddress == "" && command == "serve" }},
+	{"PARTNERD_SECRET_KEY", "production needs a secret key; a generated one is refused unless PARTNERD_ALLOW_EMBEDDED=true",
+		func(c config, _ string) bool { return c.SecretKey == nil }},
 }
 
 // loadConfig reads flags (which win) and environment variables (then defaults), and checks
@@ -101,13 +266,13 @@ var settings = []setting{
 func loadConfig(name string, args []string, getenv func(string) string, usageOut io.Writer) (config, error) {
 	fs := flag.NewFlagSet("partnerd "+name, flag.ContinueOnError)
 	fs.SetOutput(usageOut)
-	values := map[string]*string{}
-	for _, s := range settings {
+	values := make([]*string, len(settings))
+	for i, s := range settings {
 		def := s.def
 		if v := getenv(s.env); v != "" {
 			def = v
 		}
-		values[s.env] = fs.String(s.flag, def, s.usage+" ($"+s.env+")")
+		values[i] = fs.String(s.flag, def, s.usage+" ($"+s.env+")")
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -115,207 +280,123 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	get := func(env string) string { return strings.TrimSpace(*values[env]) }
 
-	var errs []error
-	bad := func(env, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", env, fmt.Sprintf(format, args...)))
-	}
-	var c config
-
-	switch c.Env = get("PARTNERD_ENV"); c.Env {
-	case envDevelopment, envProduction:
-	case "dev":
-		c.Env = envDevelopment
-	case "prod":
-		c.Env = envProduction
-	default:
-		bad("PARTNERD_ENV", "%q is not development or production", c.Env)
-	}
-
-	c.HTTPAddr = get("PARTNERD_HTTP_ADDR")
-	if _, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || !validPort(port, true) {
-		bad("PARTNERD_HTTP_ADDR", "%q is not host:port", c.HTTPAddr)
-	}
-	c.PublicURL = strings.TrimRight(get("PARTNERD_PUBLIC_URL"), "/")
-	if c.PublicURL != "" {
-		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("PARTNERD_PUBLIC_URL", "%q is not an http(s) URL", c.PublicURL)
+	var p problems
+	c := config{RetiredKeys: map[int][]byte{}}
+	for i, s := range settings {
+		v := *values[i]
+		if !s.untrimmed {
+			v = strings.TrimSpace(v)
 		}
+		p.env = s.env
+		s.parse(&c, v, &p)
 	}
-
-	c.DataDir = get("PARTNERD_DATA_DIR")
-	if c.DataDir == "" {
-		bad("PARTNERD_DATA_DIR", "must not be empty")
-	} else if abs, err := filepath.Abs(c.DataDir); err == nil {
-		c.DataDir = abs
-	}
-
-	c.DatabaseURL = get("DATABASE_URL")
-	if c.DatabaseURL != "" {
-		u, err := url.Parse(c.DatabaseURL)
-		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-			bad("DATABASE_URL", "must be a postgres:// URL with a host (got %s)", redactedURL(c.DatabaseURL))
-		}
-	}
-
-	c.TemporalAddress = get("TEMPORAL_ADDRESS")
-	if c.TemporalAddress != "" {
-		if _, port, err := net.SplitHostPort(c.TemporalAddress); err != nil || !validPort(port, false) {
-			bad("TEMPORAL_ADDRESS", "%q is not host:port", c.TemporalAddress)
-		}
-	}
-	if c.TemporalNamespace = get("TEMPORAL_NAMESPACE"); c.TemporalNamespace == "" {
-		bad("TEMPORAL_NAMESPACE", "must not be empty")
-	}
-	port, err := strconv.Atoi(get("PARTNERD_TEMPORAL_PORT"))
-	if err != nil || port < 1 || port > 65535 {
-		bad("PARTNERD_TEMPORAL_PORT", "%q is not a port number (1-65535)", get("PARTNERD_TEMPORAL_PORT"))
-	}
-	c.TemporalPort = port
-
-	c.SecretKeyVersion = 1
-	if raw := get("PARTNERD_SECRET_KEY"); raw != "" {
-		v, key, err := decodeVersionedKey(raw, 1)
-		if err != nil {
-			bad("PARTNERD_SECRET_KEY", "%v", err)
-		}
-		c.SecretKey, c.SecretKeyVersion = key, v
-	}
-	c.RetiredKeys = map[int][]byte{}
-	for raw := range strings.SplitSeq(get("PARTNERD_RETIRED_SECRET_KEYS"), ",") {
-		if raw = strings.TrimSpace(raw); raw == "" {
-			continue
-		}
-		if !strings.HasPrefix(raw, "v") {
-			bad("PARTNERD_RETIRED_SECRET_KEYS", "each key needs its version, as vN:base64")
-			continue
-		}
-		v, key, err := decodeVersionedKey(raw, 0)
-		switch {
-		case err != nil:
-			bad("PARTNERD_RETIRED_SECRET_KEYS", "%v", err)
-		case v == c.SecretKeyVersion:
-			bad("PARTNERD_RETIRED_SECRET_KEYS", "version %d is the current key's version", v)
-		default:
-			c.RetiredKeys[v] = key
-		}
-	}
-	if c.AllowEmbedded, err = strconv.ParseBool(get("PARTNERD_ALLOW_EMBEDDED")); err != nil {
-		bad("PARTNERD_ALLOW_EMBEDDED", "%q is not true or false", get("PARTNERD_ALLOW_EMBEDDED"))
-	}
-
-	if err := c.LogLevel.UnmarshalText([]byte(get("PARTNERD_LOG_LEVEL"))); err != nil {
-		bad("PARTNERD_LOG_LEVEL", "%q is not debug, info, warn or error", get("PARTNERD_LOG_LEVEL"))
-	}
-	switch c.LogFormat = get("PARTNERD_LOG_FORMAT"); c.LogFormat {
-	case "text", "json":
-	case "":
-		c.LogFormat = "text"
-		if c.Env == envProduction {
-			c.LogFormat = "json"
-		}
-	default:
-		bad("PARTNERD_LOG_FORMAT", "%q is not text or json", c.LogFormat)
-	}
-
-	c.BootstrapEmail = get("PARTNERD_BOOTSTRAP_EMAIL")
-	if a, err := mail.ParseAddress(c.BootstrapEmail); err != nil || a.Address != c.BootstrapEmail {
-		bad("PARTNERD_BOOTSTRAP_EMAIL", "%q is not an email address", c.BootstrapEmail)
-	}
-	c.BootstrapPassword = *values["PARTNERD_BOOTSTRAP_PASSWORD"] // spaces are part of a password
-	if c.BootstrapPassword != "" && len([]rune(c.BootstrapPassword)) < authn.MinPasswordLength {
-		bad("PARTNERD_BOOTSTRAP_PASSWORD", "must be at least %d characters", authn.MinPasswordLength)
-	}
-
-	for p := range strings.SplitSeq(get("PARTNERD_TRUSTED_PROXIES"), ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		if _, err := netip.ParsePrefix(p); err != nil {
-			if _, err := netip.ParseAddr(p); err != nil {
-				bad("PARTNERD_TRUSTED_PROXIES", "%q is not an IP address or CIDR", p)
+	if c.Env == envProduction && !c.AllowEmbedded {
+		for _, r := range production {
+			if r.missing(c, name) {
+				p.badAs(r.env, "%s", r.message)
 			}
 		}
-		c.TrustedProxies = append(c.TrustedProxies, p)
 	}
-	if c.ShutdownTimeout, err = time.ParseDuration(get("PARTNERD_SHUTDOWN_TIMEOUT")); err != nil || c.ShutdownTimeout <= 0 {
-		bad("PARTNERD_SHUTDOWN_TIMEOUT", "%q is not a positive duration such as 20s", get("PARTNERD_SHUTDOWN_TIMEOUT"))
+	if err := errors.Join(p.errs...); err != nil {
+		return config{}, err
 	}
+	return c, nil
+}
 
-	if c.Signup, err = strconv.ParseBool(get("PARTNERD_SIGNUP")); err != nil {
-		bad("PARTNERD_SIGNUP", "%q is not true or false", get("PARTNERD_SIGNUP"))
-	}
-
-	for n := range strings.SplitSeq(get("PARTNERD_WEBHOOK_ALLOWED_NETWORKS"), ",") {
-		if n = strings.TrimSpace(n); n == "" {
-			continue
-		}
-		prefix, err := netip.ParsePrefix(n)
-		if err != nil {
-			bad("PARTNERD_WEBHOOK_ALLOWED_NETWORKS", "%q is not a CIDR such as 127.0.0.0/8", n)
-			continue
-		}
-		c.WebhookAllowedNetworks = append(c.WebhookAllowedNetworks, prefix.Masked())
-	}
-	for w := range strings.SplitSeq(get("PARTNERD_WEBHOOK_RETRY_SCHEDULE"), ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(w))
-		if err != nil || d < 0 {
-			bad("PARTNERD_WEBHOOK_RETRY_SCHEDULE", "%q is not a duration such as 5m", w)
-			continue
-		}
-		c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
-	}
-	if len(c.WebhookRetrySchedule) > 20 {
-		bad("PARTNERD_WEBHOOK_RETRY_SCHEDULE", "at most 20 attempts")
-	}
-	if c.WebhookDisableAfter, err = time.ParseDuration(get("PARTNERD_WEBHOOK_DISABLE_AFTER")); err != nil || c.WebhookDisableAfter <= 0 {
-		bad("PARTNERD_WEBHOOK_DISABLE_AFTER", "%q is not a positive duration such as 120h", get("PARTNERD_WEBHOOK_DISABLE_AFTER"))
-	}
-
-	c.MailFrom = get("PARTNERD_MAIL_FROM")
-	fromOK := true
+// parseSMTP reads the SMTP URL, whose sender PARTNERD_MAIL_FROM overrides, and settles the
+// sender of outgoing email. A bad PARTNERD_MAIL_FROM, reported already, leaves SMTP unread.
+func parseSMTP(c *config, v string, p *problems) {
 	if c.MailFrom != "" {
 		if _, err := models.ParseMailAddress(c.MailFrom); err != nil {
-			bad("PARTNERD_MAIL_FROM", "%q %v", c.MailFrom, err)
-			fromOK = false
+			return
 		}
 	}
-	if raw := get("PARTNERD_SMTP_URL"); raw != "" && fromOK {
-		smtpCfg, err := pdmail.ParseSMTPURL(raw)
+	if v != "" {
+		smtpCfg, err := pdmail.ParseSMTPURL(v)
 		if err != nil {
-			bad("PARTNERD_SMTP_URL", "%v", err)
+			p.bad("%v", err)
 		} else {
 			if c.MailFrom != "" {
 				smtpCfg.From = c.MailFrom
 			}
 			c.MailFrom = smtpCfg.From
 			if smtpCfg.From == "" {
-				bad("PARTNERD_MAIL_FROM", "sending over SMTP needs a sender: set PARTNERD_MAIL_FROM or from= in PARTNERD_SMTP_URL")
+				p.badAs("PARTNERD_MAIL_FROM", "sending over SMTP needs a sender: set PARTNERD_MAIL_FROM or from= in PARTNERD_SMTP_URL")
 			} else if c.SMTP, err = pdmail.NewSMTP(smtpCfg); err != nil {
-				bad("PARTNERD_SMTP_URL", "%v", err)
+				p.bad("%v", err)
 			}
 		}
 	}
 	if c.MailFrom == "" {
 		c.MailFrom = pdmail.DefaultFrom
 	}
+}
 
-	if c.Env == envProduction && !c.AllowEmbedded {
-		if c.DatabaseURL == "" {
-			bad("DATABASE_URL", "production needs Postgres; the embedded database is refused unless PARTNERD_ALLOW_EMBEDDED=true")
-		}
-		if c.TemporalAddress == "" && name == "serve" {
-			bad("TEMPORAL_ADDRESS", "production needs a Temporal cluster; the embedded server is refused unless PARTNERD_ALLOW_EMBEDDED=true")
-		}
-		if c.SecretKey == nil {
-			bad("PARTNERD_SECRET_KEY", "production needs a secret key; a generated one is refused unless PARTNERD_ALLOW_EMBEDDED=true")
+// oneOf reads one of the names of values into field, as the value it maps to; any other is
+// reported with message, which quotes it.
+func oneOf(field func(*config) *string, message string, values map[string]string) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		*field(c) = v
+		if canonical, ok := values[v]; ok {
+			*field(c) = canonical
+		} else {
+			p.bad(message, v)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return config{}, err
+}
+
+// required reads a value that must not be empty into field.
+func required(field func(*config) *string) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		if *field(c) = v; v == "" {
+			p.bad("must not be empty")
+		}
 	}
-	return c, nil
+}
+
+// hostPort reads host:port into field; anyPort allows port 0, and an empty value is allowed
+// unless required.
+func hostPort(field func(*config) *string, anyPort, required bool) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		if *field(c) = v; v == "" && !required {
+			return
+		}
+		if _, port, err := net.SplitHostPort(v); err != nil || !validPort(port, anyPort) {
+			p.bad("%q is not host:port", v)
+		}
+	}
+}
+
+// boolean reads true or false into field.
+func boolean(field func(*config) *bool) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		var err error
+		if *field(c), err = strconv.ParseBool(v); err != nil {
+			p.bad("%q is not true or false", v)
+		}
+	}
+}
+
+// positiveDuration reads a duration above zero, such as example, into field.
+func positiveDuration(field func(*config) *time.Duration, example string) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		d, err := time.ParseDuration(v)
+		if *field(c) = d; err != nil || d <= 0 {
+			p.bad("%q is not a positive duration such as %s", v, example)
+		}
+	}
+}
+
+// list reads each non-blank item of a comma-separated value with item.
+func list(item func(c *config, v string, p *problems)) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		for raw := range strings.SplitSeq(v, ",") {
+			if raw = strings.TrimSpace(raw); raw != "" {
+				item(c, raw, p)
+			}
+		}
+	}
 }
 
 func validPort(p string, allowZero bool) bool {
@@ -368,11 +449,7 @@ func keyring(c config) (*models.Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := map[int][]byte{c.SecretKeyVersion: current}
-	for v, k := range c.RetiredKeys {
-		keys[v] = k
-	}
-	return models.NewKeyring(keys, c.SecretKeyVersion)
+	return app.Keyring(current, c.SecretKeyVersion, c.RetiredKeys)
 }
 
 // resolveSecretKey returns the configured key or, when none is set (development, or production

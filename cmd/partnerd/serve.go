@@ -23,10 +23,9 @@ import (
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/api"
 	"github.com/partnerd/partnerd/api/authn"
-	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/internal/app"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/worker"
 	"github.com/partnerd/partnerd/worker/devserver"
@@ -103,7 +102,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	}
 	defer tc.Close()
 
-	w := worker.New(tc, workerDeps(cfg, keys, st, tc, log))
+	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, tc, mailSender(cfg, log), log))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -115,30 +114,7 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		log.Warn("level review not started; a worker will start it", "error", err)
 	}
 
-	srv := api.New(apiConfig(cfg, keys), api.Deps{
-		Logger:       log,
-		Identity:     st,
-		Scope:        func(p *models.Principal) api.ScopedStore { return st.For(p) },
-		Tokens:       authn.NewTokens(keys, tokenIssuer, tokenAudience),
-		Tenants:      st,
-		Authorizer:   authz.NewAuthorizer(st),
-		Applications: st,
-		Idempotency:  st,
-		Payouts:      &worker.PayoutSignals{Client: tc},
-		Runs:         &worker.RunCancels{Client: tc},
-		Webhooks: api.WebhookDeps{
-			Keyring:         keys,
-			Starter:         &worker.WebhookStarter{Client: tc},
-			AllowedNetworks: cfg.WebhookAllowedNetworks,
-		},
-		Readiness: []api.ReadinessCheck{
-			{Name: "database", Check: st.Ping},
-			{Name: "temporal", Check: func(ctx context.Context) error {
-				_, err := tc.CheckHealth(ctx, &client.CheckHealthRequest{})
-				return err
-			}},
-		},
-	})
+	srv := app.NewAPI(appConfig(cfg), st, keys, tc, log)
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
@@ -177,23 +153,20 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	return nil
 }
 
-// Access tokens name partnerd as issuer and its API as audience.
-const (
-	tokenIssuer   = "partnerd"
-	tokenAudience = "partnerd-api"
-)
-
-func apiConfig(cfg config, keyring *models.Keyring) api.Config {
-	cursorKey, _ := keyring.DeriveKey(keyring.Current(), "list cursors")
-	return api.Config{Version: version, TrustedProxies: cfg.TrustedProxies, CursorKey: cursorKey, SignupEnabled: cfg.Signup}
+// appConfig is what the API and the worker take from the settings.
+func appConfig(cfg config) app.Config {
+	return app.Config{
+		Version:                version,
+		TrustedProxies:         cfg.TrustedProxies,
+		Signup:                 cfg.Signup,
+		WebhookAllowedNetworks: cfg.WebhookAllowedNetworks,
+		WebhookRetrySchedule:   cfg.WebhookRetrySchedule,
+		WebhookDisableAfter:    cfg.WebhookDisableAfter,
+	}
 }
 
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (*stores.Set, error) {
-	st, err := stores.Open(ctx, store.Config{
-		URL:        cfg.DatabaseURL,
-		SQLitePath: filepath.Join(cfg.DataDir, "partnerd.db"),
-		Logger:     log,
-	})
+	st, err := app.OpenStore(ctx, cfg.DatabaseURL, filepath.Join(cfg.DataDir, "partnerd.db"), log)
 	if err != nil {
 		return nil, err
 	}
@@ -213,35 +186,6 @@ func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
 	}
 	return tc, nil
-}
-
-// workerDeps wires the activities and installs the event dispatcher on the store, so that
-// events written by the API and by activities reach their fan-out right after commit.
-func workerDeps(cfg config, keys *models.Keyring, st *stores.Set, tc client.Client, log *slog.Logger) worker.Deps {
-	d := &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
-	st.SetDispatcher(d.Dispatch)
-	hooks := &activities.Webhooks{
-		Store:           st,
-		Keyring:         keys,
-		Schedule:        cfg.WebhookRetrySchedule,
-		DisableAfter:    cfg.WebhookDisableAfter,
-		AllowedNetworks: cfg.WebhookAllowedNetworks,
-	}
-	mail := &activities.Mail{Sender: mailSender(cfg, log), Store: st}
-	return worker.Deps{
-		System:   &activities.System{DB: st, Version: version},
-		Events:   &activities.Events{Store: st, Starter: d},
-		Deals:    &activities.Deals{Store: st},
-		Levels:   &activities.Levels{Store: st},
-		Mail:     mail,
-		Webhooks: hooks,
-		// Payouts to an http provider and playbook webhook calls go through the webhooks'
-		// address guard.
-		Money: &activities.Money{Store: st, Keyring: keys, Providers: map[string]activities.PayoutProvider{
-			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
-		}},
-		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys},
-	}
 }
 
 // mailSender is the sender of outgoing email: the SMTP server when one is configured,
@@ -387,7 +331,7 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 		return err
 	}
 	defer tc.Close()
-	w := worker.New(tc, workerDeps(cfg, keys, st, tc, log))
+	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, tc, mailSender(cfg, log), log))
 	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
 		log.Warn("outbox relay not started", "error", err)
 	}

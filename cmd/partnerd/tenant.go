@@ -9,6 +9,7 @@ import (
 	"net/mail"
 
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/internal/app"
 	"github.com/partnerd/partnerd/models"
 )
 
@@ -49,10 +50,6 @@ func tenantCreate(ctx context.Context, cfg config, args []string, stdout, stderr
 		}
 		*password = p
 	}
-	hash, err := authn.HashPassword(*password)
-	if err != nil {
-		return err
-	}
 	st, err := openStore(ctx, cfg, newLogger(cfg, stderr))
 	if err != nil {
 		return err
@@ -62,7 +59,7 @@ func tenantCreate(ctx context.Context, cfg config, args []string, stdout, stderr
 		return err
 	}
 	tenant := &models.Tenant{Slug: *slug, Name: *name}
-	if err := st.CreateTenant(ctx, tenant, &models.User{Email: *email, Name: *ownerName, PasswordHash: hash}); err != nil {
+	if err := app.CreateTenant(ctx, st, tenant, &models.User{Email: *email, Name: *ownerName}, *password); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "tenant %q created (id %s)\n  owner     %s\n", tenant.Slug, tenant.ID, *email)

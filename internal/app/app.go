@@ -1,0 +1,154 @@
+// Package app assembles partnerd from its parts: the store set, the master keyring, the HTTP API
+// with its authentication and authorisation, and the worker's activities. partnerd's commands
+// and the bench server start from it; it reads no configuration of its own.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/api"
+	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
+	"github.com/partnerd/partnerd/worker"
+)
+
+// Access tokens name partnerd as issuer and its API as audience.
+const (
+	tokenIssuer   = "partnerd"
+	tokenAudience = "partnerd-api"
+)
+
+// Config is what the API and the worker take from the process's settings.
+type Config struct {
+	// Version is the build version, shown in the OpenAPI document and reported by workers.
+	Version        string
+	TrustedProxies []string
+	Signup         bool
+	// WebhookAllowedNetworks are private or loopback networks webhook deliveries, payouts to an
+	// http provider and playbook calls may reach.
+	WebhookAllowedNetworks []netip.Prefix
+	// WebhookRetrySchedule is the wait before each delivery attempt; WebhookDisableAfter how
+	// long an endpoint may fail before it is disabled.
+	WebhookRetrySchedule []time.Duration
+	WebhookDisableAfter  time.Duration
+}
+
+// OpenStore opens the store set on Postgres at databaseURL or, when it is empty, on the SQLite
+// file sqlitePath.
+func OpenStore(ctx context.Context, databaseURL, sqlitePath string, log *slog.Logger) (*stores.Set, error) {
+	return stores.Open(ctx, store.Config{URL: databaseURL, SQLitePath: sqlitePath, Logger: log})
+}
+
+// Keyring is the master keyring: the current key under its version and the retired keys that
+// still open sealed secrets and verify tokens.
+func Keyring(current []byte, version int, retired map[int][]byte) (*models.Keyring, error) {
+	keys := map[int][]byte{version: current}
+	for v, k := range retired {
+		keys[v] = k
+	}
+	return models.NewKeyring(keys, version)
+}
+
+// NewAPI builds the HTTP API over the store set. With a Temporal client it also confirms manual
+// payouts, cancels playbook runs, starts webhook deliveries and reports Temporal in /readyz;
+// with none (tc nil) those operations answer 503 and /readyz checks the database only.
+func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, log *slog.Logger) *api.Server {
+	cursorKey, _ := keys.DeriveKey(keys.Current(), "list cursors")
+	deps := api.Deps{
+		Logger:       log,
+		Identity:     st,
+		Scope:        func(p *models.Principal) api.ScopedStore { return st.For(p) },
+		Tokens:       authn.NewTokens(keys, tokenIssuer, tokenAudience),
+		Tenants:      st,
+		Authorizer:   authz.NewAuthorizer(st),
+		Applications: st,
+		Idempotency:  st,
+		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
+		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
+	}
+	if tc != nil {
+		deps.Payouts = &worker.PayoutSignals{Client: tc}
+		deps.Runs = &worker.RunCancels{Client: tc}
+		deps.Webhooks.Starter = &worker.WebhookStarter{Client: tc}
+		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "temporal", Check: func(ctx context.Context) error {
+			_, err := tc.CheckHealth(ctx, &client.CheckHealthRequest{})
+			return err
+		}})
+	}
+	return api.New(api.Config{
+		Version:        cfg.Version,
+		TrustedProxies: cfg.TrustedProxies,
+		CursorKey:      cursorKey,
+		SignupEnabled:  cfg.Signup,
+	}, deps)
+}
+
+// WorkerDeps builds the worker's activities and installs the event dispatcher on the store, so
+// that events written by the API and by activities reach their fan-out right after commit.
+// Email goes out through sender.
+func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, tc client.Client, sender activities.Sender, log *slog.Logger) worker.Deps {
+	d := &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
+	st.SetDispatcher(d.Dispatch)
+	hooks := &activities.Webhooks{
+		Store:           st,
+		Keyring:         keys,
+		Schedule:        cfg.WebhookRetrySchedule,
+		DisableAfter:    cfg.WebhookDisableAfter,
+		AllowedNetworks: cfg.WebhookAllowedNetworks,
+	}
+	mail := &activities.Mail{Sender: sender, Store: st}
+	return worker.Deps{
+		System:   &activities.System{DB: st, Version: cfg.Version},
+		Events:   &activities.Events{Store: st, Starter: d},
+		Deals:    &activities.Deals{Store: st},
+		Levels:   &activities.Levels{Store: st},
+		Mail:     mail,
+		Webhooks: hooks,
+		// Payouts to an http provider and playbook webhook calls go through the webhooks'
+		// address guard.
+		Money: &activities.Money{Store: st, Keyring: keys, Providers: map[string]activities.PayoutProvider{
+			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
+		}},
+		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys},
+	}
+}
+
+// CreateTenant opens a tenant with its owner, who signs in with password.
+func CreateTenant(ctx context.Context, st *stores.Set, tenant *models.Tenant, owner *models.User, password string) error {
+	hash, err := authn.HashPassword(password)
+	if err != nil {
+		return err
+	}
+	owner.PasswordHash = hash
+	return st.CreateTenant(ctx, tenant, owner)
+}
+
+// CreateMachineKey creates a machine key named name in the scope's tenant, holding the given
+// permissions, and returns the key, which is shown this once.
+func CreateMachineKey(ctx context.Context, sc *stores.Scoped, name string, permissions ...string) (string, error) {
+	for _, p := range permissions {
+		if !authz.Known(authz.Permission(p)) {
+			return "", fmt.Errorf("machine key %s: unknown permission %q", name, p)
+		}
+	}
+	k, err := authn.NewMachineKey()
+	if err != nil {
+		return "", err
+	}
+	scopes, _ := json.Marshal(permissions)
+	if err := sc.CreateAPIKey(ctx, &models.APIKey{Name: name, LookupID: k.LookupID, Hash: k.Hash, Scopes: string(scopes)}); err != nil {
+		return "", err
+	}
+	return k.Plaintext, nil
+}
