@@ -58,10 +58,7 @@ func (sc *Scoped) RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, 
 
 // ListAudit lists the tenant's audit entries, oldest first, filtered.
 func (sc *Scoped) ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error) {
-	q := sc.tenantRows(ctx, &models.AuditEntry{})
-	if sc.p.PartnerID != "" {
-		q = q.Where("1 = 0") // partners never read the tenant's audit log
-	}
+	q := sc.scope.OperatorRows(sc.s.db.WithContext(ctx).Model(&models.AuditEntry{}))
 	if f.Action != "" {
 		q = q.Where("action = ?", f.Action)
 	}

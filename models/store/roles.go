@@ -28,10 +28,7 @@ func (sc *Scoped) CreateCustomRole(ctx context.Context, r *models.CustomRole) er
 
 // ListCustomRoles lists the tenant's custom roles.
 func (sc *Scoped) ListCustomRoles(ctx context.Context, pg models.Page) ([]models.CustomRole, string, error) {
-	q := sc.tenantRows(ctx, &models.CustomRole{})
-	if sc.p.PartnerID != "" {
-		q = q.Where("1 = 0")
-	}
+	q := sc.scope.OperatorRows(sc.s.db.WithContext(ctx).Model(&models.CustomRole{}))
 	return Page(q, pg, func(r models.CustomRole) string { return r.ID })
 }
 
@@ -42,10 +39,7 @@ func (sc *Scoped) CustomRole(ctx context.Context, key string, byName bool) (*mod
 		col = "name"
 	}
 	var r models.CustomRole
-	q := sc.tenantRows(ctx, &models.CustomRole{})
-	if sc.p.PartnerID != "" {
-		q = q.Where("1 = 0")
-	}
+	q := sc.scope.OperatorRows(sc.s.db.WithContext(ctx).Model(&models.CustomRole{}))
 	err := q.Where(col+" = ?", key).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("ROLE_NOT_FOUND", "role")

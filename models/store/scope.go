@@ -70,6 +70,15 @@ func (s Scope) PostgresTenantOf(table string, n int) (string, string) {
 	return fmt.Sprintf("%s.tenant_id = $%d", table, n), s.tenantID
 }
 
+// OperatorRows is Rows for records only the tenant's operators read (audit, mail, custom roles,
+// webhooks): a partner scope sees none of them.
+func (s Scope) OperatorRows(q *gorm.DB) *gorm.DB {
+	if s.partnerID != "" {
+		return q.Where("1 = 0")
+	}
+	return s.Rows(q)
+}
+
 // OperatorsOnly refuses partner scopes what only the tenant's operators manage (what names it,
 // in the plural), and answers a scope without a tenant as a missing tenant.
 func (s Scope) OperatorsOnly(what string) error {

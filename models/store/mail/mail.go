@@ -120,11 +120,7 @@ func mailNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // mailRows starts a query on the principal's outbox. Messages go to people of every partner
 // and of the tenant's own staff, so only operators read them: partner principals see none.
 func (sc *Scoped) mailRows(ctx context.Context) *gorm.DB {
-	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.MailMessage{}))
-	if sc.P.PartnerID != "" {
-		q = q.Where("1 = 0")
-	}
-	return q
+	return sc.Scope.OperatorRows(sc.s.core.DB(ctx).Model(&models.MailMessage{}))
 }
 
 // ListMail lists the tenant's outgoing messages, oldest first, without their bodies.

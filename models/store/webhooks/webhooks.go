@@ -78,21 +78,7 @@ func webhookNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond)
 // webhookRows starts a query on the principal's webhooks. Endpoints receive every event of the
 // tenant, so partner principals see none.
 func (sc *Scoped) webhookRows(ctx context.Context, model any) *gorm.DB {
-	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
-	if sc.P.PartnerID != "" {
-		q = q.Where("1 = 0")
-	}
-	return q
-}
-
-func (sc *Scoped) operatorOnly() error {
-	if sc.P.PartnerID != "" {
-		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "webhooks are managed by operators")
-	}
-	if sc.P.TenantID == "" {
-		return models.NotFound("TENANT_NOT_FOUND", "tenant")
-	}
-	return nil
+	return sc.Scope.OperatorRows(sc.s.core.DB(ctx).Model(model))
 }
 
 func eventTypesJSON(patterns []string) string {
@@ -105,7 +91,7 @@ func eventTypesJSON(patterns []string) string {
 // CreateWebhook adds an endpoint. The caller sets w.ID (the secret is sealed for it) and the
 // sealed secret; the tenant comes from the principal.
 func (sc *Scoped) CreateWebhook(ctx context.Context, w *models.Webhook, eventTypes []string) error {
-	if err := sc.operatorOnly(); err != nil {
+	if err := sc.Scope.OperatorsOnly("webhooks"); err != nil {
 		return err
 	}
 	if w.ID == "" {
