@@ -86,40 +86,50 @@ func registerAPIKeyRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "list-apikeys", Method: http.MethodGet, Path: "/api/apikeys", Tags: tags,
 		Summary: "List machine keys", Security: UsersOrKeys,
-	}, Requires(authz.APIKeysRead), func(ctx context.Context, in *struct{ ListParams }) (*MachineKeyListOutput, error) {
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.APIKey, string, error) {
-			return s.scoped(ctx).ListAPIKeys(ctx, pg)
-		}, apiKeyOf)
-		return &MachineKeyListOutput{Body: body}, err
-	})
+	}, Requires(authz.APIKeysRead), s.listAPIKeys)
 
 	register(s, huma.Operation{
 		OperationID: "get-apikey", Method: http.MethodGet, Path: "/api/apikeys/{id}", Tags: tags,
 		Summary: "Get a machine key", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.APIKeysRead), func(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
-		k, err := s.scoped(ctx).APIKey(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &MachineKeyOutput{Body: apiKeyOf(k)}, nil
-	})
+	}, Requires(authz.APIKeysRead), s.getAPIKey)
 
 	register(s, huma.Operation{
 		OperationID: "revoke-apikey", Method: http.MethodDelete, Path: "/api/apikeys/{id}", Tags: tags,
 		Summary: "Revoke a machine key", Description: "It stops working at once on the server that revoked it and within 2 seconds on every other.",
 		Security: UsersOnly, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.APIKeysWrite), func(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
-		k, err := s.scoped(ctx).RevokeAPIKey(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		if f, ok := s.deps.Authenticator.(interface{ ForgetMachineKey(keyID string) }); ok {
-			f.ForgetMachineKey(k.ID)
-		}
-		return &MachineKeyOutput{Body: apiKeyOf(k)}, nil
-	})
+	}, Requires(authz.APIKeysWrite), s.revokeAPIKey)
 }
 
+// listAPIKeys lists the tenant's machine keys.
+func (s *Server) listAPIKeys(ctx context.Context, in *struct{ ListParams }) (*MachineKeyListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.APIKey, string, error) {
+		return s.scoped(ctx).ListAPIKeys(ctx, pg)
+	}, apiKeyOf)
+	return &MachineKeyListOutput{Body: body}, err
+}
+
+// getAPIKey answers one machine key.
+func (s *Server) getAPIKey(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
+	k, err := s.scoped(ctx).APIKey(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &MachineKeyOutput{Body: apiKeyOf(k)}, nil
+}
+
+// revokeAPIKey revokes a machine key, which stops working at once.
+func (s *Server) revokeAPIKey(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
+	k, err := s.scoped(ctx).RevokeAPIKey(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := s.deps.Authenticator.(interface{ ForgetMachineKey(keyID string) }); ok {
+		f.ForgetMachineKey(k.ID)
+	}
+	return &MachineKeyOutput{Body: apiKeyOf(k)}, nil
+}
+
+// createAPIKey creates a machine key holding scopes its creator holds and shows the key this once.
 func (s *Server) createAPIKey(ctx context.Context, in *CreateMachineKeyInput) (*CreatedMachineKeyOutput, error) {
 	p := models.PrincipalFrom(ctx)
 	var problems []models.FieldError

@@ -137,87 +137,103 @@ type SetApplicationFormInput struct{ Body ApplicationFormBody }
 func registerApplicationRoutes(s *Server) {
 	tags := []string{"Recruitment"}
 	register(s, huma.Operation{OperationID: "get-public-application-form", Method: http.MethodGet, Path: "/api/public/{slug}/application-form", Tags: tags,
-		Summary: "A program's application form", Description: "Public: no credentials.", Errors: []int{http.StatusNotFound}}, Public(),
-		func(ctx context.Context, in *struct {
-			Slug string `path:"slug" maxLength:"63"`
-		}) (*struct{ Body PublicApplicationForm }, error) {
-			if s.deps.Applications == nil {
-				return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
-			}
-			f, err := s.deps.Applications.ApplicationFormOf(ctx, in.Slug)
-			if err != nil {
-				return nil, err
-			}
-			out := &struct{ Body PublicApplicationForm }{}
-			out.Body.Questions, out.Body.PartnerTypes = formOf(f).Questions, models.PartnerTypes
-			return out, nil
-		})
+		Summary: "A program's application form", Description: "Public: no credentials.", Errors: []int{http.StatusNotFound}}, Public(), s.getPublicApplicationForm)
 	register(s, huma.Operation{OperationID: "submit-application", Method: http.MethodPost, Path: "/api/public/{slug}/applications", Tags: tags,
 		Summary: "Apply to join a partner program", Description: "Public: no credentials, limited per client address, 16 KiB. An applicant with an application under review, or rejected recently, gets 409.",
 		DefaultStatus: http.StatusAccepted, MaxBodyBytes: maxApplicationBytes,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests}}, Public(), s.submitApplication)
 
 	register(s, huma.Operation{OperationID: "get-application-form", Method: http.MethodGet, Path: "/api/application-form", Tags: tags,
-		Summary: "The recruitment form with its settings", Security: UsersOrKeys}, Requires(authz.ApplicationsRead),
-		func(ctx context.Context, _ *struct{}) (*ApplicationFormOutput, error) {
-			f, err := s.scoped(ctx).ApplicationForm(ctx)
-			return &ApplicationFormOutput{Body: formOf(f)}, err
-		})
+		Summary: "The recruitment form with its settings", Security: UsersOrKeys}, Requires(authz.ApplicationsRead), s.getApplicationForm)
 	register(s, huma.Operation{OperationID: "set-application-form", Method: http.MethodPut, Path: "/api/application-form", Tags: tags,
-		Summary: "Replace the recruitment form", Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.ApplicationsWrite),
-		func(ctx context.Context, in *SetApplicationFormInput) (*ApplicationFormOutput, error) {
-			f := models.ApplicationForm{ReapplyAfterDays: in.Body.ReapplyAfterDays, AutoApproveDomains: in.Body.AutoApproveDomains}
-			for _, q := range in.Body.Questions {
-				f.Questions = append(f.Questions, models.ApplicationQuestion(q))
-			}
-			f, err := s.scoped(ctx).SetApplicationForm(ctx, f)
-			return &ApplicationFormOutput{Body: formOf(f)}, err
-		})
+		Summary: "Replace the recruitment form", Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.ApplicationsWrite), s.setApplicationForm)
 	register(s, huma.Operation{OperationID: "list-applications", Method: http.MethodGet, Path: "/api/applications", Tags: tags,
-		Summary: "List applications", Security: UsersOrKeys}, Requires(authz.ApplicationsRead),
-		func(ctx context.Context, in *ListApplicationsInput) (*ApplicationListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Application, string, error) {
-				return s.scoped(ctx).ListApplications(ctx, models.ApplicationFilter{Status: in.Status}, pg)
-			}, applicationOf)
-			return &ApplicationListOutput{Body: body}, err
-		})
+		Summary: "List applications", Security: UsersOrKeys}, Requires(authz.ApplicationsRead), s.listApplications)
 	register(s, huma.Operation{OperationID: "get-application", Method: http.MethodGet, Path: "/api/applications/{id}", Tags: tags,
-		Summary: "Get an application", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.ApplicationsRead),
-		func(ctx context.Context, in *IDPath) (*ApplicationOutput, error) {
-			a, err := s.scoped(ctx).Application(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &ApplicationOutput{Body: applicationOf(a)}, nil
-		})
+		Summary: "Get an application", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.ApplicationsRead), s.getApplication)
 	register(s, huma.Operation{OperationID: "approve-application", Method: http.MethodPost, Path: "/api/applications/{id}/approve", Tags: tags,
 		Summary: "Approve an application", Description: "Creates the partner organisation at the default level (status onboarding), invites the applicant as its partner admin, starts the onboarding checklist and emits partner.approved.",
-		Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}}, Requires(authz.ApplicationsWrite),
-		func(ctx context.Context, in *IDPath) (*ApprovedApplicationOutput, error) {
-			a, admin, err := s.scoped(ctx).ApproveApplication(ctx, in.ID, false)
-			if err != nil {
-				return nil, err
-			}
-			s.deps.Authorizer.Invalidate(a.TenantID)
-			inv, err := s.issueUserToken(ctx, true, admin.ID, models.TokenInvitation, invitationTTL)
-			if err != nil {
-				return nil, err
-			}
-			out := &ApprovedApplicationOutput{CacheControl: "no-store"}
-			out.Body.Application, out.Body.Invitation = applicationOf(a), inv
-			return out, nil
-		})
+		Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}}, Requires(authz.ApplicationsWrite), s.approveApplication)
 	register(s, huma.Operation{OperationID: "reject-application", Method: http.MethodPost, Path: "/api/applications/{id}/reject", Tags: tags,
 		Summary: "Reject an application with a reason", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.ApplicationsWrite), func(ctx context.Context, in *ReasonInput) (*ApplicationOutput, error) {
-			a, err := s.scoped(ctx).RejectApplication(ctx, in.ID, in.Body.Reason)
-			if err != nil {
-				return nil, err
-			}
-			return &ApplicationOutput{Body: applicationOf(a)}, nil
-		})
+		Requires(authz.ApplicationsWrite), s.rejectApplication)
 }
 
+// getPublicApplicationForm answers a partner program's public application form.
+func (s *Server) getPublicApplicationForm(ctx context.Context, in *struct {
+	Slug string `path:"slug" maxLength:"63"`
+}) (*struct{ Body PublicApplicationForm }, error) {
+	if s.deps.Applications == nil {
+		return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
+	}
+	f, err := s.deps.Applications.ApplicationFormOf(ctx, in.Slug)
+	if err != nil {
+		return nil, err
+	}
+	out := &struct{ Body PublicApplicationForm }{}
+	out.Body.Questions, out.Body.PartnerTypes = formOf(f).Questions, models.PartnerTypes
+	return out, nil
+}
+
+// getApplicationForm answers the tenant's recruitment form with its settings.
+func (s *Server) getApplicationForm(ctx context.Context, _ *struct{}) (*ApplicationFormOutput, error) {
+	f, err := s.scoped(ctx).ApplicationForm(ctx)
+	return &ApplicationFormOutput{Body: formOf(f)}, err
+}
+
+// setApplicationForm replaces the tenant's recruitment form.
+func (s *Server) setApplicationForm(ctx context.Context, in *SetApplicationFormInput) (*ApplicationFormOutput, error) {
+	f := models.ApplicationForm{ReapplyAfterDays: in.Body.ReapplyAfterDays, AutoApproveDomains: in.Body.AutoApproveDomains}
+	for _, q := range in.Body.Questions {
+		f.Questions = append(f.Questions, models.ApplicationQuestion(q))
+	}
+	f, err := s.scoped(ctx).SetApplicationForm(ctx, f)
+	return &ApplicationFormOutput{Body: formOf(f)}, err
+}
+
+// listApplications lists the applications to the tenant's partner program.
+func (s *Server) listApplications(ctx context.Context, in *ListApplicationsInput) (*ApplicationListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Application, string, error) {
+		return s.scoped(ctx).ListApplications(ctx, models.ApplicationFilter{Status: in.Status}, pg)
+	}, applicationOf)
+	return &ApplicationListOutput{Body: body}, err
+}
+
+// getApplication answers one application.
+func (s *Server) getApplication(ctx context.Context, in *IDPath) (*ApplicationOutput, error) {
+	a, err := s.scoped(ctx).Application(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &ApplicationOutput{Body: applicationOf(a)}, nil
+}
+
+// approveApplication approves an application and invites the applicant as its partner organisation's admin.
+func (s *Server) approveApplication(ctx context.Context, in *IDPath) (*ApprovedApplicationOutput, error) {
+	a, admin, err := s.scoped(ctx).ApproveApplication(ctx, in.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(a.TenantID)
+	inv, err := s.issueUserToken(ctx, true, admin.ID, models.TokenInvitation, invitationTTL)
+	if err != nil {
+		return nil, err
+	}
+	out := &ApprovedApplicationOutput{CacheControl: "no-store"}
+	out.Body.Application, out.Body.Invitation = applicationOf(a), inv
+	return out, nil
+}
+
+// rejectApplication rejects an application with a reason.
+func (s *Server) rejectApplication(ctx context.Context, in *ReasonInput) (*ApplicationOutput, error) {
+	a, err := s.scoped(ctx).RejectApplication(ctx, in.ID, in.Body.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return &ApplicationOutput{Body: applicationOf(a)}, nil
+}
+
+// submitApplication takes an application to join a partner program from its public page.
 func (s *Server) submitApplication(ctx context.Context, in *SubmitApplicationInput) (*ApplicationReceivedOutput, error) {
 	out := &ApplicationReceivedOutput{}
 	out.Body.Status = "received"

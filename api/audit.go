@@ -38,25 +38,28 @@ func registerAuditRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "list-audit-log", Method: http.MethodGet, Path: "/api/audit-log", Tags: []string{"Audit"},
 		Summary: "The audit log: every change to people, roles, keys and money", Security: UsersOrKeys,
-	}, Requires(authz.AuditRead), func(ctx context.Context, in *AuditListInput) (*AuditListOutput, error) {
-		pg, err := s.cursors.page(ctx, in.ListParams)
-		if err != nil {
-			return nil, err
-		}
-		entries, next, err := s.scoped(ctx).ListAudit(ctx, models.AuditFilter{
-			Action: in.Action, ActorID: in.ActorID, TargetType: in.TargetType, TargetID: in.TargetID, From: in.From, To: in.To,
-		}, pg)
-		if err != nil {
-			return nil, err
-		}
-		out := &AuditListOutput{}
-		out.Body.Data = make([]AuditEntry, 0, len(entries))
-		for _, e := range entries {
-			a := AuditEntry{AuditEntry: e, ChangedFields: []string{}}
-			_ = json.Unmarshal([]byte(e.ChangedFields), &a.ChangedFields)
-			out.Body.Data = append(out.Body.Data, a)
-		}
-		out.Body.NextCursor = s.cursors.encode(next)
-		return out, nil
-	})
+	}, Requires(authz.AuditRead), s.listAuditLog)
+}
+
+// listAuditLog lists the audit log, the record of changes to people, roles, keys and money.
+func (s *Server) listAuditLog(ctx context.Context, in *AuditListInput) (*AuditListOutput, error) {
+	pg, err := s.cursors.page(ctx, in.ListParams)
+	if err != nil {
+		return nil, err
+	}
+	entries, next, err := s.scoped(ctx).ListAudit(ctx, models.AuditFilter{
+		Action: in.Action, ActorID: in.ActorID, TargetType: in.TargetType, TargetID: in.TargetID, From: in.From, To: in.To,
+	}, pg)
+	if err != nil {
+		return nil, err
+	}
+	out := &AuditListOutput{}
+	out.Body.Data = make([]AuditEntry, 0, len(entries))
+	for _, e := range entries {
+		a := AuditEntry{AuditEntry: e, ChangedFields: []string{}}
+		_ = json.Unmarshal([]byte(e.ChangedFields), &a.ChangedFields)
+		out.Body.Data = append(out.Body.Data, a)
+	}
+	out.Body.NextCursor = s.cursors.encode(next)
+	return out, nil
 }

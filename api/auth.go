@@ -126,29 +126,18 @@ func registerAuthRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "logout", Method: http.MethodPost, Path: "/api/auth/logout", Tags: []string{tagAuth},
 		Summary: "Sign out: revoke a refresh token and its family", DefaultStatus: http.StatusNoContent,
-	}, Public(), func(ctx context.Context, in *RefreshInput) (*struct{}, error) {
-		return nil, s.deps.Identity.RevokeRefreshFamily(ctx, authn.HashKey(in.Body.RefreshToken), time.Now().UTC())
-	})
+	}, Public(), s.logout)
 
 	register(s, huma.Operation{
 		OperationID: "accept-invitation", Method: http.MethodPost, Path: "/api/auth/accept-invitation", Tags: []string{tagAuth},
 		Summary: "Accept an invitation: set a password and sign in", Errors: []int{http.StatusUnauthorized},
-	}, Public(), func(ctx context.Context, in *SetPasswordInput) (*TokenOutput, error) {
-		u, err := s.redeem(ctx, models.TokenInvitation, in)
-		if err != nil {
-			return nil, err
-		}
-		return s.issueTokens(ctx, u, nil)
-	})
+	}, Public(), s.acceptInvitation)
 
 	register(s, huma.Operation{
 		OperationID: "reset-password", Method: http.MethodPost, Path: "/api/auth/reset-password", Tags: []string{tagAuth},
 		Summary: "Set a new password with a one-time reset token; ends every session", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized},
-	}, Public(), func(ctx context.Context, in *SetPasswordInput) (*struct{}, error) {
-		_, err := s.redeem(ctx, models.TokenPasswordReset, in)
-		return nil, err
-	})
+	}, Public(), s.resetPassword)
 
 	register(s, huma.Operation{
 		OperationID: "change-password", Method: http.MethodPost, Path: "/api/me/password", Tags: []string{tagAuth},
@@ -164,14 +153,38 @@ func registerAuthRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "list-permissions", Method: http.MethodGet, Path: "/api/permissions", Tags: []string{tagAuth},
 		Summary: "The permission catalogue and the built-in roles", Security: UsersOrKeys,
-	}, Requires(authz.ProfileRead), func(context.Context, *struct{}) (*PermissionsOutput, error) {
-		out := &PermissionsOutput{}
-		out.Body.Data = authz.Catalogue()
-		out.Body.Roles = authz.BuiltinRoles()
-		return out, nil
-	})
+	}, Requires(authz.ProfileRead), s.listPermissions)
 }
 
+// logout signs out: revokes a refresh token and its family.
+func (s *Server) logout(ctx context.Context, in *RefreshInput) (*struct{}, error) {
+	return nil, s.deps.Identity.RevokeRefreshFamily(ctx, authn.HashKey(in.Body.RefreshToken), time.Now().UTC())
+}
+
+// acceptInvitation sets the invited user's password and signs them in.
+func (s *Server) acceptInvitation(ctx context.Context, in *SetPasswordInput) (*TokenOutput, error) {
+	u, err := s.redeem(ctx, models.TokenInvitation, in)
+	if err != nil {
+		return nil, err
+	}
+	return s.issueTokens(ctx, u, nil)
+}
+
+// resetPassword sets a new password with a one-time reset token and ends every session.
+func (s *Server) resetPassword(ctx context.Context, in *SetPasswordInput) (*struct{}, error) {
+	_, err := s.redeem(ctx, models.TokenPasswordReset, in)
+	return nil, err
+}
+
+// listPermissions answers the permission catalogue and the built-in roles.
+func (s *Server) listPermissions(context.Context, *struct{}) (*PermissionsOutput, error) {
+	out := &PermissionsOutput{}
+	out.Body.Data = authz.Catalogue()
+	out.Body.Roles = authz.BuiltinRoles()
+	return out, nil
+}
+
+// login signs a user in with email and password.
 func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error) {
 	email := strings.ToLower(strings.TrimSpace(in.Body.Email))
 	client := "client:" + models.RequestMetaFrom(ctx).ClientAddress
@@ -260,6 +273,7 @@ func newRefreshToken() (string, error) {
 	return "pdr_" + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// refresh trades a refresh token for new tokens.
 func (s *Server) refresh(ctx context.Context, in *RefreshInput) (*TokenOutput, error) {
 	next, err := newRefreshToken()
 	if err != nil {
@@ -279,6 +293,7 @@ func (s *Server) refresh(ctx context.Context, in *RefreshInput) (*TokenOutput, e
 	return s.issueTokens(ctx, u, &next)
 }
 
+// changePassword changes the caller's own password and signs out every session.
 func (s *Server) changePassword(ctx context.Context, in *PasswordChangeInput) (*struct{}, error) {
 	p := models.PrincipalFrom(ctx)
 	u, err := s.deps.Identity.UserByID(ctx, p.TenantID, p.UserID)
@@ -296,6 +311,7 @@ func (s *Server) changePassword(ctx context.Context, in *PasswordChangeInput) (*
 	return nil, s.deps.Identity.SetPassword(ctx, p.TenantID, p.UserID, hash)
 }
 
+// me answers the caller: the user or machine key, its tenant and its permissions.
 func (s *Server) me(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 	p := models.PrincipalFrom(ctx)
 	out := &MeOutput{}

@@ -226,84 +226,106 @@ type PlanPreviewOutput struct {
 
 func registerCommissionRoutes(s *Server) {
 	tags := []string{tagCommissions}
-	plan := func(p *models.CommissionPlan, err error) (*CommissionPlanOutput, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &CommissionPlanOutput{Body: commissionPlanOf(p)}, nil
-	}
-
 	register(s, huma.Operation{OperationID: "list-commission-plans", Method: http.MethodGet, Path: "/api/commission-plans", Tags: tags,
 		Summary: "List commission plans", Description: "Operators only.", Security: UsersOrKeys},
-		Requires(authz.CommissionsRead), func(ctx context.Context, in *ListCommissionPlansInput) (*CommissionPlanListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.CommissionPlan, string, error) {
-				return s.scoped(ctx).ListCommissionPlans(ctx, in.Status, pg)
-			}, commissionPlanOf)
-			return &CommissionPlanListOutput{Body: body}, err
-		})
+		Requires(authz.CommissionsRead), s.listCommissionPlans)
 	register(s, huma.Operation{OperationID: "create-commission-plan", Method: http.MethodPost, Path: "/api/commission-plans", Tags: tags,
 		Summary:     "Create a commission plan",
 		Description: "The plan is active at version 1. Amounts are integers in minor units; percentages are basis points and round half away from zero.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusUnprocessableEntity}},
-		Requires(authz.CommissionsWrite), func(ctx context.Context, in *CreateCommissionPlanInput) (*CommissionPlanOutput, error) {
-			b := in.Body
-			return plan(s.scoped(ctx).CreateCommissionPlan(ctx, b.Name, b.Description, b.Definition.model()))
-		})
+		Requires(authz.CommissionsWrite), s.createCommissionPlan)
 	register(s, huma.Operation{OperationID: "preview-commissions", Method: http.MethodPost, Path: "/api/commission-plans/preview", Tags: tags,
 		Summary:     "Try the active plans on a sample event",
 		Description: "Shows which active plans the event's type triggers, whether each matches and what it would accrue. Tier volumes and recurrence windows come from the partner's real accruals. Nothing is booked.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}},
-		Requires(authz.CommissionsRead), func(ctx context.Context, in *PreviewCommissionsInput) (*PlanPreviewOutput, error) {
-			b := in.Body
-			now := time.Now().UTC()
-			e := models.Event{ID: models.NewID(), TenantID: models.PrincipalFrom(ctx).TenantID, Type: b.Type, Source: models.EventSourceIngest,
-				Payload: string(b.Payload), OccurredAt: now, ReceivedAt: now, PartnerID: nonEmpty(b.PartnerID), CustomerID: nonEmpty(b.CustomerID)}
-			if len(b.Payload) == 0 {
-				e.Payload = "{}"
-			}
-			if b.OccurredAt != nil {
-				e.OccurredAt = b.OccurredAt.UTC()
-			}
-			previews, err := s.scoped(ctx).PreviewCommissions(ctx, e)
-			if err != nil {
-				return nil, err
-			}
-			out := &PlanPreviewOutput{}
-			out.Body.Data = make([]PlanPreview, 0, len(previews))
-			for i := range previews {
-				out.Body.Data = append(out.Body.Data, planPreviewOf(&previews[i]))
-			}
-			return out, nil
-		})
+		Requires(authz.CommissionsRead), s.previewCommissions)
 	register(s, huma.Operation{OperationID: "get-commission-plan", Method: http.MethodGet, Path: "/api/commission-plans/{id}", Tags: tags,
 		Summary: "Get a commission plan", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.CommissionsRead), func(ctx context.Context, in *IDPath) (*CommissionPlanOutput, error) {
-			return plan(s.scoped(ctx).CommissionPlan(ctx, in.ID))
-		})
+		Requires(authz.CommissionsRead), s.getCommissionPlan)
 	register(s, huma.Operation{OperationID: "update-commission-plan", Method: http.MethodPut, Path: "/api/commission-plans/{id}", Tags: tags,
 		Summary:     "Change a commission plan",
 		Description: "Makes a new version; accruals already booked keep the version that computed them. Archived plans answer 409 COMMISSION_PLAN_ARCHIVED.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.CommissionsWrite), func(ctx context.Context, in *UpdateCommissionPlanInput) (*CommissionPlanOutput, error) {
-			b := in.Body
-			return plan(s.scoped(ctx).UpdateCommissionPlan(ctx, in.ID, b.Name, b.Description, b.Definition.model()))
-		})
+		Requires(authz.CommissionsWrite), s.updateCommissionPlan)
 	register(s, huma.Operation{OperationID: "archive-commission-plan", Method: http.MethodPost, Path: "/api/commission-plans/{id}/archive", Tags: tags,
 		Summary: "Archive a commission plan", Description: "The plan stops accruing; its accruals stay. Archiving an archived plan changes nothing.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.CommissionsWrite), func(ctx context.Context, in *IDPath) (*CommissionPlanOutput, error) {
-			return plan(s.scoped(ctx).ArchiveCommissionPlan(ctx, in.ID))
-		})
+		Requires(authz.CommissionsWrite), s.archiveCommissionPlan)
 	register(s, huma.Operation{OperationID: "list-commission-plan-versions", Method: http.MethodGet, Path: "/api/commission-plans/{id}/versions", Tags: tags,
 		Summary: "List a commission plan's versions, oldest first", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.CommissionsRead), func(ctx context.Context, in *PlanVersionsInput) (*PlanVersionListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.CommissionPlanVersion, string, error) {
-				vs, err := s.scoped(ctx).CommissionPlanVersions(ctx, in.ID)
-				if err != nil {
-					return nil, "", err
-				}
-				return pageByVersion(vs, pg, func(v models.CommissionPlanVersion) int { return v.Version })
-			}, planVersionOf)
-			return &PlanVersionListOutput{Body: body}, err
-		})
+		Requires(authz.CommissionsRead), s.listCommissionPlanVersions)
+}
+
+// commissionPlanOutput answers with the plan p, or with err when there is one.
+func commissionPlanOutput(p *models.CommissionPlan, err error) (*CommissionPlanOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &CommissionPlanOutput{Body: commissionPlanOf(p)}, nil
+}
+
+// listCommissionPlans lists commission plans.
+func (s *Server) listCommissionPlans(ctx context.Context, in *ListCommissionPlansInput) (*CommissionPlanListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.CommissionPlan, string, error) {
+		return s.scoped(ctx).ListCommissionPlans(ctx, in.Status, pg)
+	}, commissionPlanOf)
+	return &CommissionPlanListOutput{Body: body}, err
+}
+
+// createCommissionPlan creates a commission plan at version 1.
+func (s *Server) createCommissionPlan(ctx context.Context, in *CreateCommissionPlanInput) (*CommissionPlanOutput, error) {
+	b := in.Body
+	return commissionPlanOutput(s.scoped(ctx).CreateCommissionPlan(ctx, b.Name, b.Description, b.Definition.model()))
+}
+
+// previewCommissions shows what the active plans would accrue on a sample event, booking nothing.
+func (s *Server) previewCommissions(ctx context.Context, in *PreviewCommissionsInput) (*PlanPreviewOutput, error) {
+	b := in.Body
+	now := time.Now().UTC()
+	e := models.Event{ID: models.NewID(), TenantID: models.PrincipalFrom(ctx).TenantID, Type: b.Type, Source: models.EventSourceIngest,
+		Payload: string(b.Payload), OccurredAt: now, ReceivedAt: now, PartnerID: nonEmpty(b.PartnerID), CustomerID: nonEmpty(b.CustomerID)}
+	if len(b.Payload) == 0 {
+		e.Payload = "{}"
+	}
+	if b.OccurredAt != nil {
+		e.OccurredAt = b.OccurredAt.UTC()
+	}
+	previews, err := s.scoped(ctx).PreviewCommissions(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	out := &PlanPreviewOutput{}
+	out.Body.Data = make([]PlanPreview, 0, len(previews))
+	for i := range previews {
+		out.Body.Data = append(out.Body.Data, planPreviewOf(&previews[i]))
+	}
+	return out, nil
+}
+
+// getCommissionPlan answers one commission plan.
+func (s *Server) getCommissionPlan(ctx context.Context, in *IDPath) (*CommissionPlanOutput, error) {
+	return commissionPlanOutput(s.scoped(ctx).CommissionPlan(ctx, in.ID))
+}
+
+// updateCommissionPlan changes a commission plan as a new version.
+func (s *Server) updateCommissionPlan(ctx context.Context, in *UpdateCommissionPlanInput) (*CommissionPlanOutput, error) {
+	b := in.Body
+	return commissionPlanOutput(s.scoped(ctx).UpdateCommissionPlan(ctx, in.ID, b.Name, b.Description, b.Definition.model()))
+}
+
+// archiveCommissionPlan archives a commission plan, which then stops accruing.
+func (s *Server) archiveCommissionPlan(ctx context.Context, in *IDPath) (*CommissionPlanOutput, error) {
+	return commissionPlanOutput(s.scoped(ctx).ArchiveCommissionPlan(ctx, in.ID))
+}
+
+// listCommissionPlanVersions lists a commission plan's versions, oldest first.
+func (s *Server) listCommissionPlanVersions(ctx context.Context, in *PlanVersionsInput) (*PlanVersionListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.CommissionPlanVersion, string, error) {
+		vs, err := s.scoped(ctx).CommissionPlanVersions(ctx, in.ID)
+		if err != nil {
+			return nil, "", err
+		}
+		return pageByVersion(vs, pg, func(v models.CommissionPlanVersion) int { return v.Version })
+	}, planVersionOf)
+	return &PlanVersionListOutput{Body: body}, err
 }

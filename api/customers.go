@@ -82,61 +82,76 @@ func registerCustomerRoutes(s *Server) {
 		OperationID: "create-customer", Method: http.MethodPost, Path: "/api/customers", Tags: tags,
 		Summary: "Create a customer", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity},
-	}, Requires(authz.CustomersWrite), func(ctx context.Context, in *CreateCustomerInput) (*CustomerOutput, error) {
-		b := in.Body
-		if b.Email == "" && b.ExternalID == "" {
-			return nil, models.Invalid("CUSTOMER_IDENTITY_REQUIRED", "a customer needs an email or an external id",
-				models.FieldError{Location: "body.email", Message: "email or externalId is required"})
-		}
-		c := &models.Customer{Email: nonEmpty(b.Email), ExternalID: nonEmpty(b.ExternalID), Name: b.Name, PartnerID: nonEmpty(b.PartnerID)}
-		if err := s.customers(ctx).CreateCustomer(ctx, c); err != nil {
-			return nil, err
-		}
-		return &CustomerOutput{Body: customerOf(c)}, nil
-	})
+	}, Requires(authz.CustomersWrite), s.createCustomer)
 
 	register(s, huma.Operation{
 		OperationID: "list-customers", Method: http.MethodGet, Path: "/api/customers", Tags: tags,
 		Summary: "List customers", Description: "Partners see only customers attributed to them.", Security: UsersOrKeys,
-	}, Requires(authz.CustomersRead), func(ctx context.Context, in *ListCustomersInput) (*CustomerListOutput, error) {
-		f := models.CustomerFilter{PartnerID: in.PartnerID, Email: in.Email, Unattributed: in.Unattributed}
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Customer, string, error) {
-			return s.customers(ctx).ListCustomers(ctx, f, pg)
-		}, customerOf)
-		return &CustomerListOutput{Body: body}, err
-	})
+	}, Requires(authz.CustomersRead), s.listCustomers)
 
 	register(s, huma.Operation{
 		OperationID: "get-customer", Method: http.MethodGet, Path: "/api/customers/{id}", Tags: tags,
 		Summary: "Get a customer", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.CustomersRead), func(ctx context.Context, in *IDPath) (*CustomerOutput, error) {
-		c, err := s.customers(ctx).Customer(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &CustomerOutput{Body: customerOf(c)}, nil
-	})
+	}, Requires(authz.CustomersRead), s.getCustomer)
 
 	register(s, huma.Operation{
 		OperationID: "update-customer", Method: http.MethodPatch, Path: "/api/customers/{id}", Tags: tags,
 		Summary: "Change a customer", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-	}, Requires(authz.CustomersWrite), func(ctx context.Context, in *UpdateCustomerInput) (*CustomerOutput, error) {
-		b := in.Body
-		c, err := s.customers(ctx).UpdateCustomer(ctx, in.ID, models.CustomerChanges{Email: b.Email, ExternalID: b.ExternalID, Name: b.Name, PartnerID: b.PartnerID})
-		if err != nil {
-			return nil, err
-		}
-		return &CustomerOutput{Body: customerOf(c)}, nil
-	})
+	}, Requires(authz.CustomersWrite), s.updateCustomer)
 
 	register(s, huma.Operation{
 		OperationID: "delete-customer", Method: http.MethodDelete, Path: "/api/customers/{id}", Tags: tags,
 		Summary: "Delete a customer", Description: "Its events stay, attributed as they were.",
 		Security: UsersOrKeys, DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.CustomersWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-		return nil, s.customers(ctx).DeleteCustomer(ctx, in.ID)
-	})
+	}, Requires(authz.CustomersWrite), s.deleteCustomer)
+}
+
+// createCustomer creates a customer.
+func (s *Server) createCustomer(ctx context.Context, in *CreateCustomerInput) (*CustomerOutput, error) {
+	b := in.Body
+	if b.Email == "" && b.ExternalID == "" {
+		return nil, models.Invalid("CUSTOMER_IDENTITY_REQUIRED", "a customer needs an email or an external id",
+			models.FieldError{Location: "body.email", Message: "email or externalId is required"})
+	}
+	c := &models.Customer{Email: nonEmpty(b.Email), ExternalID: nonEmpty(b.ExternalID), Name: b.Name, PartnerID: nonEmpty(b.PartnerID)}
+	if err := s.customers(ctx).CreateCustomer(ctx, c); err != nil {
+		return nil, err
+	}
+	return &CustomerOutput{Body: customerOf(c)}, nil
+}
+
+// listCustomers lists customers.
+func (s *Server) listCustomers(ctx context.Context, in *ListCustomersInput) (*CustomerListOutput, error) {
+	f := models.CustomerFilter{PartnerID: in.PartnerID, Email: in.Email, Unattributed: in.Unattributed}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Customer, string, error) {
+		return s.customers(ctx).ListCustomers(ctx, f, pg)
+	}, customerOf)
+	return &CustomerListOutput{Body: body}, err
+}
+
+// getCustomer answers one customer.
+func (s *Server) getCustomer(ctx context.Context, in *IDPath) (*CustomerOutput, error) {
+	c, err := s.customers(ctx).Customer(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &CustomerOutput{Body: customerOf(c)}, nil
+}
+
+// updateCustomer changes a customer.
+func (s *Server) updateCustomer(ctx context.Context, in *UpdateCustomerInput) (*CustomerOutput, error) {
+	b := in.Body
+	c, err := s.customers(ctx).UpdateCustomer(ctx, in.ID, models.CustomerChanges{Email: b.Email, ExternalID: b.ExternalID, Name: b.Name, PartnerID: b.PartnerID})
+	if err != nil {
+		return nil, err
+	}
+	return &CustomerOutput{Body: customerOf(c)}, nil
+}
+
+// deleteCustomer deletes a customer.
+func (s *Server) deleteCustomer(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.customers(ctx).DeleteCustomer(ctx, in.ID)
 }
 
 func (s *Server) customers(ctx context.Context) CustomerStore { return s.scoped(ctx) }

@@ -153,27 +153,13 @@ func registerDashboardRoutes(s *Server) {
 		OperationID: "create-dashboard", Method: http.MethodPost, Path: "/api/dashboards", Tags: tags,
 		Summary: "Create a dashboard", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusUnprocessableEntity},
-	}, Requires(authz.DashboardsWrite), func(ctx context.Context, in *CreateDashboardInput) (*DashboardOutput, error) {
-		b := in.Body
-		d := &models.Dashboard{Name: b.Name, IsDefault: b.IsDefault}
-		d.SetLevels(b.Levels)
-		d.SetWidgets(widgetsIn(b.Widgets))
-		if err := s.dashboards(ctx).CreateDashboard(ctx, d); err != nil {
-			return nil, err
-		}
-		return &DashboardOutput{Body: dashboardOf(d)}, nil
-	})
+	}, Requires(authz.DashboardsWrite), s.createDashboard)
 
 	register(s, huma.Operation{
 		OperationID: "list-dashboards", Method: http.MethodGet, Path: "/api/dashboards", Tags: tags,
 		Summary: "List dashboards", Description: "Partners see the dashboards of their level, or else the default one.",
 		Security: UsersOrKeys,
-	}, Requires(authz.DashboardsRead), func(ctx context.Context, in *struct{ ListParams }) (*DashboardListOutput, error) {
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Dashboard, string, error) {
-			return s.dashboards(ctx).ListDashboards(ctx, pg)
-		}, dashboardOf)
-		return &DashboardListOutput{Body: body}, err
-	})
+	}, Requires(authz.DashboardsRead), s.listDashboards)
 
 	// Registered before /api/dashboards/{id} so that "mine" is never taken for an id.
 	register(s, huma.Operation{
@@ -181,62 +167,97 @@ func registerDashboardRoutes(s *Server) {
 		Summary:     "Render my dashboard",
 		Description: "For a partner, its level's dashboard (or else the default one) over its own data; for operators, the default dashboard.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.DashboardsRead), func(ctx context.Context, _ *struct{}) (*RenderedDashboardOutput, error) {
-		r, err := s.dashboards(ctx).MyDashboard(ctx, time.Now().UTC())
-		if err != nil {
-			return nil, err
-		}
-		return &RenderedDashboardOutput{Body: renderedOf(r)}, nil
-	})
+	}, Requires(authz.DashboardsRead), s.renderMyDashboard)
 
 	register(s, huma.Operation{
 		OperationID: "get-dashboard", Method: http.MethodGet, Path: "/api/dashboards/{id}", Tags: tags,
 		Summary: "Get a dashboard", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.DashboardsRead), func(ctx context.Context, in *IDPath) (*DashboardOutput, error) {
-		d, err := s.dashboards(ctx).Dashboard(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &DashboardOutput{Body: dashboardOf(d)}, nil
-	})
+	}, Requires(authz.DashboardsRead), s.getDashboard)
 
 	register(s, huma.Operation{
 		OperationID: "update-dashboard", Method: http.MethodPatch, Path: "/api/dashboards/{id}", Tags: tags,
 		Summary: "Change a dashboard", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, Requires(authz.DashboardsWrite), func(ctx context.Context, in *UpdateDashboardInput) (*DashboardOutput, error) {
-		b := in.Body
-		ch := models.DashboardChanges{Name: b.Name, Levels: b.Levels, IsDefault: b.IsDefault}
-		if b.Widgets != nil {
-			w := widgetsIn(*b.Widgets)
-			ch.Widgets = &w
-		}
-		d, err := s.dashboards(ctx).UpdateDashboard(ctx, in.ID, ch)
-		if err != nil {
-			return nil, err
-		}
-		return &DashboardOutput{Body: dashboardOf(d)}, nil
-	})
+	}, Requires(authz.DashboardsWrite), s.updateDashboard)
 
 	register(s, huma.Operation{
 		OperationID: "delete-dashboard", Method: http.MethodDelete, Path: "/api/dashboards/{id}", Tags: tags,
 		Summary: "Delete a dashboard", Security: UsersOrKeys, DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.DashboardsWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-		return nil, s.dashboards(ctx).DeleteDashboard(ctx, in.ID)
-	})
+	}, Requires(authz.DashboardsWrite), s.deleteDashboard)
 
 	register(s, huma.Operation{
 		OperationID: "render-dashboard", Method: http.MethodGet, Path: "/api/dashboards/{id}/render", Tags: tags,
 		Summary:     "Render a dashboard",
 		Description: "Computes every widget for the caller. Partners may render only the dashboards they see, and only ever over their own customers' events.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.DashboardsRead), func(ctx context.Context, in *IDPath) (*RenderedDashboardOutput, error) {
-		r, err := s.dashboards(ctx).RenderDashboard(ctx, in.ID, time.Now().UTC())
-		if err != nil {
-			return nil, err
-		}
-		return &RenderedDashboardOutput{Body: renderedOf(r)}, nil
-	})
+	}, Requires(authz.DashboardsRead), s.renderDashboard)
+}
+
+// createDashboard creates a dashboard.
+func (s *Server) createDashboard(ctx context.Context, in *CreateDashboardInput) (*DashboardOutput, error) {
+	b := in.Body
+	d := &models.Dashboard{Name: b.Name, IsDefault: b.IsDefault}
+	d.SetLevels(b.Levels)
+	d.SetWidgets(widgetsIn(b.Widgets))
+	if err := s.dashboards(ctx).CreateDashboard(ctx, d); err != nil {
+		return nil, err
+	}
+	return &DashboardOutput{Body: dashboardOf(d)}, nil
+}
+
+// listDashboards lists dashboards.
+func (s *Server) listDashboards(ctx context.Context, in *struct{ ListParams }) (*DashboardListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Dashboard, string, error) {
+		return s.dashboards(ctx).ListDashboards(ctx, pg)
+	}, dashboardOf)
+	return &DashboardListOutput{Body: body}, err
+}
+
+// renderMyDashboard renders the caller's dashboard: a partner's level's or the default one.
+func (s *Server) renderMyDashboard(ctx context.Context, _ *struct{}) (*RenderedDashboardOutput, error) {
+	r, err := s.dashboards(ctx).MyDashboard(ctx, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return &RenderedDashboardOutput{Body: renderedOf(r)}, nil
+}
+
+// getDashboard answers one dashboard.
+func (s *Server) getDashboard(ctx context.Context, in *IDPath) (*DashboardOutput, error) {
+	d, err := s.dashboards(ctx).Dashboard(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &DashboardOutput{Body: dashboardOf(d)}, nil
+}
+
+// updateDashboard changes a dashboard.
+func (s *Server) updateDashboard(ctx context.Context, in *UpdateDashboardInput) (*DashboardOutput, error) {
+	b := in.Body
+	ch := models.DashboardChanges{Name: b.Name, Levels: b.Levels, IsDefault: b.IsDefault}
+	if b.Widgets != nil {
+		w := widgetsIn(*b.Widgets)
+		ch.Widgets = &w
+	}
+	d, err := s.dashboards(ctx).UpdateDashboard(ctx, in.ID, ch)
+	if err != nil {
+		return nil, err
+	}
+	return &DashboardOutput{Body: dashboardOf(d)}, nil
+}
+
+// deleteDashboard deletes a dashboard.
+func (s *Server) deleteDashboard(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.dashboards(ctx).DeleteDashboard(ctx, in.ID)
+}
+
+// renderDashboard renders a dashboard's widgets for the caller.
+func (s *Server) renderDashboard(ctx context.Context, in *IDPath) (*RenderedDashboardOutput, error) {
+	r, err := s.dashboards(ctx).RenderDashboard(ctx, in.ID, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return &RenderedDashboardOutput{Body: renderedOf(r)}, nil
 }
 
 func (s *Server) dashboards(ctx context.Context) DashboardStore { return s.scoped(ctx) }
