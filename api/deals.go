@@ -275,155 +275,203 @@ type NoteOutput struct{ Body TimelineEntry }
 
 func registerDealRoutes(s *Server) {
 	pipelines, deals := []string{"Pipelines"}, []string{"Deals"}
-	deal := func(d *models.Deal, err error) (*DealOutput, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &DealOutput{Body: dealOf(d)}, nil
-	}
-
 	register(s, huma.Operation{OperationID: "list-pipelines", Method: http.MethodGet, Path: "/api/pipelines", Tags: pipelines,
-		Summary: "List pipelines with their stages", Security: UsersOrKeys}, Requires(authz.PipelinesRead),
-		func(ctx context.Context, in *ListParams) (*PipelineListOutput, error) {
-			body, err := listPage(ctx, s, *in, func(pg models.Page) ([]models.Pipeline, string, error) {
-				return s.scoped(ctx).ListPipelines(ctx, pg)
-			}, pipelineOf)
-			return &PipelineListOutput{Body: body}, err
-		})
+		Summary: "List pipelines with their stages", Security: UsersOrKeys}, Requires(authz.PipelinesRead), s.listPipelines)
 	register(s, huma.Operation{OperationID: "get-pipeline", Method: http.MethodGet, Path: "/api/pipelines/{id}", Tags: pipelines,
-		Summary: "Get a pipeline", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PipelinesRead),
-		func(ctx context.Context, in *IDPath) (*PipelineOutput, error) {
-			p, err := s.scoped(ctx).Pipeline(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &PipelineOutput{Body: pipelineOf(p)}, nil
-		})
+		Summary: "Get a pipeline", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PipelinesRead), s.getPipeline)
 	register(s, huma.Operation{OperationID: "create-pipeline", Method: http.MethodPost, Path: "/api/pipelines", Tags: pipelines,
 		Summary: "Create a pipeline", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}},
-		Requires(authz.PipelinesWrite), func(ctx context.Context, in *CreatePipelineInput) (*PipelineOutput, error) {
-			stages := make([]models.NewStage, len(in.Body.Stages))
-			for i, st := range in.Body.Stages {
-				stages[i] = models.NewStage{Name: st.Name, Outcome: st.Outcome, Probability: st.Probability}
-			}
-			p, err := s.scoped(ctx).CreatePipeline(ctx, in.Body.Name, in.Body.IsDefault, stages)
-			if err != nil {
-				return nil, err
-			}
-			return &PipelineOutput{Body: pipelineOf(p)}, nil
-		})
+		Requires(authz.PipelinesWrite), s.createPipeline)
 
 	register(s, huma.Operation{OperationID: "register-deal", Method: http.MethodPost, Path: "/api/deals", Tags: deals,
 		Summary: "Register a deal", Description: "The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.",
 		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
-		Requires(authz.DealsWrite), func(ctx context.Context, in *RegisterDealInput) (*DealOutput, error) {
-			b := in.Body
-			d := &models.Deal{PartnerID: b.PartnerID, CustomerCompany: b.CustomerCompany, CustomerDomain: b.CustomerDomain, ContactName: b.ContactName,
-				ContactEmail: b.ContactEmail, AmountMinor: b.AmountMinor, Currency: b.Currency, ExpectedCloseDate: nonEmpty(b.ExpectedCloseDate), Notes: b.Notes}
-			return deal(d, s.scoped(ctx).RegisterDeal(ctx, d))
-		})
+		Requires(authz.DealsWrite), s.registerDeal)
 	register(s, huma.Operation{OperationID: "list-deals", Method: http.MethodGet, Path: "/api/deals", Tags: deals,
 		Summary: "List deals", Description: "Partners see only their own organisation's deals.", Security: UsersOrKeys},
-		Requires(authz.DealsRead), func(ctx context.Context, in *ListDealsInput) (*DealListOutput, error) {
-			f := models.DealFilter{PartnerID: in.PartnerID, Level: in.Level, StageID: in.StageID, Status: in.Status, OwnerUserID: in.OwnerUserID, Currency: in.Currency}
-			if !in.From.IsZero() {
-				f.CreatedFrom = &in.From
-			}
-			if !in.To.IsZero() {
-				f.CreatedTo = &in.To
-			}
-			if in.MinAmount > 0 {
-				f.MinAmount = &in.MinAmount
-			}
-			if in.MaxAmount > 0 {
-				f.MaxAmount = &in.MaxAmount
-			}
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Deal, string, error) {
-				return s.scoped(ctx).ListDeals(ctx, f, pg)
-			}, dealOf)
-			return &DealListOutput{Body: body}, err
-		})
+		Requires(authz.DealsRead), s.listDeals)
 	register(s, huma.Operation{OperationID: "get-deal", Method: http.MethodGet, Path: "/api/deals/{id}", Tags: deals,
-		Summary: "Get a deal", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DealsRead),
-		func(ctx context.Context, in *IDPath) (*DealOutput, error) {
-			return deal(s.scoped(ctx).Deal(ctx, in.ID))
-		})
+		Summary: "Get a deal", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DealsRead), s.getDeal)
 	register(s, huma.Operation{OperationID: "update-deal", Method: http.MethodPatch, Path: "/api/deals/{id}", Tags: deals,
 		Summary: "Change a deal's details", Description: "Only while the deal is open; closed deals answer 409 DEAL_CLOSED.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.DealsWrite), func(ctx context.Context, in *UpdateDealInput) (*DealOutput, error) {
-			b := in.Body
-			return deal(s.scoped(ctx).UpdateDeal(ctx, in.ID, models.DealChanges{CustomerCompany: b.CustomerCompany, ContactName: b.ContactName,
-				ContactEmail: b.ContactEmail, Notes: b.Notes, ExpectedCloseDate: b.ExpectedCloseDate, AmountMinor: b.AmountMinor, Currency: b.Currency}))
-		})
+		Requires(authz.DealsWrite), s.updateDeal)
 	register(s, huma.Operation{OperationID: "move-deal", Method: http.MethodPost, Path: "/api/deals/{id}/move", Tags: deals,
 		Summary: "Move a deal to a stage", Description: "An approved deal moves between stages of its pipeline. A won stage wins it: the customer (by contact email) is created or linked and attributed to the partner. A lost stage needs a reason. Illegal moves are 409 with a code.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.DealsWrite), func(ctx context.Context, in *MoveDealInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).MoveDeal(ctx, in.ID, models.DealMove{StageID: in.Body.StageID, Reason: in.Body.Reason}))
-		})
+		Requires(authz.DealsWrite), s.moveDeal)
 	register(s, huma.Operation{OperationID: "approve-deal", Method: http.MethodPost, Path: "/api/deals/{id}/approve", Tags: deals,
 		Summary: "Approve a registration", Description: "Protects the deal for the tenant's protection period. A registration under conflict review is approved after its conflicts are resolved.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.DealsApprove), func(ctx context.Context, in *ApproveDealInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).ApproveDeal(ctx, in.ID, in.Body.OwnerUserID))
-		})
+		Requires(authz.DealsApprove), s.approveDeal)
 	register(s, huma.Operation{OperationID: "reject-deal", Method: http.MethodPost, Path: "/api/deals/{id}/reject", Tags: deals,
 		Summary: "Reject a registration", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.DealsApprove), func(ctx context.Context, in *ReasonInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).RejectDeal(ctx, in.ID, in.Body.Reason))
-		})
+		Requires(authz.DealsApprove), s.rejectDeal)
 	register(s, huma.Operation{OperationID: "list-deal-conflicts", Method: http.MethodGet, Path: "/api/deals/{id}/conflicts", Tags: deals,
 		Summary: "What a registration overlaps", Description: "Other partners' open deals for the same domain or contact, and customers attributed to other partners. Operators only.",
-		Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DealsApprove),
-		func(ctx context.Context, in *IDPath) (*DealConflictsOutput, error) {
-			cs, err := s.scoped(ctx).DealConflicts(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			out := &DealConflictsOutput{}
-			out.Body.Data = make([]DealConflict, 0, len(cs))
-			for _, c := range cs {
-				out.Body.Data = append(out.Body.Data, DealConflict{ID: c.ID, Kind: c.Kind, OtherDealID: str(c.OtherDealID),
-					OtherPartnerID: str(c.OtherPartnerID), CustomerID: str(c.CustomerID), Explanation: c.Explanation, CreatedAt: c.CreatedAt})
-			}
-			return out, nil
-		})
+		Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DealsApprove), s.listDealConflicts)
 	register(s, huma.Operation{OperationID: "resolve-deal-conflicts", Method: http.MethodPost, Path: "/api/deals/{id}/conflicts/resolve", Tags: deals,
 		Summary: "Settle a registration's conflicts", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.DealsApprove), func(ctx context.Context, in *ResolveConflictsInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).ResolveDealConflicts(ctx, in.ID, in.Body.Resolution))
-		})
+		Requires(authz.DealsApprove), s.resolveDealConflicts)
 	register(s, huma.Operation{OperationID: "assign-deal-owner", Method: http.MethodPost, Path: "/api/deals/{id}/owner", Tags: deals,
 		Summary: "Make an operator user responsible for a deal", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
-		Requires(authz.DealsApprove), func(ctx context.Context, in *AssignOwnerInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).AssignDealOwner(ctx, in.ID, in.Body.UserID))
-		})
+		Requires(authz.DealsApprove), s.assignDealOwner)
 	register(s, huma.Operation{OperationID: "request-deal-extension", Method: http.MethodPost, Path: "/api/deals/{id}/extension-request", Tags: deals,
 		Summary: "Ask for a longer protection", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.DealsWrite), func(ctx context.Context, in *ReasonInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).RequestDealExtension(ctx, in.ID, in.Body.Reason))
-		})
+		Requires(authz.DealsWrite), s.requestDealExtension)
 	register(s, huma.Operation{OperationID: "extend-deal", Method: http.MethodPost, Path: "/api/deals/{id}/extend", Tags: deals,
 		Summary: "Extend a deal's protection", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.DealsApprove), func(ctx context.Context, in *ExtendDealInput) (*DealOutput, error) {
-			return deal(s.scoped(ctx).ExtendDeal(ctx, in.ID, in.Body.Days))
-		})
+		Requires(authz.DealsApprove), s.extendDeal)
 	register(s, huma.Operation{OperationID: "add-deal-note", Method: http.MethodPost, Path: "/api/deals/{id}/notes", Tags: deals,
 		Summary: "Add a note to a deal's timeline", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.DealsWrite), func(ctx context.Context, in *AddNoteInput) (*NoteOutput, error) {
-			n, err := s.scoped(ctx).AddDealNote(ctx, in.ID, in.Body.Body)
-			if err != nil {
-				return nil, err
-			}
-			return &NoteOutput{Body: timelineOf(&models.DealTimelineItem{Note: n})}, nil
-		})
+		Requires(authz.DealsWrite), s.addDealNote)
 	register(s, huma.Operation{OperationID: "get-deal-timeline", Method: http.MethodGet, Path: "/api/deals/{id}/timeline", Tags: deals,
 		Summary: "A deal's events and notes, oldest first", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.DealsRead), func(ctx context.Context, in *TimelineInput) (*TimelineOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.DealTimelineItem, string, error) {
-				return s.scoped(ctx).DealTimeline(ctx, in.ID, pg)
-			}, timelineOf)
-			return &TimelineOutput{Body: body}, err
-		})
+		Requires(authz.DealsRead), s.getDealTimeline)
+}
+
+// dealOutput answers with the deal d, or with err when there is one.
+func dealOutput(d *models.Deal, err error) (*DealOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &DealOutput{Body: dealOf(d)}, nil
+}
+
+// listPipelines lists pipelines with their stages.
+func (s *Server) listPipelines(ctx context.Context, in *ListParams) (*PipelineListOutput, error) {
+	body, err := listPage(ctx, s, *in, func(pg models.Page) ([]models.Pipeline, string, error) {
+		return s.scoped(ctx).ListPipelines(ctx, pg)
+	}, pipelineOf)
+	return &PipelineListOutput{Body: body}, err
+}
+
+// getPipeline answers one pipeline with its stages.
+func (s *Server) getPipeline(ctx context.Context, in *IDPath) (*PipelineOutput, error) {
+	p, err := s.scoped(ctx).Pipeline(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &PipelineOutput{Body: pipelineOf(p)}, nil
+}
+
+// createPipeline creates a pipeline with its stages.
+func (s *Server) createPipeline(ctx context.Context, in *CreatePipelineInput) (*PipelineOutput, error) {
+	stages := make([]models.NewStage, len(in.Body.Stages))
+	for i, st := range in.Body.Stages {
+		stages[i] = models.NewStage{Name: st.Name, Outcome: st.Outcome, Probability: st.Probability}
+	}
+	p, err := s.scoped(ctx).CreatePipeline(ctx, in.Body.Name, in.Body.IsDefault, stages)
+	if err != nil {
+		return nil, err
+	}
+	return &PipelineOutput{Body: pipelineOf(p)}, nil
+}
+
+// registerDeal registers a partner's deal, which waits for review when it overlaps another partner's.
+func (s *Server) registerDeal(ctx context.Context, in *RegisterDealInput) (*DealOutput, error) {
+	b := in.Body
+	d := &models.Deal{PartnerID: b.PartnerID, CustomerCompany: b.CustomerCompany, CustomerDomain: b.CustomerDomain, ContactName: b.ContactName,
+		ContactEmail: b.ContactEmail, AmountMinor: b.AmountMinor, Currency: b.Currency, ExpectedCloseDate: nonEmpty(b.ExpectedCloseDate), Notes: b.Notes}
+	return dealOutput(d, s.scoped(ctx).RegisterDeal(ctx, d))
+}
+
+// listDeals lists deals; partners see their own organisation's.
+func (s *Server) listDeals(ctx context.Context, in *ListDealsInput) (*DealListOutput, error) {
+	f := models.DealFilter{PartnerID: in.PartnerID, Level: in.Level, StageID: in.StageID, Status: in.Status, OwnerUserID: in.OwnerUserID, Currency: in.Currency}
+	if !in.From.IsZero() {
+		f.CreatedFrom = &in.From
+	}
+	if !in.To.IsZero() {
+		f.CreatedTo = &in.To
+	}
+	if in.MinAmount > 0 {
+		f.MinAmount = &in.MinAmount
+	}
+	if in.MaxAmount > 0 {
+		f.MaxAmount = &in.MaxAmount
+	}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Deal, string, error) {
+		return s.scoped(ctx).ListDeals(ctx, f, pg)
+	}, dealOf)
+	return &DealListOutput{Body: body}, err
+}
+
+// getDeal answers one deal.
+func (s *Server) getDeal(ctx context.Context, in *IDPath) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).Deal(ctx, in.ID))
+}
+
+// updateDeal changes an open deal's details.
+func (s *Server) updateDeal(ctx context.Context, in *UpdateDealInput) (*DealOutput, error) {
+	b := in.Body
+	return dealOutput(s.scoped(ctx).UpdateDeal(ctx, in.ID, models.DealChanges{CustomerCompany: b.CustomerCompany, ContactName: b.ContactName,
+		ContactEmail: b.ContactEmail, Notes: b.Notes, ExpectedCloseDate: b.ExpectedCloseDate, AmountMinor: b.AmountMinor, Currency: b.Currency}))
+}
+
+// moveDeal moves an approved deal to another stage of its pipeline, winning or losing it there.
+func (s *Server) moveDeal(ctx context.Context, in *MoveDealInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).MoveDeal(ctx, in.ID, models.DealMove{StageID: in.Body.StageID, Reason: in.Body.Reason}))
+}
+
+// approveDeal approves a registration, which protects the deal.
+func (s *Server) approveDeal(ctx context.Context, in *ApproveDealInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).ApproveDeal(ctx, in.ID, in.Body.OwnerUserID))
+}
+
+// rejectDeal rejects a registration with a reason.
+func (s *Server) rejectDeal(ctx context.Context, in *ReasonInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).RejectDeal(ctx, in.ID, in.Body.Reason))
+}
+
+// listDealConflicts lists what a registration overlaps: other partners' open deals and customers.
+func (s *Server) listDealConflicts(ctx context.Context, in *IDPath) (*DealConflictsOutput, error) {
+	cs, err := s.scoped(ctx).DealConflicts(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &DealConflictsOutput{}
+	out.Body.Data = make([]DealConflict, 0, len(cs))
+	for _, c := range cs {
+		out.Body.Data = append(out.Body.Data, DealConflict{ID: c.ID, Kind: c.Kind, OtherDealID: str(c.OtherDealID),
+			OtherPartnerID: str(c.OtherPartnerID), CustomerID: str(c.CustomerID), Explanation: c.Explanation, CreatedAt: c.CreatedAt})
+	}
+	return out, nil
+}
+
+// resolveDealConflicts settles a registration's conflicts.
+func (s *Server) resolveDealConflicts(ctx context.Context, in *ResolveConflictsInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).ResolveDealConflicts(ctx, in.ID, in.Body.Resolution))
+}
+
+// assignDealOwner makes an operator user responsible for a deal.
+func (s *Server) assignDealOwner(ctx context.Context, in *AssignOwnerInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).AssignDealOwner(ctx, in.ID, in.Body.UserID))
+}
+
+// requestDealExtension asks for a longer protection of a deal.
+func (s *Server) requestDealExtension(ctx context.Context, in *ReasonInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).RequestDealExtension(ctx, in.ID, in.Body.Reason))
+}
+
+// extendDeal extends a deal's protection.
+func (s *Server) extendDeal(ctx context.Context, in *ExtendDealInput) (*DealOutput, error) {
+	return dealOutput(s.scoped(ctx).ExtendDeal(ctx, in.ID, in.Body.Days))
+}
+
+// addDealNote adds a note to a deal's timeline.
+func (s *Server) addDealNote(ctx context.Context, in *AddNoteInput) (*NoteOutput, error) {
+	n, err := s.scoped(ctx).AddDealNote(ctx, in.ID, in.Body.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &NoteOutput{Body: timelineOf(&models.DealTimelineItem{Note: n})}, nil
+}
+
+// getDealTimeline lists a deal's events and notes, oldest first.
+func (s *Server) getDealTimeline(ctx context.Context, in *TimelineInput) (*TimelineOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.DealTimelineItem, string, error) {
+		return s.scoped(ctx).DealTimeline(ctx, in.ID, pg)
+	}, timelineOf)
+	return &TimelineOutput{Body: body}, err
 }

@@ -211,55 +211,64 @@ func registerEventRoutes(s *Server) {
 		OperationID: "list-events", Method: http.MethodGet, Path: "/api/events", Tags: tags,
 		Summary: "List events", Description: "Newest last. Partners see only events of their own customers.",
 		Security: UsersOrKeys,
-	}, Requires(authz.EventsRead), func(ctx context.Context, in *ListEventsInput) (*EventListOutput, error) {
-		if in.Type != "" && !models.ValidEventPattern(in.Type) {
-			return nil, models.Invalid("INVALID_EVENT_PATTERN", "type is neither an event type nor a pattern",
-				models.FieldError{Location: "query.type", Message: "use dot-separated words, * for any", Value: in.Type})
-		}
-		f := models.EventFilter{Type: in.Type, CustomerID: in.CustomerID, PartnerID: in.PartnerID, From: in.From, To: in.To}
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Event, string, error) {
-			return s.events(ctx).ListEvents(ctx, f, pg)
-		}, eventOf)
-		return &EventListOutput{Body: body}, err
-	})
+	}, Requires(authz.EventsRead), s.listEvents)
 
 	register(s, huma.Operation{
 		OperationID: "get-event", Method: http.MethodGet, Path: "/api/events/{id}", Tags: tags,
 		Summary: "Get an event", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.EventsRead), func(ctx context.Context, in *IDPath) (*EventOutput, error) {
-		e, err := s.events(ctx).Event(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &EventOutput{Body: eventOf(e)}, nil
-	})
+	}, Requires(authz.EventsRead), s.getEvent)
 
 	register(s, huma.Operation{
 		OperationID: "list-event-types", Method: http.MethodGet, Path: "/api/event-types", Tags: tags,
 		Summary:  "The event types the service emits, with the JSON schema of each payload",
 		Security: UsersOrKeys,
-	}, Requires(authz.EventsRead), func(ctx context.Context, in *struct{ ListParams }) (*EventTypeListOutput, error) {
-		catalogue := models.EventCatalogue()
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.EventType, string, error) {
-			start := 0
-			if pg.After != "" {
-				n, err := strconv.Atoi(pg.After)
-				if err != nil {
-					return nil, "", err
-				}
-				start = min(n, len(catalogue))
+	}, Requires(authz.EventsRead), s.listEventTypes)
+}
+
+// listEvents lists events.
+func (s *Server) listEvents(ctx context.Context, in *ListEventsInput) (*EventListOutput, error) {
+	if in.Type != "" && !models.ValidEventPattern(in.Type) {
+		return nil, models.Invalid("INVALID_EVENT_PATTERN", "type is neither an event type nor a pattern",
+			models.FieldError{Location: "query.type", Message: "use dot-separated words, * for any", Value: in.Type})
+	}
+	f := models.EventFilter{Type: in.Type, CustomerID: in.CustomerID, PartnerID: in.PartnerID, From: in.From, To: in.To}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Event, string, error) {
+		return s.events(ctx).ListEvents(ctx, f, pg)
+	}, eventOf)
+	return &EventListOutput{Body: body}, err
+}
+
+// getEvent answers one event.
+func (s *Server) getEvent(ctx context.Context, in *IDPath) (*EventOutput, error) {
+	e, err := s.events(ctx).Event(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &EventOutput{Body: eventOf(e)}, nil
+}
+
+// listEventTypes lists the event types the service emits, with the JSON schema of each payload.
+func (s *Server) listEventTypes(ctx context.Context, in *struct{ ListParams }) (*EventTypeListOutput, error) {
+	catalogue := models.EventCatalogue()
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.EventType, string, error) {
+		start := 0
+		if pg.After != "" {
+			n, err := strconv.Atoi(pg.After)
+			if err != nil {
+				return nil, "", err
 			}
-			end := min(start+pg.Limit, len(catalogue))
-			next := ""
-			if end < len(catalogue) {
-				next = strconv.Itoa(end)
-			}
-			return catalogue[start:end], next, nil
-		}, func(t *models.EventType) EventTypeInfo {
-			return EventTypeInfo{Name: t.Name, Description: t.Description, PayloadSchema: s.payloadSchema(t.Payload)}
-		})
-		return &EventTypeListOutput{Body: body}, err
+			start = min(n, len(catalogue))
+		}
+		end := min(start+pg.Limit, len(catalogue))
+		next := ""
+		if end < len(catalogue) {
+			next = strconv.Itoa(end)
+		}
+		return catalogue[start:end], next, nil
+	}, func(t *models.EventType) EventTypeInfo {
+		return EventTypeInfo{Name: t.Name, Description: t.Description, PayloadSchema: s.payloadSchema(t.Payload)}
 	})
+	return &EventTypeListOutput{Body: body}, err
 }
 
 func (s *Server) events(ctx context.Context) EventsStore { return s.scoped(ctx) }
@@ -304,6 +313,7 @@ func toIngest(b *IngestEventBody, prefix string, now time.Time) (models.IngestEv
 		ExternalID: b.EventID, OccurredAt: occurred}, nil
 }
 
+// ingestEvent stores one customer event sent by an integration.
 func (s *Server) ingestEvent(ctx context.Context, in *IngestEventInput) (*IngestEventOutput, error) {
 	e, perr := toIngest(&in.Body, "body.", time.Now().UTC())
 	if perr != nil {
@@ -320,6 +330,7 @@ func (s *Server) ingestEvent(ctx context.Context, in *IngestEventInput) (*Ingest
 	return &IngestEventOutput{Body: IngestedEvent{ID: r.EventID, Status: r.Status, CustomerID: r.CustomerID}}, nil
 }
 
+// ingestBatch stores a batch of customer events and reports on each.
 func (s *Server) ingestBatch(ctx context.Context, in *IngestBatchInput) (*IngestBatchOutput, error) {
 	if n := len(in.Body.Events); n > MaxBatchEvents {
 		return nil, models.Errorf(models.KindTooLarge, "BATCH_TOO_LARGE", "a batch holds at most %d events; this one has %d", MaxBatchEvents, n)

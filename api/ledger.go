@@ -218,57 +218,21 @@ func registerLedgerRoutes(s *Server) {
 	tags := []string{tagLedger}
 	register(s, huma.Operation{OperationID: "list-accruals", Method: http.MethodGet, Path: "/api/ledger/accruals", Tags: tags,
 		Summary: "List accruals", Description: "Partners see only their own.", Security: UsersOrKeys},
-		Requires(authz.LedgerRead), func(ctx context.Context, in *ListAccrualsInput) (*AccrualListOutput, error) {
-			f := models.AccrualFilter{PartnerID: in.PartnerID, PlanID: in.PlanID, Status: in.Status, Currency: in.Currency}
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Accrual, string, error) {
-				return s.scoped(ctx).ListAccruals(ctx, f, pg)
-			}, accrualOf)
-			return &AccrualListOutput{Body: body}, err
-		})
+		Requires(authz.LedgerRead), s.listAccruals)
 	register(s, huma.Operation{OperationID: "get-accrual", Method: http.MethodGet, Path: "/api/ledger/accruals/{id}", Tags: tags,
 		Summary: "Get an accrual", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.LedgerRead), func(ctx context.Context, in *IDPath) (*AccrualOutput, error) {
-			a, err := s.scoped(ctx).Accrual(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &AccrualOutput{Body: accrualOf(a)}, nil
-		})
+		Requires(authz.LedgerRead), s.getAccrual)
 	register(s, huma.Operation{OperationID: "reverse-accrual", Method: http.MethodPost, Path: "/api/ledger/accruals/{id}/reverse", Tags: tags,
 		Summary:     "Reverse an accrual",
 		Description: "Claws the commission back with a reversing movement: from pending while it is held back, otherwise from available, which may go negative when the money was paid out already. A reversed accrual answers 409 ACCRUAL_REVERSED.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.LedgerWrite), func(ctx context.Context, in *ReverseAccrualInput) (*AccrualOutput, error) {
-			a, err := s.scoped(ctx).ReverseAccrual(ctx, in.ID, in.Body.Reason)
-			if err != nil {
-				return nil, err
-			}
-			return &AccrualOutput{Body: accrualOf(a)}, nil
-		})
+		Requires(authz.LedgerWrite), s.reverseAccrual)
 	register(s, huma.Operation{OperationID: "list-balances", Method: http.MethodGet, Path: "/api/ledger/balances", Tags: tags,
 		Summary: "Balances per partner and currency", Description: "Partners see only their own.", Security: UsersOrKeys},
-		Requires(authz.LedgerRead), func(ctx context.Context, in *BalancesInput) (*BalancesOutput, error) {
-			bs, err := s.scoped(ctx).Balances(ctx, in.PartnerID, in.Currency)
-			if err != nil {
-				return nil, err
-			}
-			out := &BalancesOutput{}
-			out.Body.Data = make([]Balance, 0, len(bs))
-			for i := range bs {
-				out.Body.Data = append(out.Body.Data, balanceOf(&bs[i]))
-			}
-			return out, nil
-		})
+		Requires(authz.LedgerRead), s.listBalances)
 	register(s, huma.Operation{OperationID: "list-ledger-entries", Method: http.MethodGet, Path: "/api/ledger/entries", Tags: tags,
 		Summary: "List ledger entries, oldest first", Description: "Partners see only their own.", Security: UsersOrKeys},
-		Requires(authz.LedgerRead), func(ctx context.Context, in *ListEntriesInput) (*LedgerEntryListOutput, error) {
-			f := models.EntryFilter{PartnerID: in.PartnerID, Currency: in.Currency, Account: in.Account, Kind: in.Kind,
-				SourceType: in.SourceType, SourceID: in.SourceID, From: in.From, To: in.To}
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.LedgerEntry, string, error) {
-				return s.scoped(ctx).ListLedgerEntries(ctx, f, pg)
-			}, ledgerEntryOf)
-			return &LedgerEntryListOutput{Body: body}, err
-		})
+		Requires(authz.LedgerRead), s.listLedgerEntries)
 
 	statementSchema := s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeOf(Statement{}), true, "Statement")
 	register(s, huma.Operation{OperationID: "get-ledger-statement", Method: http.MethodGet, Path: "/api/ledger/statement", Tags: tags,
@@ -289,24 +253,79 @@ func registerLedgerRoutes(s *Server) {
 		Summary:     "Correct a partner's available balance",
 		Description: "Finance's manual adjustment with a reason: a positive amount credits the available balance, a negative one debits it. Audited; emits ledger.adjusted. Requires an Idempotency-Key; the key also makes the ledger book the adjustment once.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}, true),
-		Requires(authz.LedgerWrite), func(ctx context.Context, in *AdjustBalanceInput) (*LedgerMovementOutput, error) {
-			b := in.Body
-			if b.Amount == 0 {
-				return nil, models.Invalid("INVALID_ADJUSTMENT", "the adjustment is not valid",
-					models.FieldError{Location: "body.amount", Message: "a non-zero amount in minor units", Value: b.Amount})
-			}
-			if !validIdempotencyKey(in.IdempotencyKey) {
-				return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
-			}
-			mv, err := s.scoped(ctx).AdjustBalance(ctx, models.Adjustment{PartnerID: b.PartnerID, Amount: b.Amount, Currency: b.Currency,
-				Reason: b.Reason, Key: in.IdempotencyKey})
-			if err != nil {
-				return nil, err
-			}
-			return &LedgerMovementOutput{Body: ledgerMovementOf(mv)}, nil
-		})
+		Requires(authz.LedgerWrite), s.adjustBalance)
 }
 
+// listAccruals lists commission accruals.
+func (s *Server) listAccruals(ctx context.Context, in *ListAccrualsInput) (*AccrualListOutput, error) {
+	f := models.AccrualFilter{PartnerID: in.PartnerID, PlanID: in.PlanID, Status: in.Status, Currency: in.Currency}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Accrual, string, error) {
+		return s.scoped(ctx).ListAccruals(ctx, f, pg)
+	}, accrualOf)
+	return &AccrualListOutput{Body: body}, err
+}
+
+// getAccrual answers one accrual.
+func (s *Server) getAccrual(ctx context.Context, in *IDPath) (*AccrualOutput, error) {
+	a, err := s.scoped(ctx).Accrual(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &AccrualOutput{Body: accrualOf(a)}, nil
+}
+
+// reverseAccrual reverses an accrual with a reason.
+func (s *Server) reverseAccrual(ctx context.Context, in *ReverseAccrualInput) (*AccrualOutput, error) {
+	a, err := s.scoped(ctx).ReverseAccrual(ctx, in.ID, in.Body.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return &AccrualOutput{Body: accrualOf(a)}, nil
+}
+
+// listBalances lists balances per partner and currency.
+func (s *Server) listBalances(ctx context.Context, in *BalancesInput) (*BalancesOutput, error) {
+	bs, err := s.scoped(ctx).Balances(ctx, in.PartnerID, in.Currency)
+	if err != nil {
+		return nil, err
+	}
+	out := &BalancesOutput{}
+	out.Body.Data = make([]Balance, 0, len(bs))
+	for i := range bs {
+		out.Body.Data = append(out.Body.Data, balanceOf(&bs[i]))
+	}
+	return out, nil
+}
+
+// listLedgerEntries lists ledger entries, oldest first.
+func (s *Server) listLedgerEntries(ctx context.Context, in *ListEntriesInput) (*LedgerEntryListOutput, error) {
+	f := models.EntryFilter{PartnerID: in.PartnerID, Currency: in.Currency, Account: in.Account, Kind: in.Kind,
+		SourceType: in.SourceType, SourceID: in.SourceID, From: in.From, To: in.To}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.LedgerEntry, string, error) {
+		return s.scoped(ctx).ListLedgerEntries(ctx, f, pg)
+	}, ledgerEntryOf)
+	return &LedgerEntryListOutput{Body: body}, err
+}
+
+// adjustBalance corrects a partner's available balance by finance's manual adjustment.
+func (s *Server) adjustBalance(ctx context.Context, in *AdjustBalanceInput) (*LedgerMovementOutput, error) {
+	b := in.Body
+	if b.Amount == 0 {
+		return nil, models.Invalid("INVALID_ADJUSTMENT", "the adjustment is not valid",
+			models.FieldError{Location: "body.amount", Message: "a non-zero amount in minor units", Value: b.Amount})
+	}
+	if !validIdempotencyKey(in.IdempotencyKey) {
+		return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
+	}
+	mv, err := s.scoped(ctx).AdjustBalance(ctx, models.Adjustment{PartnerID: b.PartnerID, Amount: b.Amount, Currency: b.Currency,
+		Reason: b.Reason, Key: in.IdempotencyKey})
+	if err != nil {
+		return nil, err
+	}
+	return &LedgerMovementOutput{Body: ledgerMovementOf(mv)}, nil
+}
+
+// statement answers a partner's statement for a period, as JSON or CSV.
 func (s *Server) statement(ctx context.Context, in *StatementInput) (*StatementOutput, error) {
 	partnerID := in.PartnerID
 	if partnerID == "" {

@@ -140,87 +140,114 @@ type ProposalListOutput struct{ Body ListBody[LevelProposal] }
 
 func registerLevelRoutes(s *Server) {
 	tags := []string{"Levels"}
-	level := func(l *models.Level, err error) (*LevelOutput, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &LevelOutput{Body: levelOf(l)}, nil
-	}
 	register(s, huma.Operation{OperationID: "create-level", Method: http.MethodPost, Path: "/api/levels", Tags: tags,
 		Summary: "Create a partner level", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.PartnersWrite), func(ctx context.Context, in *CreateLevelInput) (*LevelOutput, error) {
-			l := &models.Level{Name: in.Body.Name, Rank: in.Body.Rank, Benefits: in.Body.Benefits, IsDefault: in.Body.IsDefault}
-			return level(l, s.scoped(ctx).CreateLevel(ctx, l, in.Body.Requirements.model()))
-		})
+		Requires(authz.PartnersWrite), s.createLevel)
 	register(s, huma.Operation{OperationID: "list-levels", Method: http.MethodGet, Path: "/api/levels", Tags: tags,
 		Summary: "List partner levels", Description: "Partners see them too: benefits and requirements.", Security: UsersOrKeys},
-		Requires(authz.PartnersRead), func(ctx context.Context, in *ListParams) (*LevelListOutput, error) {
-			body, err := listPage(ctx, s, *in, func(pg models.Page) ([]models.Level, string, error) {
-				return s.scoped(ctx).ListLevels(ctx, pg)
-			}, levelOf)
-			return &LevelListOutput{Body: body}, err
-		})
+		Requires(authz.PartnersRead), s.listLevels)
 	register(s, huma.Operation{OperationID: "get-level", Method: http.MethodGet, Path: "/api/levels/{id}", Tags: tags,
-		Summary: "Get a partner level", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead),
-		func(ctx context.Context, in *IDPath) (*LevelOutput, error) {
-			return level(s.scoped(ctx).Level(ctx, in.ID))
-		})
+		Summary: "Get a partner level", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead), s.getLevel)
 	register(s, huma.Operation{OperationID: "update-level", Method: http.MethodPatch, Path: "/api/levels/{id}", Tags: tags,
 		Summary: "Change a partner level", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.PartnersWrite), func(ctx context.Context, in *UpdateLevelInput) (*LevelOutput, error) {
-			b := in.Body
-			c := models.LevelChanges{Name: b.Name, Rank: b.Rank, Benefits: b.Benefits, IsDefault: b.IsDefault}
-			if b.Requirements != nil {
-				r := b.Requirements.model()
-				c.Requirements = &r
-			}
-			return level(s.scoped(ctx).UpdateLevel(ctx, in.ID, c))
-		})
+		Requires(authz.PartnersWrite), s.updateLevel)
 	register(s, huma.Operation{OperationID: "delete-level", Method: http.MethodDelete, Path: "/api/levels/{id}", Tags: tags,
 		Summary: "Delete a partner level no partner holds", DefaultStatus: http.StatusNoContent, Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.PartnersWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-			return nil, s.scoped(ctx).DeleteLevel(ctx, in.ID)
-		})
+		Requires(authz.PartnersWrite), s.deleteLevel)
 	register(s, huma.Operation{OperationID: "evaluate-partner-level", Method: http.MethodGet, Path: "/api/partners/{id}/level-evaluation", Tags: tags,
 		Summary: "The level a partner qualifies for now", Description: "Partners see their own.", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.PartnersRead), func(ctx context.Context, in *IDPath) (*LevelEvaluationOutput, error) {
-			ev, err := s.scoped(ctx).EvaluatePartnerLevel(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			out := &LevelEvaluationOutput{Body: LevelEvaluation{PartnerID: ev.PartnerID, CurrentLevel: ev.CurrentLevel, TargetLevel: ev.TargetLevel,
-				WonDeals: ev.Performance.WonDeals, WonAmountMinor: ev.Performance.WonAmountMinor}}
-			if out.Body.WonAmountMinor == nil {
-				out.Body.WonAmountMinor = map[string]int64{}
-			}
-			return out, nil
-		})
+		Requires(authz.PartnersRead), s.evaluatePartnerLevel)
 	register(s, huma.Operation{OperationID: "list-level-proposals", Method: http.MethodGet, Path: "/api/level-proposals", Tags: tags,
-		Summary: "Level changes the daily review proposes", Security: UsersOrKeys}, Requires(authz.PartnersWrite),
-		func(ctx context.Context, in *ListProposalsInput) (*ProposalListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.LevelProposal, string, error) {
-				return s.scoped(ctx).ListLevelProposals(ctx, in.Status, pg)
-			}, proposalOf)
-			return &ProposalListOutput{Body: body}, err
-		})
+		Summary: "Level changes the daily review proposes", Security: UsersOrKeys}, Requires(authz.PartnersWrite), s.listLevelProposals)
 	register(s, huma.Operation{OperationID: "review-levels", Method: http.MethodPost, Path: "/api/levels/review", Tags: tags,
 		Summary: "Run the level review now", Description: "The review also runs daily. It proposes or applies level changes as the tenant's levelChanges setting says.",
-		Security: UsersOrKeys}, Requires(authz.PartnersWrite), func(ctx context.Context, _ *struct{}) (*ReviewOutput, error) {
-		n, err := s.scoped(ctx).ReviewLevelsNow(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := &ReviewOutput{}
-		out.Body.Changes = n
-		return out, nil
-	})
+		Security: UsersOrKeys}, Requires(authz.PartnersWrite), s.reviewLevels)
 	register(s, huma.Operation{OperationID: "decide-level-proposal", Method: http.MethodPost, Path: "/api/level-proposals/{id}/decide", Tags: tags,
 		Summary: "Apply or dismiss a proposed level change", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.PartnersWrite), func(ctx context.Context, in *DecideProposalInput) (*ProposalOutput, error) {
-			p, err := s.scoped(ctx).DecideLevelProposal(ctx, in.ID, in.Body.Apply)
-			if err != nil {
-				return nil, err
-			}
-			return &ProposalOutput{Body: proposalOf(p)}, nil
-		})
+		Requires(authz.PartnersWrite), s.decideLevelProposal)
+}
+
+// levelOutput answers with the level l, or with err when there is one.
+func levelOutput(l *models.Level, err error) (*LevelOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &LevelOutput{Body: levelOf(l)}, nil
+}
+
+// createLevel creates a partner level.
+func (s *Server) createLevel(ctx context.Context, in *CreateLevelInput) (*LevelOutput, error) {
+	l := &models.Level{Name: in.Body.Name, Rank: in.Body.Rank, Benefits: in.Body.Benefits, IsDefault: in.Body.IsDefault}
+	return levelOutput(l, s.scoped(ctx).CreateLevel(ctx, l, in.Body.Requirements.model()))
+}
+
+// listLevels lists partner levels.
+func (s *Server) listLevels(ctx context.Context, in *ListParams) (*LevelListOutput, error) {
+	body, err := listPage(ctx, s, *in, func(pg models.Page) ([]models.Level, string, error) {
+		return s.scoped(ctx).ListLevels(ctx, pg)
+	}, levelOf)
+	return &LevelListOutput{Body: body}, err
+}
+
+// getLevel answers one partner level.
+func (s *Server) getLevel(ctx context.Context, in *IDPath) (*LevelOutput, error) {
+	return levelOutput(s.scoped(ctx).Level(ctx, in.ID))
+}
+
+// updateLevel changes a partner level.
+func (s *Server) updateLevel(ctx context.Context, in *UpdateLevelInput) (*LevelOutput, error) {
+	b := in.Body
+	c := models.LevelChanges{Name: b.Name, Rank: b.Rank, Benefits: b.Benefits, IsDefault: b.IsDefault}
+	if b.Requirements != nil {
+		r := b.Requirements.model()
+		c.Requirements = &r
+	}
+	return levelOutput(s.scoped(ctx).UpdateLevel(ctx, in.ID, c))
+}
+
+// deleteLevel deletes a partner level no partner holds.
+func (s *Server) deleteLevel(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.scoped(ctx).DeleteLevel(ctx, in.ID)
+}
+
+// evaluatePartnerLevel answers the level a partner qualifies for now.
+func (s *Server) evaluatePartnerLevel(ctx context.Context, in *IDPath) (*LevelEvaluationOutput, error) {
+	ev, err := s.scoped(ctx).EvaluatePartnerLevel(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &LevelEvaluationOutput{Body: LevelEvaluation{PartnerID: ev.PartnerID, CurrentLevel: ev.CurrentLevel, TargetLevel: ev.TargetLevel,
+		WonDeals: ev.Performance.WonDeals, WonAmountMinor: ev.Performance.WonAmountMinor}}
+	if out.Body.WonAmountMinor == nil {
+		out.Body.WonAmountMinor = map[string]int64{}
+	}
+	return out, nil
+}
+
+// listLevelProposals lists the level changes the reviews proposed.
+func (s *Server) listLevelProposals(ctx context.Context, in *ListProposalsInput) (*ProposalListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.LevelProposal, string, error) {
+		return s.scoped(ctx).ListLevelProposals(ctx, in.Status, pg)
+	}, proposalOf)
+	return &ProposalListOutput{Body: body}, err
+}
+
+// reviewLevels runs the level review now and says how many changes it made or proposed.
+func (s *Server) reviewLevels(ctx context.Context, _ *struct{}) (*ReviewOutput, error) {
+	n, err := s.scoped(ctx).ReviewLevelsNow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &ReviewOutput{}
+	out.Body.Changes = n
+	return out, nil
+}
+
+// decideLevelProposal applies or dismisses a proposed level change.
+func (s *Server) decideLevelProposal(ctx context.Context, in *DecideProposalInput) (*ProposalOutput, error) {
+	p, err := s.scoped(ctx).DecideLevelProposal(ctx, in.ID, in.Body.Apply)
+	if err != nil {
+		return nil, err
+	}
+	return &ProposalOutput{Body: proposalOf(p)}, nil
 }

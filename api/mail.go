@@ -77,25 +77,31 @@ func registerMailRoutes(s *Server) {
 		Summary:     "List the outgoing email messages, oldest first",
 		Description: "Every message the service sent, tried to send or, without an SMTP server configured, kept in the outbox. Operators only.",
 		Security:    UsersOrKeys,
-	}, Requires(authz.MailRead), func(ctx context.Context, in *ListMailInput) (*MailListOutput, error) {
-		f := models.MailFilter{To: in.To, Purpose: in.Purpose, Status: in.Status, CreatedFrom: in.CreatedFrom, CreatedBefore: in.CreatedBefore}
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.MailMessage, string, error) {
-			return s.mail(ctx).ListMail(ctx, f, pg)
-		}, mailOf)
-		return &MailListOutput{Body: body}, err
-	})
+	}, Requires(authz.MailRead), s.listMailMessages)
 
 	register(s, huma.Operation{
 		OperationID: "get-mail-message", Method: http.MethodGet, Path: "/api/mail/messages/{id}", Tags: tags,
 		Summary: "Get an outgoing email message with its text and HTML bodies", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound},
-	}, Requires(authz.MailRead), func(ctx context.Context, in *IDPath) (*MailMessageOutput, error) {
-		m, err := s.mail(ctx).MailMessage(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &MailMessageOutput{Body: MailMessageDetail{MailMessage: mailOf(m), Text: m.TextBody, HTML: m.HTMLBody}}, nil
-	})
+	}, Requires(authz.MailRead), s.getMailMessage)
+}
+
+// listMailMessages lists the outgoing email messages, oldest first.
+func (s *Server) listMailMessages(ctx context.Context, in *ListMailInput) (*MailListOutput, error) {
+	f := models.MailFilter{To: in.To, Purpose: in.Purpose, Status: in.Status, CreatedFrom: in.CreatedFrom, CreatedBefore: in.CreatedBefore}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.MailMessage, string, error) {
+		return s.mail(ctx).ListMail(ctx, f, pg)
+	}, mailOf)
+	return &MailListOutput{Body: body}, err
+}
+
+// getMailMessage answers one outgoing email message with its text and HTML bodies.
+func (s *Server) getMailMessage(ctx context.Context, in *IDPath) (*MailMessageOutput, error) {
+	m, err := s.mail(ctx).MailMessage(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &MailMessageOutput{Body: MailMessageDetail{MailMessage: mailOf(m), Text: m.TextBody, HTML: m.HTMLBody}}, nil
 }
 
 func (s *Server) mail(ctx context.Context) MailStore { return s.scoped(ctx) }

@@ -171,77 +171,95 @@ func registerMetricRoutes(s *Server) {
 		OperationID: "create-metric", Method: http.MethodPost, Path: "/api/metrics", Tags: tags,
 		Summary: "Define a metric", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusUnprocessableEntity},
-	}, Requires(authz.MetricsWrite), func(ctx context.Context, in *CreateMetricInput) (*MetricOutput, error) {
-		b := in.Body
-		m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
-		if err := s.metrics(ctx).CreateMetric(ctx, m, filtersOf(b.Filters)); err != nil {
-			return nil, err
-		}
-		return &MetricOutput{Body: metricOf(m)}, nil
-	})
+	}, Requires(authz.MetricsWrite), s.createMetric)
 
 	register(s, huma.Operation{
 		OperationID: "list-metrics", Method: http.MethodGet, Path: "/api/metrics", Tags: tags,
 		Summary: "List metrics", Security: UsersOrKeys,
-	}, Requires(authz.MetricsRead), func(ctx context.Context, in *struct{ ListParams }) (*MetricListOutput, error) {
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Metric, string, error) {
-			return s.metrics(ctx).ListMetrics(ctx, pg)
-		}, metricOf)
-		return &MetricListOutput{Body: body}, err
-	})
+	}, Requires(authz.MetricsRead), s.listMetrics)
 
 	register(s, huma.Operation{
 		OperationID: "get-metric", Method: http.MethodGet, Path: "/api/metrics/{id}", Tags: tags,
 		Summary: "Get a metric", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.MetricsRead), func(ctx context.Context, in *IDPath) (*MetricOutput, error) {
-		m, err := s.metrics(ctx).Metric(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &MetricOutput{Body: metricOf(m)}, nil
-	})
+	}, Requires(authz.MetricsRead), s.getMetric)
 
 	register(s, huma.Operation{
 		OperationID: "update-metric", Method: http.MethodPatch, Path: "/api/metrics/{id}", Tags: tags,
 		Summary: "Change a metric", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, Requires(authz.MetricsWrite), func(ctx context.Context, in *UpdateMetricInput) (*MetricOutput, error) {
-		b := in.Body
-		ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
-		if b.Filters != nil {
-			f := filtersOf(*b.Filters)
-			ch.Filters = &f
-		}
-		m, err := s.metrics(ctx).UpdateMetric(ctx, in.ID, ch)
-		if err != nil {
-			return nil, err
-		}
-		return &MetricOutput{Body: metricOf(m)}, nil
-	})
+	}, Requires(authz.MetricsWrite), s.updateMetric)
 
 	register(s, huma.Operation{
 		OperationID: "delete-metric", Method: http.MethodDelete, Path: "/api/metrics/{id}", Tags: tags,
 		Summary: "Delete a metric", Description: "A metric shown on a dashboard cannot be deleted (409 METRIC_IN_USE).",
 		Security: UsersOrKeys, DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound, http.StatusConflict},
-	}, Requires(authz.MetricsWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-		return nil, s.metrics(ctx).DeleteMetric(ctx, in.ID)
-	})
+	}, Requires(authz.MetricsWrite), s.deleteMetric)
 
 	register(s, huma.Operation{
 		OperationID: "compute-metric", Method: http.MethodGet, Path: "/api/metrics/{id}/compute", Tags: tags,
 		Summary:     "Compute a metric",
 		Description: "The value over a range and, with interval, a time series. Partners always get their own customers' events only.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, Requires(authz.MetricsRead), func(ctx context.Context, in *ComputeMetricInput) (*MetricValueOutput, error) {
-		r, err := s.metrics(ctx).ComputeMetric(ctx, in.ID, models.MetricQuery{From: in.From, To: in.To, Interval: in.Interval,
-			PartnerID: in.PartnerID, PartnerLevel: in.PartnerLevel})
-		if err != nil {
-			return nil, err
-		}
-		return &MetricValueOutput{Body: metricValueOf(in.ID, in.Interval, r)}, nil
-	})
+	}, Requires(authz.MetricsRead), s.computeMetric)
 
 	registerDashboardRoutes(s)
+}
+
+// createMetric defines a metric.
+func (s *Server) createMetric(ctx context.Context, in *CreateMetricInput) (*MetricOutput, error) {
+	b := in.Body
+	m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
+	if err := s.metrics(ctx).CreateMetric(ctx, m, filtersOf(b.Filters)); err != nil {
+		return nil, err
+	}
+	return &MetricOutput{Body: metricOf(m)}, nil
+}
+
+// listMetrics lists metrics.
+func (s *Server) listMetrics(ctx context.Context, in *struct{ ListParams }) (*MetricListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Metric, string, error) {
+		return s.metrics(ctx).ListMetrics(ctx, pg)
+	}, metricOf)
+	return &MetricListOutput{Body: body}, err
+}
+
+// getMetric answers one metric.
+func (s *Server) getMetric(ctx context.Context, in *IDPath) (*MetricOutput, error) {
+	m, err := s.metrics(ctx).Metric(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &MetricOutput{Body: metricOf(m)}, nil
+}
+
+// updateMetric changes a metric.
+func (s *Server) updateMetric(ctx context.Context, in *UpdateMetricInput) (*MetricOutput, error) {
+	b := in.Body
+	ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
+	if b.Filters != nil {
+		f := filtersOf(*b.Filters)
+		ch.Filters = &f
+	}
+	m, err := s.metrics(ctx).UpdateMetric(ctx, in.ID, ch)
+	if err != nil {
+		return nil, err
+	}
+	return &MetricOutput{Body: metricOf(m)}, nil
+}
+
+// deleteMetric deletes a metric.
+func (s *Server) deleteMetric(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.metrics(ctx).DeleteMetric(ctx, in.ID)
+}
+
+// computeMetric computes a metric's value over a range and, with an interval, its time series.
+func (s *Server) computeMetric(ctx context.Context, in *ComputeMetricInput) (*MetricValueOutput, error) {
+	r, err := s.metrics(ctx).ComputeMetric(ctx, in.ID, models.MetricQuery{From: in.From, To: in.To, Interval: in.Interval,
+		PartnerID: in.PartnerID, PartnerLevel: in.PartnerLevel})
+	if err != nil {
+		return nil, err
+	}
+	return &MetricValueOutput{Body: metricValueOf(in.ID, in.Interval, r)}, nil
 }
 
 func (s *Server) metrics(ctx context.Context) MetricStore { return s.scoped(ctx) }

@@ -163,109 +163,155 @@ func (s *Server) people(ctx context.Context) PeopleStore { return s.scoped(ctx) 
 func registerPeopleRoutes(s *Server) {
 	ops := []string{"Operator users"}
 	register(s, huma.Operation{OperationID: "list-users", Method: http.MethodGet, Path: "/api/users", Tags: ops,
-		Summary: "List operator users", Security: UsersOrKeys}, Requires(authz.UsersRead),
-		func(ctx context.Context, in *struct{ ListParams }) (*UserListOutput, error) {
-			return s.listUsers(ctx, false, "", in.ListParams)
-		})
+		Summary: "List operator users", Security: UsersOrKeys}, Requires(authz.UsersRead), s.listOperatorUsers)
 	register(s, huma.Operation{OperationID: "create-user", Method: http.MethodPost, Path: "/api/users", Tags: ops,
 		Summary: "Add an operator user with roles", DefaultStatus: http.StatusCreated, Security: UsersOnly,
-		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.UsersWrite),
-		func(ctx context.Context, in *CreateUserInput) (*CreatedUserOutput, error) {
-			return s.createUser(ctx, in, "")
-		})
+		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.UsersWrite), s.createOperatorUser)
 	register(s, huma.Operation{OperationID: "reset-user-password", Method: http.MethodPost, Path: "/api/users/{id}/password-reset", Tags: ops,
 		Summary: "Issue a one-time password-reset token for an operator user", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.UsersWrite), func(ctx context.Context, in *IDPath) (*OneTimeTokenOutput, error) {
-			t, err := s.issueUserToken(ctx, false, in.ID, models.TokenPasswordReset, passwordResetTTL)
-			return &OneTimeTokenOutput{CacheControl: "no-store", Body: t}, err
-		})
+		Requires(authz.UsersWrite), s.resetOperatorUserPassword)
 	register(s, huma.Operation{OperationID: "get-user", Method: http.MethodGet, Path: "/api/users/{id}", Tags: ops,
-		Summary: "Get an operator user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.UsersRead),
-		func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.getUser(ctx, false, in.ID) })
+		Summary: "Get an operator user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.UsersRead), s.getOperatorUser)
 	register(s, huma.Operation{OperationID: "update-user", Method: http.MethodPatch, Path: "/api/users/{id}", Tags: ops,
 		Summary: "Change an operator user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
-		Requires(authz.UsersWrite), func(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
-			return s.updateUser(ctx, false, in)
-		})
+		Requires(authz.UsersWrite), s.updateOperatorUser)
 	register(s, huma.Operation{OperationID: "deactivate-user", Method: http.MethodPost, Path: "/api/users/{id}/deactivate", Tags: ops,
 		Summary: "Deactivate an operator user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.UsersWrite), func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.deactivateUser(ctx, false, in.ID) })
+		Requires(authz.UsersWrite), s.deactivateOperatorUser)
 
 	ps := []string{"Partners"}
 	register(s, huma.Operation{OperationID: "list-partners", Method: http.MethodGet, Path: "/api/partners", Tags: ps,
-		Summary: "List partner organisations (a partner sees its own)", Security: UsersOrKeys}, Requires(authz.PartnersRead),
-		func(ctx context.Context, in *struct{ ListParams }) (*PartnerListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Partner, string, error) {
-				return s.people(ctx).ListPartners(ctx, pg)
-			}, partnerOf)
-			return &PartnerListOutput{Body: body}, err
-		})
+		Summary: "List partner organisations (a partner sees its own)", Security: UsersOrKeys}, Requires(authz.PartnersRead), s.listPartners)
 	register(s, huma.Operation{OperationID: "create-partner", Method: http.MethodPost, Path: "/api/partners", Tags: ps,
-		Summary: "Add a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOrKeys}, Requires(authz.PartnersWrite),
-		func(ctx context.Context, in *PartnerInput) (*PartnerOutput, error) {
-			p := &models.Partner{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: models.PartnerActive}
-			if err := s.people(ctx).CreatePartner(ctx, p); err != nil {
-				return nil, err
-			}
-			return &PartnerOutput{Body: partnerOf(p)}, nil
-		})
+		Summary: "Add a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOrKeys}, Requires(authz.PartnersWrite), s.createPartner)
 	register(s, huma.Operation{OperationID: "get-partner", Method: http.MethodGet, Path: "/api/partners/{id}", Tags: ps,
-		Summary: "Get a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead),
-		func(ctx context.Context, in *IDPath) (*PartnerOutput, error) {
-			p, err := s.people(ctx).Partner(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &PartnerOutput{Body: partnerOf(p)}, nil
-		})
+		Summary: "Get a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead), s.getPartner)
 	register(s, huma.Operation{OperationID: "update-partner", Method: http.MethodPatch, Path: "/api/partners/{id}", Tags: ps,
-		Summary: "Change a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersWrite),
-		func(ctx context.Context, in *UpdatePartnerInput) (*PartnerOutput, error) {
-			p, err := s.people(ctx).UpdatePartner(ctx, in.ID, models.PartnerChanges{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: in.Body.Status})
-			if err != nil {
-				return nil, err
-			}
-			return &PartnerOutput{Body: partnerOf(p)}, nil
-		})
+		Summary: "Change a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersWrite), s.updatePartner)
 
 	pu := []string{"Partner users"}
 	register(s, huma.Operation{OperationID: "list-partner-users", Method: http.MethodGet, Path: "/api/partners/{id}/users", Tags: pu,
-		Summary: "List the people of a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead),
-		func(ctx context.Context, in *PartnerUsersInput) (*UserListOutput, error) {
-			if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
-				return nil, err
-			}
-			return s.listUsers(ctx, true, in.PartnerID, in.ListParams)
-		})
+		Summary: "List the people of a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead), s.listPartnerUsers)
 	register(s, huma.Operation{OperationID: "create-partner-user", Method: http.MethodPost, Path: "/api/partners/{id}/users", Tags: pu,
 		Summary: "Add a person to a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOnly,
-		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.PartnerUsersWrite),
-		func(ctx context.Context, in *CreatePartnerUserInput) (*CreatedUserOutput, error) {
-			if p := models.PrincipalFrom(ctx); p.IsPartner() && p.PartnerID != in.PartnerID {
-				return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you act for your own partner organisation only")
-			}
-			if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
-				return nil, err
-			}
-			return s.createUser(ctx, &in.CreateUserInput, in.PartnerID)
-		})
+		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.PartnerUsersWrite), s.createPartnerUser)
 	register(s, huma.Operation{OperationID: "get-partner-user", Method: http.MethodGet, Path: "/api/partner-users/{id}", Tags: pu,
-		Summary: "Get a partner user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead),
-		func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.getUser(ctx, true, in.ID) })
+		Summary: "Get a partner user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead), s.getPartnerUser)
 	register(s, huma.Operation{OperationID: "update-partner-user", Method: http.MethodPatch, Path: "/api/partner-users/{id}", Tags: pu,
 		Summary: "Change a partner user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
-		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
-			return s.updateUser(ctx, true, in)
-		})
+		Requires(authz.PartnerUsersWrite), s.updatePartnerUser)
 	register(s, huma.Operation{OperationID: "deactivate-partner-user", Method: http.MethodPost, Path: "/api/partner-users/{id}/deactivate", Tags: pu,
 		Summary: "Deactivate a partner user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *IDPath) (*UserOutput, error) { return s.deactivateUser(ctx, true, in.ID) })
+		Requires(authz.PartnerUsersWrite), s.deactivatePartnerUser)
 	register(s, huma.Operation{OperationID: "reset-partner-user-password", Method: http.MethodPost, Path: "/api/partner-users/{id}/password-reset", Tags: pu,
 		Summary: "Issue a one-time password-reset token for a partner user", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.PartnerUsersWrite), func(ctx context.Context, in *IDPath) (*OneTimeTokenOutput, error) {
-			t, err := s.issueUserToken(ctx, true, in.ID, models.TokenPasswordReset, passwordResetTTL)
-			return &OneTimeTokenOutput{CacheControl: "no-store", Body: t}, err
-		})
+		Requires(authz.PartnerUsersWrite), s.resetPartnerUserPassword)
+}
+
+// listOperatorUsers lists operator users.
+func (s *Server) listOperatorUsers(ctx context.Context, in *struct{ ListParams }) (*UserListOutput, error) {
+	return s.listUsers(ctx, false, "", in.ListParams)
+}
+
+// createOperatorUser adds an operator user with roles and invites them.
+func (s *Server) createOperatorUser(ctx context.Context, in *CreateUserInput) (*CreatedUserOutput, error) {
+	return s.createUser(ctx, in, "")
+}
+
+// resetOperatorUserPassword issues a one-time password-reset token for an operator user.
+func (s *Server) resetOperatorUserPassword(ctx context.Context, in *IDPath) (*OneTimeTokenOutput, error) {
+	t, err := s.issueUserToken(ctx, false, in.ID, models.TokenPasswordReset, passwordResetTTL)
+	return &OneTimeTokenOutput{CacheControl: "no-store", Body: t}, err
+}
+
+// getOperatorUser answers one operator user.
+func (s *Server) getOperatorUser(ctx context.Context, in *IDPath) (*UserOutput, error) {
+	return s.getUser(ctx, false, in.ID)
+}
+
+// updateOperatorUser changes an operator user's name or roles.
+func (s *Server) updateOperatorUser(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
+	return s.updateUser(ctx, false, in)
+}
+
+// deactivateOperatorUser deactivates an operator user and ends their sessions.
+func (s *Server) deactivateOperatorUser(ctx context.Context, in *IDPath) (*UserOutput, error) {
+	return s.deactivateUser(ctx, false, in.ID)
+}
+
+// listPartners lists partner organisations; a partner sees its own.
+func (s *Server) listPartners(ctx context.Context, in *struct{ ListParams }) (*PartnerListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Partner, string, error) {
+		return s.people(ctx).ListPartners(ctx, pg)
+	}, partnerOf)
+	return &PartnerListOutput{Body: body}, err
+}
+
+// createPartner adds a partner organisation.
+func (s *Server) createPartner(ctx context.Context, in *PartnerInput) (*PartnerOutput, error) {
+	p := &models.Partner{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: models.PartnerActive}
+	if err := s.people(ctx).CreatePartner(ctx, p); err != nil {
+		return nil, err
+	}
+	return &PartnerOutput{Body: partnerOf(p)}, nil
+}
+
+// getPartner answers one partner organisation.
+func (s *Server) getPartner(ctx context.Context, in *IDPath) (*PartnerOutput, error) {
+	p, err := s.people(ctx).Partner(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &PartnerOutput{Body: partnerOf(p)}, nil
+}
+
+// updatePartner changes a partner organisation.
+func (s *Server) updatePartner(ctx context.Context, in *UpdatePartnerInput) (*PartnerOutput, error) {
+	p, err := s.people(ctx).UpdatePartner(ctx, in.ID, models.PartnerChanges{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: in.Body.Status})
+	if err != nil {
+		return nil, err
+	}
+	return &PartnerOutput{Body: partnerOf(p)}, nil
+}
+
+// listPartnerUsers lists the people of a partner organisation.
+func (s *Server) listPartnerUsers(ctx context.Context, in *PartnerUsersInput) (*UserListOutput, error) {
+	if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
+		return nil, err
+	}
+	return s.listUsers(ctx, true, in.PartnerID, in.ListParams)
+}
+
+// createPartnerUser adds a person to a partner organisation and invites them.
+func (s *Server) createPartnerUser(ctx context.Context, in *CreatePartnerUserInput) (*CreatedUserOutput, error) {
+	if p := models.PrincipalFrom(ctx); p.IsPartner() && p.PartnerID != in.PartnerID {
+		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you act for your own partner organisation only")
+	}
+	if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
+		return nil, err
+	}
+	return s.createUser(ctx, &in.CreateUserInput, in.PartnerID)
+}
+
+// getPartnerUser answers one partner user.
+func (s *Server) getPartnerUser(ctx context.Context, in *IDPath) (*UserOutput, error) {
+	return s.getUser(ctx, true, in.ID)
+}
+
+// updatePartnerUser changes a partner user's name or roles.
+func (s *Server) updatePartnerUser(ctx context.Context, in *UpdateUserInput) (*UserOutput, error) {
+	return s.updateUser(ctx, true, in)
+}
+
+// deactivatePartnerUser deactivates a partner user and ends their sessions.
+func (s *Server) deactivatePartnerUser(ctx context.Context, in *IDPath) (*UserOutput, error) {
+	return s.deactivateUser(ctx, true, in.ID)
+}
+
+// resetPartnerUserPassword issues a one-time password-reset token for a partner user.
+func (s *Server) resetPartnerUserPassword(ctx context.Context, in *IDPath) (*OneTimeTokenOutput, error) {
+	t, err := s.issueUserToken(ctx, true, in.ID, models.TokenPasswordReset, passwordResetTTL)
+	return &OneTimeTokenOutput{CacheControl: "no-store", Body: t}, err
 }
 
 func (s *Server) userOf(ctx context.Context, u *models.User) (User, error) {
