@@ -316,137 +316,49 @@ func registerPlaybookRoutes(s *Server) {
 		Summary:     "Set a new signing secret for call_webhook actions",
 		Description: "Makes a new whsec_ secret, stores it sealed and shows it once; calls sign with it from now on. Until a secret is set, calls are signed with a secret derived from the server's key that no one can read.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated},
-		Requires(authz.PlaybooksWrite), func(ctx context.Context, _ *struct{}) (*PlaybookSecretOutput, error) {
-			keys := s.deps.Webhooks.Keyring
-			if keys == nil {
-				return nil, errWebhooksUnavailable()
-			}
-			secret, err := models.NewWebhookSecret()
-			if err != nil {
-				return nil, err
-			}
-			tenantID := models.PrincipalFrom(ctx).TenantID
-			sealed, err := keys.Seal(secret, models.SealContext{TenantID: tenantID, Table: "playbook_settings", RowID: tenantID, Field: "webhook_secret"})
-			if err != nil {
-				return nil, err
-			}
-			at, err := s.scoped(ctx).SetPlaybookWebhookSecret(ctx, sealed)
-			if err != nil {
-				return nil, err
-			}
-			out := &PlaybookSecretOutput{}
-			out.Body.Secret, out.Body.UpdatedAt = secret.Reveal(), at
-			return out, nil
-		})
-	pb := func(p *models.Playbook, err error) (*PlaybookOutput, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &PlaybookOutput{Body: playbookOut(p)}, nil
-	}
+		Requires(authz.PlaybooksWrite), s.rotatePlaybookWebhookSecret)
 	const graphRules = " The graph is checked as a whole: exactly one trigger, edges between existing nodes, no unreachable node, cycles only through a wait, expressions that compile with the right type, valid action parameters. A graph with problems is 422 INVALID_PLAYBOOK, listing every problem in errors[] (location body.graph.<path>, the message naming the rule and the node)."
 
 	register(s, huma.Operation{OperationID: "create-playbook", Method: http.MethodPost, Path: "/api/playbooks", Tags: tags,
 		Summary:     "Create a playbook",
 		Description: "The playbook starts as a draft; it runs once a version is published and it is enabled." + graphRules,
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusUnprocessableEntity}},
-		Requires(authz.PlaybooksWrite), func(ctx context.Context, in *CreatePlaybookInput) (*PlaybookOutput, error) {
-			b := in.Body
-			if problems := playbook.Validate(b.Graph); len(problems) > 0 {
-				return nil, invalidPlaybook("body.graph", problems)
-			}
-			p := &models.Playbook{Name: b.Name, Description: b.Description, Status: models.PlaybookDraft,
-				Graph: b.Graph, ConcurrencyLimit: b.ConcurrencyLimit}
-			if err := s.scoped(ctx).CreatePlaybook(ctx, p); err != nil {
-				return nil, err
-			}
-			return &PlaybookOutput{Body: playbookOut(p)}, nil
-		})
+		Requires(authz.PlaybooksWrite), s.createPlaybook)
 	register(s, huma.Operation{OperationID: "list-playbooks", Method: http.MethodGet, Path: "/api/playbooks", Tags: tags,
 		Summary: "List playbooks, oldest first", Description: "Operators only.", Security: UsersOrKeys},
-		Requires(authz.PlaybooksRead), func(ctx context.Context, in *ListPlaybooksInput) (*PlaybookListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Playbook, string, error) {
-				return s.scoped(ctx).ListPlaybooks(ctx, in.Status, pg)
-			}, playbookOut)
-			return &PlaybookListOutput{Body: body}, err
-		})
+		Requires(authz.PlaybooksRead), s.listPlaybooks)
 	register(s, huma.Operation{OperationID: "validate-playbook", Method: http.MethodPost, Path: "/api/playbooks/validate", Tags: tags,
 		Summary:     "Check a playbook graph",
 		Description: "Lists every problem of the graph at once, as saving would; stores nothing.",
 		Security:    UsersOrKeys},
-		Requires(authz.PlaybooksRead), func(_ context.Context, in *ValidatePlaybookInput) (*PlaybookValidationOutput, error) {
-			problems := playbook.Validate(in.Body.Graph)
-			out := &PlaybookValidationOutput{}
-			out.Body.Valid = len(problems) == 0
-			out.Body.Problems = make([]PlaybookProblem, 0, len(problems))
-			for _, p := range problems {
-				out.Body.Problems = append(out.Body.Problems, PlaybookProblem{Code: p.Code, Message: p.Message, Path: p.Path, NodeID: p.NodeID, Edge: p.Edge})
-			}
-			return out, nil
-		})
+		Requires(authz.PlaybooksRead), s.validatePlaybook)
 	register(s, huma.Operation{OperationID: "get-playbook", Method: http.MethodGet, Path: "/api/playbooks/{id}", Tags: tags,
 		Summary: "Get a playbook with its draft graph", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.PlaybooksRead), func(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
-			return pb(s.scoped(ctx).Playbook(ctx, in.ID))
-		})
+		Requires(authz.PlaybooksRead), s.getPlaybook)
 	register(s, huma.Operation{OperationID: "update-playbook", Method: http.MethodPut, Path: "/api/playbooks/{id}", Tags: tags,
 		Summary:     "Change a playbook's draft",
 		Description: "Fields left out keep their value. Published versions never change; publish again to run the new draft." + graphRules,
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.PlaybooksWrite), func(ctx context.Context, in *UpdatePlaybookInput) (*PlaybookOutput, error) {
-			b := in.Body
-			if b.Graph != nil {
-				if problems := playbook.Validate(*b.Graph); len(problems) > 0 {
-					return nil, invalidPlaybook("body.graph", problems)
-				}
-			}
-			return pb(s.scoped(ctx).UpdatePlaybook(ctx, in.ID, models.PlaybookChanges{Name: b.Name, Description: b.Description,
-				Graph: b.Graph, ConcurrencyLimit: b.ConcurrencyLimit}))
-		})
+		Requires(authz.PlaybooksWrite), s.updatePlaybook)
 	register(s, huma.Operation{OperationID: "publish-playbook", Method: http.MethodPost, Path: "/api/playbooks/{id}/publish", Tags: tags,
 		Summary:     "Publish the draft as a new version",
 		Description: "The draft graph becomes the next immutable version, on which new runs start; runs under way keep their version. A draft with problems is 422 INVALID_PLAYBOOK (locations graph.<path>).",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
-		Requires(authz.PlaybooksWrite), func(ctx context.Context, in *IDPath) (*PlaybookVersionOutput, error) {
-			sc := s.scoped(ctx)
-			p, err := sc.Playbook(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := playbook.Compile(p.Graph); err != nil {
-				return nil, graphError("graph", err)
-			}
-			v, err := sc.PublishPlaybook(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &PlaybookVersionOutput{Body: playbookVersionOut(v)}, nil
-		})
+		Requires(authz.PlaybooksWrite), s.publishPlaybook)
 	register(s, huma.Operation{OperationID: "list-playbook-versions", Method: http.MethodGet, Path: "/api/playbooks/{id}/versions", Tags: tags,
 		Summary: "List a playbook's published versions, oldest first", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.PlaybooksRead), func(ctx context.Context, in *PlaybookVersionsInput) (*PlaybookVersionListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PlaybookVersion, string, error) {
-				vs, err := s.scoped(ctx).PlaybookVersions(ctx, in.ID)
-				if err != nil {
-					return nil, "", err
-				}
-				return pageByVersion(vs, pg, func(v models.PlaybookVersion) int { return v.Version })
-			}, playbookVersionOut)
-			return &PlaybookVersionListOutput{Body: body}, err
-		})
+		Requires(authz.PlaybooksRead), s.listPlaybookVersions)
 
-	status := func(action, summary, description, to string) {
+	status := func(action, summary, description string, handler func(context.Context, *IDPath) (*PlaybookOutput, error)) {
 		register(s, huma.Operation{OperationID: action + "-playbook", Method: http.MethodPost, Path: "/api/playbooks/{id}/" + action, Tags: tags,
 			Summary: summary, Description: description + " The lifecycle is draft → enabled ⇄ disabled, archived from any state; other moves are 409 ILLEGAL_PLAYBOOK_TRANSITION. Asking for the status the playbook has changes nothing.",
 			Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-			Requires(authz.PlaybooksWrite), func(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
-				return pb(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, to))
-			})
+			Requires(authz.PlaybooksWrite), handler)
 	}
 	status("enable", "Enable a playbook",
-		"Matching events start runs on the published version; a playbook never published is 409 PLAYBOOK_NOT_PUBLISHED.", models.PlaybookEnabled)
-	status("disable", "Disable a playbook", "No new runs start; runs under way continue.", models.PlaybookDisabled)
-	status("archive", "Archive a playbook", "For good: it keeps its versions and runs for the record and never runs again.", models.PlaybookArchived)
+		"Matching events start runs on the published version; a playbook never published is 409 PLAYBOOK_NOT_PUBLISHED.", s.enablePlaybook)
+	status("disable", "Disable a playbook", "No new runs start; runs under way continue.", s.disablePlaybook)
+	status("archive", "Archive a playbook", "For good: it keeps its versions and runs for the record and never runs again.", s.archivePlaybook)
 
 	register(s, huma.Operation{OperationID: "simulate-playbook", Method: http.MethodPost, Path: "/api/playbooks/{id}/simulate", Tags: tags,
 		Summary: "Show the path a run would take",
@@ -457,26 +369,10 @@ func registerPlaybookRoutes(s *Server) {
 
 	register(s, huma.Operation{OperationID: "list-playbook-runs", Method: http.MethodGet, Path: "/api/playbook-runs", Tags: tags,
 		Summary: "List playbook runs, oldest first", Description: "Operators only.", Security: UsersOrKeys},
-		Requires(authz.PlaybooksRead), func(ctx context.Context, in *ListPlaybookRunsInput) (*PlaybookRunListOutput, error) {
-			f := models.PlaybookRunFilter{PlaybookID: in.PlaybookID, Status: in.Status}
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PlaybookRun, string, error) {
-				return s.scoped(ctx).ListPlaybookRuns(ctx, f, pg)
-			}, playbookRunOf)
-			return &PlaybookRunListOutput{Body: body}, err
-		})
+		Requires(authz.PlaybooksRead), s.listPlaybookRuns)
 	register(s, huma.Operation{OperationID: "get-playbook-run", Method: http.MethodGet, Path: "/api/playbook-runs/{id}", Tags: tags,
 		Summary: "Get a playbook run with its steps", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.PlaybooksRead), func(ctx context.Context, in *IDPath) (*PlaybookRunDetailOutput, error) {
-			r, steps, err := s.scoped(ctx).PlaybookRun(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			out := &PlaybookRunDetailOutput{Body: PlaybookRunDetail{PlaybookRun: playbookRunOf(r), Steps: make([]PlaybookStep, 0, len(steps))}}
-			for i := range steps {
-				out.Body.Steps = append(out.Body.Steps, playbookStepOf(&steps[i]))
-			}
-			return out, nil
-		})
+		Requires(authz.PlaybooksRead), s.getPlaybookRun)
 	register(s, huma.Operation{OperationID: "cancel-playbook-run", Method: http.MethodPost, Path: "/api/playbook-runs/{id}/cancel", Tags: tags,
 		Summary:     "Cancel a playbook run",
 		Description: "Accepted: the run stops at its next step; steps already done stay done. Asking again is accepted too. A finished run is 409 RUN_NOT_ACTIVE; without a workflow engine on this server, 503 RUNS_UNAVAILABLE.",
@@ -486,21 +382,176 @@ func registerPlaybookRoutes(s *Server) {
 	docs := []string{tagDocuments}
 	register(s, huma.Operation{OperationID: "list-documents", Method: http.MethodGet, Path: "/api/documents", Tags: docs,
 		Summary: "List documents, oldest first", Description: "Documents playbooks made for partners. Partners see only their own.", Security: UsersOrKeys},
-		Requires(authz.TasksRead), func(ctx context.Context, in *ListDocumentsInput) (*DocumentListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Document, string, error) {
-				return s.scoped(ctx).ListDocuments(ctx, in.PartnerID, pg)
-			}, documentOf)
-			return &DocumentListOutput{Body: body}, err
-		})
+		Requires(authz.TasksRead), s.listDocuments)
 	register(s, huma.Operation{OperationID: "get-document", Method: http.MethodGet, Path: "/api/documents/{id}", Tags: docs,
 		Summary: "Get a document with its body", Description: "Partners open only their own.", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.TasksRead), func(ctx context.Context, in *IDPath) (*DocumentOutput, error) {
-			d, err := s.scoped(ctx).Document(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &DocumentOutput{Body: DocumentDetail{Document: documentOf(d), Body: d.Body}}, nil
-		})
+		Requires(authz.TasksRead), s.getDocument)
+}
+
+// playbookOutput answers with the playbook p, or with err when there is one.
+func playbookOutput(p *models.Playbook, err error) (*PlaybookOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &PlaybookOutput{Body: playbookOut(p)}, nil
+}
+
+// rotatePlaybookWebhookSecret sets a new signing secret for the tenant's call_webhook actions and shows it this once.
+func (s *Server) rotatePlaybookWebhookSecret(ctx context.Context, _ *struct{}) (*PlaybookSecretOutput, error) {
+	keys := s.deps.Webhooks.Keyring
+	if keys == nil {
+		return nil, errWebhooksUnavailable()
+	}
+	secret, err := models.NewWebhookSecret()
+	if err != nil {
+		return nil, err
+	}
+	tenantID := models.PrincipalFrom(ctx).TenantID
+	sealed, err := keys.Seal(secret, models.SealContext{TenantID: tenantID, Table: "playbook_settings", RowID: tenantID, Field: "webhook_secret"})
+	if err != nil {
+		return nil, err
+	}
+	at, err := s.scoped(ctx).SetPlaybookWebhookSecret(ctx, sealed)
+	if err != nil {
+		return nil, err
+	}
+	out := &PlaybookSecretOutput{}
+	out.Body.Secret, out.Body.UpdatedAt = secret.Reveal(), at
+	return out, nil
+}
+
+// createPlaybook creates a playbook as a draft.
+func (s *Server) createPlaybook(ctx context.Context, in *CreatePlaybookInput) (*PlaybookOutput, error) {
+	b := in.Body
+	if problems := playbook.Validate(b.Graph); len(problems) > 0 {
+		return nil, invalidPlaybook("body.graph", problems)
+	}
+	p := &models.Playbook{Name: b.Name, Description: b.Description, Status: models.PlaybookDraft,
+		Graph: b.Graph, ConcurrencyLimit: b.ConcurrencyLimit}
+	if err := s.scoped(ctx).CreatePlaybook(ctx, p); err != nil {
+		return nil, err
+	}
+	return &PlaybookOutput{Body: playbookOut(p)}, nil
+}
+
+// listPlaybooks lists playbooks, oldest first.
+func (s *Server) listPlaybooks(ctx context.Context, in *ListPlaybooksInput) (*PlaybookListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Playbook, string, error) {
+		return s.scoped(ctx).ListPlaybooks(ctx, in.Status, pg)
+	}, playbookOut)
+	return &PlaybookListOutput{Body: body}, err
+}
+
+// validatePlaybook lists every problem of a playbook graph, storing nothing.
+func (s *Server) validatePlaybook(_ context.Context, in *ValidatePlaybookInput) (*PlaybookValidationOutput, error) {
+	problems := playbook.Validate(in.Body.Graph)
+	out := &PlaybookValidationOutput{}
+	out.Body.Valid = len(problems) == 0
+	out.Body.Problems = make([]PlaybookProblem, 0, len(problems))
+	for _, p := range problems {
+		out.Body.Problems = append(out.Body.Problems, PlaybookProblem{Code: p.Code, Message: p.Message, Path: p.Path, NodeID: p.NodeID, Edge: p.Edge})
+	}
+	return out, nil
+}
+
+// getPlaybook answers one playbook with its draft graph.
+func (s *Server) getPlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
+	return playbookOutput(s.scoped(ctx).Playbook(ctx, in.ID))
+}
+
+// updatePlaybook changes a playbook's draft.
+func (s *Server) updatePlaybook(ctx context.Context, in *UpdatePlaybookInput) (*PlaybookOutput, error) {
+	b := in.Body
+	if b.Graph != nil {
+		if problems := playbook.Validate(*b.Graph); len(problems) > 0 {
+			return nil, invalidPlaybook("body.graph", problems)
+		}
+	}
+	return playbookOutput(s.scoped(ctx).UpdatePlaybook(ctx, in.ID, models.PlaybookChanges{Name: b.Name, Description: b.Description,
+		Graph: b.Graph, ConcurrencyLimit: b.ConcurrencyLimit}))
+}
+
+// publishPlaybook publishes a playbook's draft as its next version.
+func (s *Server) publishPlaybook(ctx context.Context, in *IDPath) (*PlaybookVersionOutput, error) {
+	sc := s.scoped(ctx)
+	p, err := sc.Playbook(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := playbook.Compile(p.Graph); err != nil {
+		return nil, graphError("graph", err)
+	}
+	v, err := sc.PublishPlaybook(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &PlaybookVersionOutput{Body: playbookVersionOut(v)}, nil
+}
+
+// listPlaybookVersions lists a playbook's published versions, oldest first.
+func (s *Server) listPlaybookVersions(ctx context.Context, in *PlaybookVersionsInput) (*PlaybookVersionListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PlaybookVersion, string, error) {
+		vs, err := s.scoped(ctx).PlaybookVersions(ctx, in.ID)
+		if err != nil {
+			return nil, "", err
+		}
+		return pageByVersion(vs, pg, func(v models.PlaybookVersion) int { return v.Version })
+	}, playbookVersionOut)
+	return &PlaybookVersionListOutput{Body: body}, err
+}
+
+// enablePlaybook enables a playbook: matching events start runs on its published version.
+func (s *Server) enablePlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
+	return playbookOutput(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookEnabled))
+}
+
+// disablePlaybook disables a playbook: no new runs start.
+func (s *Server) disablePlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
+	return playbookOutput(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookDisabled))
+}
+
+// archivePlaybook archives a playbook for good.
+func (s *Server) archivePlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
+	return playbookOutput(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookArchived))
+}
+
+// listPlaybookRuns lists playbook runs, oldest first.
+func (s *Server) listPlaybookRuns(ctx context.Context, in *ListPlaybookRunsInput) (*PlaybookRunListOutput, error) {
+	f := models.PlaybookRunFilter{PlaybookID: in.PlaybookID, Status: in.Status}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PlaybookRun, string, error) {
+		return s.scoped(ctx).ListPlaybookRuns(ctx, f, pg)
+	}, playbookRunOf)
+	return &PlaybookRunListOutput{Body: body}, err
+}
+
+// getPlaybookRun answers one playbook run with its steps.
+func (s *Server) getPlaybookRun(ctx context.Context, in *IDPath) (*PlaybookRunDetailOutput, error) {
+	r, steps, err := s.scoped(ctx).PlaybookRun(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := &PlaybookRunDetailOutput{Body: PlaybookRunDetail{PlaybookRun: playbookRunOf(r), Steps: make([]PlaybookStep, 0, len(steps))}}
+	for i := range steps {
+		out.Body.Steps = append(out.Body.Steps, playbookStepOf(&steps[i]))
+	}
+	return out, nil
+}
+
+// listDocuments lists the documents playbooks made for partners, oldest first.
+func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*DocumentListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Document, string, error) {
+		return s.scoped(ctx).ListDocuments(ctx, in.PartnerID, pg)
+	}, documentOf)
+	return &DocumentListOutput{Body: body}, err
+}
+
+// getDocument answers one document with its body.
+func (s *Server) getDocument(ctx context.Context, in *IDPath) (*DocumentOutput, error) {
+	d, err := s.scoped(ctx).Document(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &DocumentOutput{Body: DocumentDetail{Document: documentOf(d), Body: d.Body}}, nil
 }
 
 // invalidPlaybook is the 422 listing every problem of a graph, each located under prefix.
@@ -533,6 +584,7 @@ func graphError(prefix string, err error) error {
 	return err
 }
 
+// simulatePlaybook shows the path a run of a playbook would take on a sample event, without side effects.
 func (s *Server) simulatePlaybook(ctx context.Context, in *SimulatePlaybookInput) (*SimulatedPathOutput, error) {
 	sc := s.scoped(ctx)
 	p, err := sc.Playbook(ctx, in.ID)
@@ -651,6 +703,7 @@ func sampleEventView(e playbook.EventEnv) SampleEvent {
 	return SampleEvent{ID: e.ID, Type: e.Type, Payload: JSONObject(payload), CustomerID: e.CustomerID, PartnerID: e.PartnerID, OccurredAt: &at}
 }
 
+// cancelPlaybookRun cancels a playbook run under way.
 func (s *Server) cancelPlaybookRun(ctx context.Context, in *IDPath) (*PlaybookRunOutput, error) {
 	if s.deps.Runs == nil {
 		return nil, models.Errorf(models.KindUnavailable, "RUNS_UNAVAILABLE", "playbook runs cannot be cancelled on this server")

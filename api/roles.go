@@ -66,89 +66,99 @@ type RoleListOutput struct{ Body ListBody[TenantRole] }
 func registerRoleRoutes(s *Server) {
 	tags := []string{"Roles"}
 	register(s, huma.Operation{OperationID: "list-roles", Method: http.MethodGet, Path: "/api/roles", Tags: tags,
-		Summary: "List roles: the built-in ones, then the tenant's own", Security: UsersOrKeys}, Requires(authz.RolesRead),
-		func(ctx context.Context, in *struct{ ListParams }) (*RoleListOutput, error) {
-			pg, err := s.cursors.page(ctx, in.ListParams)
-			if err != nil {
-				return nil, err
-			}
-			out := &RoleListOutput{}
-			out.Body.Data = []TenantRole{}
-			if pg.After == "" {
-				for _, r := range authz.BuiltinRoles() {
-					out.Body.Data = append(out.Body.Data, TenantRole{Role: r})
-				}
-			}
-			custom, next, err := s.roles(ctx).ListCustomRoles(ctx, pg)
-			if err != nil {
-				return nil, err
-			}
-			for i := range custom {
-				out.Body.Data = append(out.Body.Data, roleOf(&custom[i]))
-			}
-			out.Body.NextCursor = s.cursors.encode(next)
-			return out, nil
-		})
+		Summary: "List roles: the built-in ones, then the tenant's own", Security: UsersOrKeys}, Requires(authz.RolesRead), s.listRoles)
 	register(s, huma.Operation{OperationID: "create-role", Method: http.MethodPost, Path: "/api/roles", Tags: tags,
 		Summary: "Create a custom role", DefaultStatus: http.StatusCreated, Security: UsersOnly,
-		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.RolesWrite),
-		func(ctx context.Context, in *RoleInput) (*RoleOutput, error) {
-			if _, builtin := authz.BuiltinRole(in.Body.Name); builtin {
-				return nil, models.Conflict("ROLE_NAME_TAKEN", "a built-in role has this name")
-			}
-			perms, err := s.checkPermissions(ctx, in.Body.Permissions, authz.Audience(in.Body.Audience))
-			if err != nil {
-				return nil, err
-			}
-			r := &models.CustomRole{Name: in.Body.Name, Description: in.Body.Description, Audience: in.Body.Audience, Permissions: perms}
-			if err := s.roles(ctx).CreateCustomRole(ctx, r); err != nil {
-				return nil, err
-			}
-			s.deps.Authorizer.Invalidate(r.TenantID)
-			return &RoleOutput{Body: roleOf(r)}, nil
-		})
+		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.RolesWrite), s.createRole)
 	register(s, huma.Operation{OperationID: "get-role", Method: http.MethodGet, Path: "/api/roles/{id}", Tags: tags,
-		Summary: "Get a custom role", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.RolesRead),
-		func(ctx context.Context, in *IDPath) (*RoleOutput, error) {
-			r, err := s.roles(ctx).CustomRole(ctx, in.ID, false)
-			if err != nil {
-				return nil, err
-			}
-			return &RoleOutput{Body: roleOf(r)}, nil
-		})
+		Summary: "Get a custom role", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.RolesRead), s.getRole)
 	register(s, huma.Operation{OperationID: "update-role", Method: http.MethodPatch, Path: "/api/roles/{id}", Tags: tags,
 		Summary: "Change a custom role; holders gain or lose permissions at once", Security: UsersOnly,
-		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}}, Requires(authz.RolesWrite),
-		func(ctx context.Context, in *UpdateRoleInput) (*RoleOutput, error) {
-			current, err := s.roles(ctx).CustomRole(ctx, in.ID, false)
-			if err != nil {
-				return nil, err
-			}
-			var perms *string
-			if in.Body.Permissions != nil {
-				p, err := s.checkPermissions(ctx, in.Body.Permissions, authz.Audience(current.Audience))
-				if err != nil {
-					return nil, err
-				}
-				perms = &p
-			}
-			r, err := s.roles(ctx).UpdateCustomRole(ctx, in.ID, in.Body.Description, perms)
-			if err != nil {
-				return nil, err
-			}
-			s.deps.Authorizer.Invalidate(r.TenantID)
-			return &RoleOutput{Body: roleOf(r)}, nil
-		})
+		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}}, Requires(authz.RolesWrite), s.updateRole)
 	register(s, huma.Operation{OperationID: "delete-role", Method: http.MethodDelete, Path: "/api/roles/{id}", Tags: tags,
 		Summary: "Delete a custom role and its assignments", DefaultStatus: http.StatusNoContent, Security: UsersOnly,
-		Errors: []int{http.StatusNotFound}}, Requires(authz.RolesWrite),
-		func(ctx context.Context, in *IDPath) (*struct{}, error) {
-			if err := s.roles(ctx).DeleteCustomRole(ctx, in.ID); err != nil {
-				return nil, err
-			}
-			s.deps.Authorizer.Invalidate(models.PrincipalFrom(ctx).TenantID)
-			return nil, nil
-		})
+		Errors: []int{http.StatusNotFound}}, Requires(authz.RolesWrite), s.deleteRole)
+}
+
+// listRoles lists roles: the built-in ones, then the tenant's own.
+func (s *Server) listRoles(ctx context.Context, in *struct{ ListParams }) (*RoleListOutput, error) {
+	pg, err := s.cursors.page(ctx, in.ListParams)
+	if err != nil {
+		return nil, err
+	}
+	out := &RoleListOutput{}
+	out.Body.Data = []TenantRole{}
+	if pg.After == "" {
+		for _, r := range authz.BuiltinRoles() {
+			out.Body.Data = append(out.Body.Data, TenantRole{Role: r})
+		}
+	}
+	custom, next, err := s.roles(ctx).ListCustomRoles(ctx, pg)
+	if err != nil {
+		return nil, err
+	}
+	for i := range custom {
+		out.Body.Data = append(out.Body.Data, roleOf(&custom[i]))
+	}
+	out.Body.NextCursor = s.cursors.encode(next)
+	return out, nil
+}
+
+// createRole creates a custom role.
+func (s *Server) createRole(ctx context.Context, in *RoleInput) (*RoleOutput, error) {
+	if _, builtin := authz.BuiltinRole(in.Body.Name); builtin {
+		return nil, models.Conflict("ROLE_NAME_TAKEN", "a built-in role has this name")
+	}
+	perms, err := s.checkPermissions(ctx, in.Body.Permissions, authz.Audience(in.Body.Audience))
+	if err != nil {
+		return nil, err
+	}
+	r := &models.CustomRole{Name: in.Body.Name, Description: in.Body.Description, Audience: in.Body.Audience, Permissions: perms}
+	if err := s.roles(ctx).CreateCustomRole(ctx, r); err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(r.TenantID)
+	return &RoleOutput{Body: roleOf(r)}, nil
+}
+
+// getRole answers one custom role.
+func (s *Server) getRole(ctx context.Context, in *IDPath) (*RoleOutput, error) {
+	r, err := s.roles(ctx).CustomRole(ctx, in.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	return &RoleOutput{Body: roleOf(r)}, nil
+}
+
+// updateRole changes a custom role; its holders gain or lose permissions at once.
+func (s *Server) updateRole(ctx context.Context, in *UpdateRoleInput) (*RoleOutput, error) {
+	current, err := s.roles(ctx).CustomRole(ctx, in.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	var perms *string
+	if in.Body.Permissions != nil {
+		p, err := s.checkPermissions(ctx, in.Body.Permissions, authz.Audience(current.Audience))
+		if err != nil {
+			return nil, err
+		}
+		perms = &p
+	}
+	r, err := s.roles(ctx).UpdateCustomRole(ctx, in.ID, in.Body.Description, perms)
+	if err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(r.TenantID)
+	return &RoleOutput{Body: roleOf(r)}, nil
+}
+
+// deleteRole deletes a custom role and its assignments.
+func (s *Server) deleteRole(ctx context.Context, in *IDPath) (*struct{}, error) {
+	if err := s.roles(ctx).DeleteCustomRole(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	s.deps.Authorizer.Invalidate(models.PrincipalFrom(ctx).TenantID)
+	return nil, nil
 }
 
 func (s *Server) roles(ctx context.Context) RoleStore { return s.scoped(ctx) }

@@ -36,6 +36,7 @@ func registerSignupRoutes(s *Server) {
 	}, Public(), s.signup)
 }
 
+// signup opens a partner program: a new tenant with its owner, who is signed in.
 func (s *Server) signup(ctx context.Context, in *SignupInput) (*TokenOutput, error) {
 	if !s.cfg.SignupEnabled {
 		return nil, models.Errorf(models.KindForbidden, "SIGNUP_DISABLED", "sign-up is turned off on this installation")

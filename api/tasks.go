@@ -133,92 +133,121 @@ type OnboardingProgressOutput struct{ Body OnboardingProgress }
 
 func registerTaskRoutes(s *Server) {
 	tags, onboarding := []string{"Tasks"}, []string{"Onboarding"}
-	task := func(t *models.Task, err error) (*TaskOutput, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &TaskOutput{Body: taskOf(t)}, nil
-	}
 	register(s, huma.Operation{OperationID: "create-task", Method: http.MethodPost, Path: "/api/tasks", Tags: tags,
 		Summary: "Create a task", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
-		Requires(authz.TasksWrite), func(ctx context.Context, in *CreateTaskInput) (*TaskOutput, error) {
-			b := in.Body
-			t := &models.Task{Title: b.Title, Description: b.Description, PartnerID: nonEmpty(b.PartnerID), AssigneeUserID: nonEmpty(b.AssigneeUserID),
-				DueDate: nonEmpty(b.DueDate), LinkType: b.LinkType, LinkID: b.LinkID}
-			return task(t, s.scoped(ctx).CreateTask(ctx, t))
-		})
+		Requires(authz.TasksWrite), s.createTask)
 	register(s, huma.Operation{OperationID: "list-tasks", Method: http.MethodGet, Path: "/api/tasks", Tags: tags,
 		Summary: "List tasks", Description: "Partners see only their organisation's tasks.", Security: UsersOrKeys},
-		Requires(authz.TasksRead), func(ctx context.Context, in *ListTasksInput) (*TaskListOutput, error) {
-			f := models.TaskFilter{PartnerID: in.PartnerID, AssigneeUserID: in.AssigneeUserID, Status: in.Status, LinkType: in.LinkType, LinkID: in.LinkID, Source: in.Source}
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Task, string, error) {
-				return s.scoped(ctx).ListTasks(ctx, f, pg)
-			}, taskOf)
-			return &TaskListOutput{Body: body}, err
-		})
+		Requires(authz.TasksRead), s.listTasks)
 	register(s, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: "/api/tasks/{id}", Tags: tags,
-		Summary: "Get a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksRead),
-		func(ctx context.Context, in *IDPath) (*TaskOutput, error) {
-			return task(s.scoped(ctx).Task(ctx, in.ID))
-		})
+		Summary: "Get a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksRead), s.getTask)
 	register(s, huma.Operation{OperationID: "update-task", Method: http.MethodPatch, Path: "/api/tasks/{id}", Tags: tags,
 		Summary: "Change a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
-		Requires(authz.TasksWrite), func(ctx context.Context, in *UpdateTaskInput) (*TaskOutput, error) {
-			b := in.Body
-			return task(s.scoped(ctx).UpdateTask(ctx, in.ID, models.TaskChanges{Title: b.Title, Description: b.Description, DueDate: b.DueDate, AssigneeUserID: b.AssigneeUserID}))
-		})
+		Requires(authz.TasksWrite), s.updateTask)
 	register(s, huma.Operation{OperationID: "complete-task", Method: http.MethodPost, Path: "/api/tasks/{id}/complete", Tags: tags,
-		Summary: "Mark a task done", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite),
-		func(ctx context.Context, in *IDPath) (*TaskOutput, error) {
-			return task(s.scoped(ctx).CompleteTask(ctx, in.ID))
-		})
+		Summary: "Mark a task done", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite), s.completeTask)
 	register(s, huma.Operation{OperationID: "reopen-task", Method: http.MethodPost, Path: "/api/tasks/{id}/reopen", Tags: tags,
-		Summary: "Mark a done task open again", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite),
-		func(ctx context.Context, in *IDPath) (*TaskOutput, error) {
-			return task(s.scoped(ctx).ReopenTask(ctx, in.ID))
-		})
+		Summary: "Mark a done task open again", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite), s.reopenTask)
 	register(s, huma.Operation{OperationID: "delete-task", Method: http.MethodDelete, Path: "/api/tasks/{id}", Tags: tags,
 		Summary: "Delete a task", DefaultStatus: http.StatusNoContent, Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.TasksWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-			return nil, s.scoped(ctx).DeleteTask(ctx, in.ID)
-		})
+		Requires(authz.TasksWrite), s.deleteTask)
 
 	register(s, huma.Operation{OperationID: "get-onboarding-template", Method: http.MethodGet, Path: "/api/onboarding-template", Tags: onboarding,
-		Summary: "The onboarding checklist new partners get", Security: UsersOrKeys}, Requires(authz.PartnersRead),
-		func(ctx context.Context, _ *struct{}) (*OnboardingTemplateOutput, error) {
-			items, err := s.scoped(ctx).OnboardingTemplate(ctx)
-			return templateOut(items, err)
-		})
+		Summary: "The onboarding checklist new partners get", Security: UsersOrKeys}, Requires(authz.PartnersRead), s.getOnboardingTemplate)
 	register(s, huma.Operation{OperationID: "set-onboarding-template", Method: http.MethodPut, Path: "/api/onboarding-template", Tags: onboarding,
 		Summary: "Replace the onboarding checklist", Description: "Applies to onboardings started from now on.", Security: UsersOrKeys,
-		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}, Requires(authz.PartnersWrite),
-		func(ctx context.Context, in *SetOnboardingTemplateInput) (*OnboardingTemplateOutput, error) {
-			items := make([]models.OnboardingItem, len(in.Body.Items))
-			for i, it := range in.Body.Items {
-				items[i] = models.OnboardingItem{Title: it.Title, Description: it.Description, DueInDays: it.DueInDays}
-			}
-			items, err := s.scoped(ctx).SetOnboardingTemplate(ctx, items)
-			return templateOut(items, err)
-		})
+		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}, Requires(authz.PartnersWrite), s.setOnboardingTemplate)
 	register(s, huma.Operation{OperationID: "start-partner-onboarding", Method: http.MethodPost, Path: "/api/partners/{id}/onboarding", Tags: onboarding,
 		Summary: "Create a partner's onboarding tasks from the checklist", Description: "Once per partner; 409 ONBOARDING_STARTED after that.",
-		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}}, Requires(authz.PartnersWrite),
-		func(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
-			p, err := s.scoped(ctx).StartOnboarding(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &OnboardingProgressOutput{Body: progressOf(p)}, nil
-		})
+		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}}, Requires(authz.PartnersWrite), s.startPartnerOnboarding)
 	register(s, huma.Operation{OperationID: "get-partner-onboarding", Method: http.MethodGet, Path: "/api/partners/{id}/onboarding", Tags: onboarding,
 		Summary: "A partner's onboarding progress", Description: "Partners see their own.", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.PartnersRead), func(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
-			p, err := s.scoped(ctx).OnboardingProgress(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &OnboardingProgressOutput{Body: progressOf(p)}, nil
-		})
+		Requires(authz.PartnersRead), s.getPartnerOnboarding)
+}
+
+// taskOutput answers with the task t, or with err when there is one.
+func taskOutput(t *models.Task, err error) (*TaskOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &TaskOutput{Body: taskOf(t)}, nil
+}
+
+// createTask creates a task.
+func (s *Server) createTask(ctx context.Context, in *CreateTaskInput) (*TaskOutput, error) {
+	b := in.Body
+	t := &models.Task{Title: b.Title, Description: b.Description, PartnerID: nonEmpty(b.PartnerID), AssigneeUserID: nonEmpty(b.AssigneeUserID),
+		DueDate: nonEmpty(b.DueDate), LinkType: b.LinkType, LinkID: b.LinkID}
+	return taskOutput(t, s.scoped(ctx).CreateTask(ctx, t))
+}
+
+// listTasks lists tasks.
+func (s *Server) listTasks(ctx context.Context, in *ListTasksInput) (*TaskListOutput, error) {
+	f := models.TaskFilter{PartnerID: in.PartnerID, AssigneeUserID: in.AssigneeUserID, Status: in.Status, LinkType: in.LinkType, LinkID: in.LinkID, Source: in.Source}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Task, string, error) {
+		return s.scoped(ctx).ListTasks(ctx, f, pg)
+	}, taskOf)
+	return &TaskListOutput{Body: body}, err
+}
+
+// getTask answers one task.
+func (s *Server) getTask(ctx context.Context, in *IDPath) (*TaskOutput, error) {
+	return taskOutput(s.scoped(ctx).Task(ctx, in.ID))
+}
+
+// updateTask changes a task.
+func (s *Server) updateTask(ctx context.Context, in *UpdateTaskInput) (*TaskOutput, error) {
+	b := in.Body
+	return taskOutput(s.scoped(ctx).UpdateTask(ctx, in.ID, models.TaskChanges{Title: b.Title, Description: b.Description, DueDate: b.DueDate, AssigneeUserID: b.AssigneeUserID}))
+}
+
+// completeTask marks a task done.
+func (s *Server) completeTask(ctx context.Context, in *IDPath) (*TaskOutput, error) {
+	return taskOutput(s.scoped(ctx).CompleteTask(ctx, in.ID))
+}
+
+// reopenTask marks a done task open again.
+func (s *Server) reopenTask(ctx context.Context, in *IDPath) (*TaskOutput, error) {
+	return taskOutput(s.scoped(ctx).ReopenTask(ctx, in.ID))
+}
+
+// deleteTask deletes a task.
+func (s *Server) deleteTask(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.scoped(ctx).DeleteTask(ctx, in.ID)
+}
+
+// getOnboardingTemplate answers the onboarding checklist new partners get.
+func (s *Server) getOnboardingTemplate(ctx context.Context, _ *struct{}) (*OnboardingTemplateOutput, error) {
+	items, err := s.scoped(ctx).OnboardingTemplate(ctx)
+	return templateOut(items, err)
+}
+
+// setOnboardingTemplate replaces the onboarding checklist.
+func (s *Server) setOnboardingTemplate(ctx context.Context, in *SetOnboardingTemplateInput) (*OnboardingTemplateOutput, error) {
+	items := make([]models.OnboardingItem, len(in.Body.Items))
+	for i, it := range in.Body.Items {
+		items[i] = models.OnboardingItem{Title: it.Title, Description: it.Description, DueInDays: it.DueInDays}
+	}
+	items, err := s.scoped(ctx).SetOnboardingTemplate(ctx, items)
+	return templateOut(items, err)
+}
+
+// startPartnerOnboarding creates a partner's onboarding tasks from the checklist.
+func (s *Server) startPartnerOnboarding(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
+	p, err := s.scoped(ctx).StartOnboarding(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &OnboardingProgressOutput{Body: progressOf(p)}, nil
+}
+
+// getPartnerOnboarding answers a partner's onboarding progress.
+func (s *Server) getPartnerOnboarding(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
+	p, err := s.scoped(ctx).OnboardingProgress(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &OnboardingProgressOutput{Body: progressOf(p)}, nil
 }
 
 func templateOut(items []models.OnboardingItem, err error) (*OnboardingTemplateOutput, error) {

@@ -39,31 +39,37 @@ type TenantStore interface {
 
 func registerTenantRoutes(s *Server) {
 	tags := []string{"Tenant"}
-	out := func(t *models.Tenant) *TenantOutput {
-		o := &TenantOutput{}
-		o.Body.TenantRef = TenantRef{ID: t.ID, Slug: t.Slug, Name: t.Name}
-		o.Body.CreatedAt = t.CreatedAt
-		o.Body.IngestCreatesCustomers = t.IngestCreatesCustomers
-		o.Body.DealProtectionDays = t.DealProtectionDays
-		o.Body.LevelChanges = t.LevelChanges
-		return o
-	}
 	register(s, huma.Operation{OperationID: "get-tenant", Method: http.MethodGet, Path: "/api/tenant", Tags: tags,
-		Summary: "The caller's tenant", Security: UsersOrKeys}, Requires(authz.TenantRead),
-		func(ctx context.Context, _ *struct{}) (*TenantOutput, error) {
-			t, err := s.deps.Identity.TenantByID(ctx, models.PrincipalFrom(ctx).TenantID)
-			if err != nil {
-				return nil, err
-			}
-			return out(t), nil
-		})
+		Summary: "The caller's tenant", Security: UsersOrKeys}, Requires(authz.TenantRead), s.getTenant)
 	register(s, huma.Operation{OperationID: "update-tenant", Method: http.MethodPatch, Path: "/api/tenant", Tags: tags,
-		Summary: "Change the tenant's profile", Security: UsersOnly}, Requires(authz.TenantWrite),
-		func(ctx context.Context, in *UpdateTenantInput) (*TenantOutput, error) {
-			t, err := s.scoped(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges})
-			if err != nil {
-				return nil, err
-			}
-			return out(t), nil
-		})
+		Summary: "Change the tenant's profile", Security: UsersOnly}, Requires(authz.TenantWrite), s.updateTenant)
+}
+
+// tenantOutput is the response holding the tenant t.
+func tenantOutput(t *models.Tenant) *TenantOutput {
+	o := &TenantOutput{}
+	o.Body.TenantRef = TenantRef{ID: t.ID, Slug: t.Slug, Name: t.Name}
+	o.Body.CreatedAt = t.CreatedAt
+	o.Body.IngestCreatesCustomers = t.IngestCreatesCustomers
+	o.Body.DealProtectionDays = t.DealProtectionDays
+	o.Body.LevelChanges = t.LevelChanges
+	return o
+}
+
+// getTenant answers the caller's tenant.
+func (s *Server) getTenant(ctx context.Context, _ *struct{}) (*TenantOutput, error) {
+	t, err := s.deps.Identity.TenantByID(ctx, models.PrincipalFrom(ctx).TenantID)
+	if err != nil {
+		return nil, err
+	}
+	return tenantOutput(t), nil
+}
+
+// updateTenant changes the tenant's profile.
+func (s *Server) updateTenant(ctx context.Context, in *UpdateTenantInput) (*TenantOutput, error) {
+	t, err := s.scoped(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges})
+	if err != nil {
+		return nil, err
+	}
+	return tenantOutput(t), nil
 }

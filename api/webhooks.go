@@ -223,23 +223,12 @@ func registerWebhookRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "list-webhooks", Method: http.MethodGet, Path: "/api/webhooks", Tags: tags,
 		Summary: "List webhook endpoints", Security: UsersOrKeys,
-	}, Requires(authz.WebhooksRead), func(ctx context.Context, in *struct{ ListParams }) (*WebhookListOutput, error) {
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Webhook, string, error) {
-			return s.webhooks(ctx).ListWebhooks(ctx, pg)
-		}, webhookOf)
-		return &WebhookListOutput{Body: body}, err
-	})
+	}, Requires(authz.WebhooksRead), s.listWebhooks)
 
 	register(s, huma.Operation{
 		OperationID: "get-webhook", Method: http.MethodGet, Path: "/api/webhooks/{id}", Tags: tags,
 		Summary: "Get a webhook endpoint", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.WebhooksRead), func(ctx context.Context, in *IDPath) (*WebhookOutput, error) {
-		w, err := s.webhooks(ctx).Webhook(ctx, in.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &WebhookOutput{Body: webhookOf(w)}, nil
-	})
+	}, Requires(authz.WebhooksRead), s.getWebhook)
 
 	register(s, huma.Operation{
 		OperationID: "update-webhook", Method: http.MethodPatch, Path: "/api/webhooks/{id}", Tags: tags,
@@ -251,9 +240,7 @@ func registerWebhookRoutes(s *Server) {
 		OperationID: "delete-webhook", Method: http.MethodDelete, Path: "/api/webhooks/{id}", Tags: tags,
 		Summary: "Delete a webhook endpoint", Description: "Its deliveries go with it; deliveries still retrying stop.",
 		Security: UsersOrKeys, DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.WebhooksWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-		return nil, s.webhooks(ctx).DeleteWebhook(ctx, in.ID)
-	})
+	}, Requires(authz.WebhooksWrite), s.deleteWebhook)
 
 	register(s, huma.Operation{
 		OperationID: "rotate-webhook-secret", Method: http.MethodPost, Path: "/api/webhooks/{id}/rotate-secret", Tags: tags,
@@ -272,24 +259,12 @@ func registerWebhookRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "list-webhook-deliveries", Method: http.MethodGet, Path: "/api/webhooks/{id}/deliveries", Tags: tags,
 		Summary: "List an endpoint's deliveries, oldest first", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.WebhooksRead), func(ctx context.Context, in *ListDeliveriesInput) (*DeliveryListOutput, error) {
-		f := models.DeliveryFilter{Status: in.Status}
-		body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.WebhookDelivery, string, error) {
-			return s.webhooks(ctx).ListWebhookDeliveries(ctx, in.ID, f, pg)
-		}, deliveryOf)
-		return &DeliveryListOutput{Body: body}, err
-	})
+	}, Requires(authz.WebhooksRead), s.listWebhookDeliveries)
 
 	register(s, huma.Operation{
 		OperationID: "get-webhook-delivery", Method: http.MethodGet, Path: "/api/webhooks/{id}/deliveries/{deliveryId}", Tags: tags,
 		Summary: "Get a delivery with every attempt", Security: UsersOrKeys, Errors: []int{http.StatusNotFound},
-	}, Requires(authz.WebhooksRead), func(ctx context.Context, in *DeliveryPath) (*DeliveryDetailOutput, error) {
-		d, attempts, err := s.webhooks(ctx).WebhookDelivery(ctx, in.ID, in.DeliveryID)
-		if err != nil {
-			return nil, err
-		}
-		return &DeliveryDetailOutput{Body: deliveryDetailOf(d, attempts)}, nil
-	})
+	}, Requires(authz.WebhooksRead), s.getWebhookDelivery)
 
 	register(s, huma.Operation{
 		OperationID: "replay-webhook-delivery", Method: http.MethodPost, Path: "/api/webhooks/{id}/deliveries/{deliveryId}/replay", Tags: tags,
@@ -298,6 +273,46 @@ func registerWebhookRoutes(s *Server) {
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable},
 	}, Requires(authz.WebhooksWrite), s.replayDelivery)
+}
+
+// listWebhooks lists webhook endpoints.
+func (s *Server) listWebhooks(ctx context.Context, in *struct{ ListParams }) (*WebhookListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Webhook, string, error) {
+		return s.webhooks(ctx).ListWebhooks(ctx, pg)
+	}, webhookOf)
+	return &WebhookListOutput{Body: body}, err
+}
+
+// getWebhook answers one webhook endpoint.
+func (s *Server) getWebhook(ctx context.Context, in *IDPath) (*WebhookOutput, error) {
+	w, err := s.webhooks(ctx).Webhook(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &WebhookOutput{Body: webhookOf(w)}, nil
+}
+
+// deleteWebhook deletes a webhook endpoint with its deliveries.
+func (s *Server) deleteWebhook(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.webhooks(ctx).DeleteWebhook(ctx, in.ID)
+}
+
+// listWebhookDeliveries lists an endpoint's deliveries, oldest first.
+func (s *Server) listWebhookDeliveries(ctx context.Context, in *ListDeliveriesInput) (*DeliveryListOutput, error) {
+	f := models.DeliveryFilter{Status: in.Status}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.WebhookDelivery, string, error) {
+		return s.webhooks(ctx).ListWebhookDeliveries(ctx, in.ID, f, pg)
+	}, deliveryOf)
+	return &DeliveryListOutput{Body: body}, err
+}
+
+// getWebhookDelivery answers one delivery with every attempt.
+func (s *Server) getWebhookDelivery(ctx context.Context, in *DeliveryPath) (*DeliveryDetailOutput, error) {
+	d, attempts, err := s.webhooks(ctx).WebhookDelivery(ctx, in.ID, in.DeliveryID)
+	if err != nil {
+		return nil, err
+	}
+	return &DeliveryDetailOutput{Body: deliveryDetailOf(d, attempts)}, nil
 }
 
 func (s *Server) webhooks(ctx context.Context) WebhookStore { return s.scoped(ctx) }
@@ -326,6 +341,7 @@ func (s *Server) sealSecret(tenantID, webhookID, field string, secret models.Sec
 	return s.deps.Webhooks.Keyring.Seal(secret, models.SealContext{TenantID: tenantID, Table: "webhooks", RowID: webhookID, Field: field})
 }
 
+// createWebhook creates a webhook endpoint and shows its signing secret this once.
 func (s *Server) createWebhook(ctx context.Context, in *CreateWebhookInput) (*WebhookWithSecretOutput, error) {
 	b := in.Body
 	if err := models.CheckWebhookURL(b.URL, s.deps.Webhooks.AllowedNetworks, "body.url"); err != nil {
@@ -352,6 +368,7 @@ func (s *Server) createWebhook(ctx context.Context, in *CreateWebhookInput) (*We
 	return out, nil
 }
 
+// updateWebhook changes a webhook endpoint.
 func (s *Server) updateWebhook(ctx context.Context, in *UpdateWebhookInput) (*WebhookOutput, error) {
 	b := in.Body
 	if b.URL != nil {
@@ -375,6 +392,7 @@ func (s *Server) updateWebhook(ctx context.Context, in *UpdateWebhookInput) (*We
 	return &WebhookOutput{Body: webhookOf(w)}, nil
 }
 
+// rotateWebhookSecret replaces a webhook endpoint's signing secret and shows the new one this once.
 func (s *Server) rotateWebhookSecret(ctx context.Context, in *RotateWebhookSecretInput) (*WebhookWithSecretOutput, error) {
 	grace := s.deps.Webhooks.RotationGrace
 	if grace <= 0 {
@@ -426,6 +444,7 @@ func (s *Server) rotateWebhookSecret(ctx context.Context, in *RotateWebhookSecre
 // testDeliveryTimeout bounds how long a test-send waits for its attempt.
 const testDeliveryTimeout = 45 * time.Second
 
+// testWebhook sends a test message to a webhook endpoint and answers with the recorded delivery.
 func (s *Server) testWebhook(ctx context.Context, in *IDPath) (*DeliveryDetailOutput, error) {
 	starter := s.deps.Webhooks.Starter
 	if starter == nil {
@@ -458,6 +477,7 @@ func (s *Server) testWebhook(ctx context.Context, in *IDPath) (*DeliveryDetailOu
 	return &DeliveryDetailOutput{Body: deliveryDetailOf(got, attempts)}, nil
 }
 
+// replayDelivery sends a delivery again, with the same webhook-id.
 func (s *Server) replayDelivery(ctx context.Context, in *DeliveryPath) (*DeliveryOutput, error) {
 	starter := s.deps.Webhooks.Starter
 	if starter == nil {

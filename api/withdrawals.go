@@ -220,13 +220,6 @@ type WithdrawalListOutput struct{ Body ListBody[Withdrawal] }
 
 func registerWithdrawalRoutes(s *Server) {
 	tags := []string{tagWithdrawals}
-	withdrawal := func(w *models.Withdrawal, err error) (*WithdrawalOutput, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &WithdrawalOutput{Body: withdrawalOf(w)}, nil
-	}
-
 	register(s, huma.Operation{OperationID: "add-payout-method", Method: http.MethodPost, Path: "/api/payout-methods", Tags: tags,
 		Summary:     "Add a payout method",
 		Description: "The details are sealed at rest and never shown again; responses carry a masked hint. Partners add their own; operators name the partner.",
@@ -234,37 +227,18 @@ func registerWithdrawalRoutes(s *Server) {
 		Requires(authz.WithdrawalsWrite), s.addPayoutMethod)
 	register(s, huma.Operation{OperationID: "list-payout-methods", Method: http.MethodGet, Path: "/api/payout-methods", Tags: tags,
 		Summary: "List payout methods", Description: "Partners see only their own.", Security: UsersOrKeys},
-		Requires(authz.WithdrawalsRead), func(ctx context.Context, in *ListPayoutMethodsInput) (*PayoutMethodListOutput, error) {
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PayoutMethod, string, error) {
-				return s.scoped(ctx).ListPayoutMethods(ctx, in.PartnerID, pg)
-			}, payoutMethodOf)
-			return &PayoutMethodListOutput{Body: body}, err
-		})
+		Requires(authz.WithdrawalsRead), s.listPayoutMethods)
 	register(s, huma.Operation{OperationID: "get-payout-method", Method: http.MethodGet, Path: "/api/payout-methods/{id}", Tags: tags,
 		Summary: "Get a payout method", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.WithdrawalsRead), func(ctx context.Context, in *IDPath) (*PayoutMethodOutput, error) {
-			m, err := s.scoped(ctx).PayoutMethod(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &PayoutMethodOutput{Body: payoutMethodOf(m)}, nil
-		})
+		Requires(authz.WithdrawalsRead), s.getPayoutMethod)
 	register(s, huma.Operation{OperationID: "remove-payout-method", Method: http.MethodDelete, Path: "/api/payout-methods/{id}", Tags: tags,
 		Summary: "Remove a payout method", Description: "Withdrawals made with it keep it.",
 		Security: UsersOrKeys, DefaultStatus: http.StatusNoContent, Errors: []int{http.StatusNotFound}},
-		Requires(authz.WithdrawalsWrite), func(ctx context.Context, in *IDPath) (*struct{}, error) {
-			return nil, s.scoped(ctx).RemovePayoutMethod(ctx, in.ID)
-		})
+		Requires(authz.WithdrawalsWrite), s.removePayoutMethod)
 
 	register(s, huma.Operation{OperationID: "get-payout-settings", Method: http.MethodGet, Path: "/api/payout-settings", Tags: tags,
 		Summary: "Get the payout settings", Description: "Operators only; the http provider's secret is never shown.", Security: UsersOrKeys},
-		Requires(authz.WithdrawalsApprove), func(ctx context.Context, _ *struct{}) (*PayoutSettingsOutput, error) {
-			st, err := s.scoped(ctx).PayoutSettings(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return &PayoutSettingsOutput{Body: payoutSettingsOf(&st)}, nil
-		})
+		Requires(authz.WithdrawalsApprove), s.getPayoutSettings)
 	register(s, huma.Operation{OperationID: "update-payout-settings", Method: http.MethodPut, Path: "/api/payout-settings", Tags: tags,
 		Summary: "Replace the payout settings", Description: "Operators only. Audited.",
 		Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity, http.StatusServiceUnavailable}},
@@ -274,73 +248,136 @@ func registerWithdrawalRoutes(s *Server) {
 		Summary:     "Request a withdrawal",
 		Description: "Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity}}, true),
-		Requires(authz.WithdrawalsWrite), func(ctx context.Context, in *RequestWithdrawalInput) (*WithdrawalOutput, error) {
-			if !validIdempotencyKey(in.IdempotencyKey) {
-				return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
-			}
-			b := in.Body
-			return withdrawal(s.scoped(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,
-				Currency: b.Currency, PayoutMethodID: b.PayoutMethodID}, in.IdempotencyKey))
-		})
+		Requires(authz.WithdrawalsWrite), s.requestWithdrawal)
 	register(s, huma.Operation{OperationID: "list-withdrawals", Method: http.MethodGet, Path: "/api/withdrawals", Tags: tags,
 		Summary: "List withdrawals, oldest first", Description: "Partners see only their own.", Security: UsersOrKeys},
-		Requires(authz.WithdrawalsRead), func(ctx context.Context, in *ListWithdrawalsInput) (*WithdrawalListOutput, error) {
-			f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency}
-			body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Withdrawal, string, error) {
-				return s.scoped(ctx).ListWithdrawals(ctx, f, pg)
-			}, withdrawalOf)
-			return &WithdrawalListOutput{Body: body}, err
-		})
+		Requires(authz.WithdrawalsRead), s.listWithdrawals)
 	register(s, huma.Operation{OperationID: "get-withdrawal", Method: http.MethodGet, Path: "/api/withdrawals/{id}", Tags: tags,
 		Summary: "Get a withdrawal with its payout", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
-		Requires(authz.WithdrawalsRead), func(ctx context.Context, in *IDPath) (*WithdrawalOutput, error) {
-			w, p, err := s.scoped(ctx).Withdrawal(ctx, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return &WithdrawalOutput{Body: withdrawalWithPayout(w, p)}, nil
-		})
+		Requires(authz.WithdrawalsRead), s.getWithdrawal)
 	register(s, huma.Operation{OperationID: "cancel-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/cancel", Tags: tags,
 		Summary: "Cancel a withdrawal before review", Description: "The held funds return to the available balance. Reviewed withdrawals answer 409 ILLEGAL_WITHDRAWAL_TRANSITION.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.WithdrawalsWrite), func(ctx context.Context, in *CancelWithdrawalInput) (*WithdrawalOutput, error) {
-			reason := ""
-			if in.Body != nil {
-				reason = in.Body.Reason
-			}
-			return withdrawal(s.scoped(ctx).CancelWithdrawal(ctx, in.ID, reason))
-		})
+		Requires(authz.WithdrawalsWrite), s.cancelWithdrawal)
 	register(s, huma.Operation{OperationID: "approve-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/approve", Tags: tags,
 		Summary:     "Approve a withdrawal",
 		Description: "Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.WithdrawalsApprove), func(ctx context.Context, in *IDPath) (*WithdrawalOutput, error) {
-			return withdrawal(s.scoped(ctx).ApproveWithdrawal(ctx, in.ID))
-		})
+		Requires(authz.WithdrawalsApprove), s.approveWithdrawal)
 	register(s, huma.Operation{OperationID: "reject-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/reject", Tags: tags,
 		Summary: "Reject a withdrawal", Description: "The held funds return to the available balance.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
-		Requires(authz.WithdrawalsApprove), func(ctx context.Context, in *ReasonInput) (*WithdrawalOutput, error) {
-			return withdrawal(s.scoped(ctx).RejectWithdrawal(ctx, in.ID, in.Body.Reason))
-		})
+		Requires(authz.WithdrawalsApprove), s.rejectWithdrawal)
 	register(s, huma.Operation{OperationID: "confirm-payout", Method: http.MethodPost, Path: "/api/withdrawals/{id}/confirm-payout", Tags: tags,
 		Summary:     "Confirm a manual payout with the bank's reference",
 		Description: "Only for an approved withdrawal whose manual payout waits for confirmation (otherwise 409 PAYOUT_NOT_AWAITING_CONFIRMATION). Accepted: the payout marks the withdrawal paid shortly after.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable}},
-		Requires(authz.WithdrawalsApprove), func(ctx context.Context, in *ConfirmPayoutInput) (*WithdrawalOutput, error) {
-			return s.signalPayout(ctx, in.ID, true, in.Body.Reference, func(p PayoutSignaler, tenantID, by string) error {
-				return p.ConfirmPayout(ctx, tenantID, in.ID, in.Body.Reference, by)
-			})
-		})
+		Requires(authz.WithdrawalsApprove), s.confirmPayout)
 	register(s, huma.Operation{OperationID: "fail-payout", Method: http.MethodPost, Path: "/api/withdrawals/{id}/fail-payout", Tags: tags,
 		Summary:     "Report that a manual payout failed",
 		Description: "Only for an approved withdrawal whose manual payout waits for confirmation (otherwise 409 PAYOUT_NOT_AWAITING_CONFIRMATION). Accepted: the payout fails the withdrawal and releases its funds shortly after.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable}},
-		Requires(authz.WithdrawalsApprove), func(ctx context.Context, in *ReasonInput) (*WithdrawalOutput, error) {
-			return s.signalPayout(ctx, in.ID, false, in.Body.Reason, func(p PayoutSignaler, tenantID, by string) error {
-				return p.FailPayout(ctx, tenantID, in.ID, in.Body.Reason, by)
-			})
-		})
+		Requires(authz.WithdrawalsApprove), s.failPayout)
+}
+
+// withdrawalOutput answers with the withdrawal w, or with err when there is one.
+func withdrawalOutput(w *models.Withdrawal, err error) (*WithdrawalOutput, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &WithdrawalOutput{Body: withdrawalOf(w)}, nil
+}
+
+// listPayoutMethods lists payout methods.
+func (s *Server) listPayoutMethods(ctx context.Context, in *ListPayoutMethodsInput) (*PayoutMethodListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PayoutMethod, string, error) {
+		return s.scoped(ctx).ListPayoutMethods(ctx, in.PartnerID, pg)
+	}, payoutMethodOf)
+	return &PayoutMethodListOutput{Body: body}, err
+}
+
+// getPayoutMethod answers one payout method.
+func (s *Server) getPayoutMethod(ctx context.Context, in *IDPath) (*PayoutMethodOutput, error) {
+	m, err := s.scoped(ctx).PayoutMethod(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &PayoutMethodOutput{Body: payoutMethodOf(m)}, nil
+}
+
+// removePayoutMethod removes a payout method.
+func (s *Server) removePayoutMethod(ctx context.Context, in *IDPath) (*struct{}, error) {
+	return nil, s.scoped(ctx).RemovePayoutMethod(ctx, in.ID)
+}
+
+// getPayoutSettings answers the payout settings.
+func (s *Server) getPayoutSettings(ctx context.Context, _ *struct{}) (*PayoutSettingsOutput, error) {
+	st, err := s.scoped(ctx).PayoutSettings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &PayoutSettingsOutput{Body: payoutSettingsOf(&st)}, nil
+}
+
+// requestWithdrawal requests a withdrawal, holding its amount of the available balance.
+func (s *Server) requestWithdrawal(ctx context.Context, in *RequestWithdrawalInput) (*WithdrawalOutput, error) {
+	if !validIdempotencyKey(in.IdempotencyKey) {
+		return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
+	}
+	b := in.Body
+	return withdrawalOutput(s.scoped(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,
+		Currency: b.Currency, PayoutMethodID: b.PayoutMethodID}, in.IdempotencyKey))
+}
+
+// listWithdrawals lists withdrawals, oldest first.
+func (s *Server) listWithdrawals(ctx context.Context, in *ListWithdrawalsInput) (*WithdrawalListOutput, error) {
+	f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency}
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Withdrawal, string, error) {
+		return s.scoped(ctx).ListWithdrawals(ctx, f, pg)
+	}, withdrawalOf)
+	return &WithdrawalListOutput{Body: body}, err
+}
+
+// getWithdrawal answers one withdrawal with its payout.
+func (s *Server) getWithdrawal(ctx context.Context, in *IDPath) (*WithdrawalOutput, error) {
+	w, p, err := s.scoped(ctx).Withdrawal(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &WithdrawalOutput{Body: withdrawalWithPayout(w, p)}, nil
+}
+
+// cancelWithdrawal cancels a withdrawal before review, returning its funds to the available balance.
+func (s *Server) cancelWithdrawal(ctx context.Context, in *CancelWithdrawalInput) (*WithdrawalOutput, error) {
+	reason := ""
+	if in.Body != nil {
+		reason = in.Body.Reason
+	}
+	return withdrawalOutput(s.scoped(ctx).CancelWithdrawal(ctx, in.ID, reason))
+}
+
+// approveWithdrawal approves a withdrawal, whose payout then starts.
+func (s *Server) approveWithdrawal(ctx context.Context, in *IDPath) (*WithdrawalOutput, error) {
+	return withdrawalOutput(s.scoped(ctx).ApproveWithdrawal(ctx, in.ID))
+}
+
+// rejectWithdrawal rejects a withdrawal, returning its funds to the available balance.
+func (s *Server) rejectWithdrawal(ctx context.Context, in *ReasonInput) (*WithdrawalOutput, error) {
+	return withdrawalOutput(s.scoped(ctx).RejectWithdrawal(ctx, in.ID, in.Body.Reason))
+}
+
+// confirmPayout confirms a manual payout with the bank's reference.
+func (s *Server) confirmPayout(ctx context.Context, in *ConfirmPayoutInput) (*WithdrawalOutput, error) {
+	return s.signalPayout(ctx, in.ID, true, in.Body.Reference, func(p PayoutSignaler, tenantID, by string) error {
+		return p.ConfirmPayout(ctx, tenantID, in.ID, in.Body.Reference, by)
+	})
+}
+
+// failPayout reports that a manual payout failed.
+func (s *Server) failPayout(ctx context.Context, in *ReasonInput) (*WithdrawalOutput, error) {
+	return s.signalPayout(ctx, in.ID, false, in.Body.Reason, func(p PayoutSignaler, tenantID, by string) error {
+		return p.FailPayout(ctx, tenantID, in.ID, in.Body.Reason, by)
+	})
 }
 
 // signalPayout records finance's decision on a manual payout that waits for it (once: the
@@ -372,6 +409,7 @@ func errSealingUnavailable() error {
 	return models.Errorf(models.KindUnavailable, "SECRETS_UNAVAILABLE", "secrets cannot be stored on this server")
 }
 
+// addPayoutMethod adds a payout method, whose details are sealed.
 func (s *Server) addPayoutMethod(ctx context.Context, in *AddPayoutMethodInput) (*PayoutMethodOutput, error) {
 	b := in.Body
 	details, masked, fields := checkPayoutDetails(b.Kind, b.Details)
@@ -483,6 +521,7 @@ func validIBAN(iban string) bool {
 	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
 }
 
+// updatePayoutSettings replaces the payout settings.
 func (s *Server) updatePayoutSettings(ctx context.Context, in *PayoutSettingsInput) (*PayoutSettingsOutput, error) {
 	b := in.Body
 	var fs []models.FieldError
