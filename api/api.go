@@ -72,9 +72,10 @@ type Deps struct {
 	// authenticates access tokens and machine keys itself.
 	Authenticator Authenticator
 	Authorizer    Authorizer
-	// Identity and Scope are the storage of the identity operations.
+	// Identity is the storage of sign-in, tokens and the caller's own profile.
 	Identity IdentityStore
-	Scope    func(*models.Principal) ScopedStore
+	// Modules are the stores of tenant-owned data, one per module.
+	Modules Modules
 	// Tokens issues and verifies access tokens.
 	Tokens *authn.Tokens
 	// Tenants creates tenants (sign-up).
@@ -93,6 +94,31 @@ type Deps struct {
 	Runs RunCanceller
 }
 
+// Modules are the module stores as one principal sees them: each limits what it reads and writes
+// to the principal's tenant and, for partner principals, to its partner organisation. Handlers
+// reach tenant-owned data only through them, each module through its accessor (Server.deals, ...).
+type Modules struct {
+	APIKeys      func(*models.Principal) APIKeyStore
+	Audit        func(*models.Principal) AuditStore
+	People       func(*models.Principal) PeopleStore
+	Roles        func(*models.Principal) RoleStore
+	Tenant       func(*models.Principal) TenantStore
+	Events       func(*models.Principal) EventsStore
+	Customers    func(*models.Principal) CustomerStore
+	Webhooks     func(*models.Principal) WebhookStore
+	Metrics      func(*models.Principal) MetricStore
+	Dashboards   func(*models.Principal) DashboardStore
+	Deals        func(*models.Principal) DealStore
+	Tasks        func(*models.Principal) TaskStore
+	Levels       func(*models.Principal) LevelStore
+	Applications func(*models.Principal) ApplicationStore
+	Mail         func(*models.Principal) MailStore
+	Commissions  func(*models.Principal) CommissionStore
+	Ledger       func(*models.Principal) LedgerStore
+	Withdrawals  func(*models.Principal) WithdrawalStore
+	Playbooks    func(*models.Principal) PlaybookStore
+}
+
 // Server is the assembled HTTP interface.
 type Server struct {
 	cfg     Config
@@ -106,8 +132,8 @@ type Server struct {
 	loginByClient  *failureLimiter
 	// signups limits sign-ups per client address.
 	signups *failureLimiter
-	// applications limits public applications per client address.
-	applications *failureLimiter
+	// applicationsByClient limits public applications per client address.
+	applicationsByClient *failureLimiter
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
 }
@@ -136,11 +162,11 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, engine: engine,
-		cursors:        cursors{key: cfg.CursorKey},
-		loginByAccount: newFailureLimiter(5, 15*time.Minute),
-		loginByClient:  newFailureLimiter(20, 15*time.Minute),
-		signups:        newFailureLimiter(5, time.Hour),
-		applications:   newFailureLimiter(10, time.Hour),
+		cursors:              cursors{key: cfg.CursorKey},
+		loginByAccount:       newFailureLimiter(5, 15*time.Minute),
+		loginByClient:        newFailureLimiter(20, 15*time.Minute),
+		signups:              newFailureLimiter(5, time.Hour),
+		applicationsByClient: newFailureLimiter(10, time.Hour),
 		dummyHash: sync.OnceValue(func() string {
 			h, _ := authn.HashPassword("partnerd timing equaliser")
 			return h

@@ -75,6 +75,19 @@ type IDPath struct {
 	ID string `path:"id" maxLength:"36"`
 }
 
+// APIKeyStore is what the machine key operations need of storage, as the caller sees it.
+type APIKeyStore interface {
+	CreateAPIKey(ctx context.Context, k *models.APIKey) error
+	ListAPIKeys(ctx context.Context, pg models.Page) ([]models.APIKey, string, error)
+	APIKey(ctx context.Context, id string) (*models.APIKey, error)
+	RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, error)
+}
+
+// apiKeys is the machine key store as the caller sees it.
+func (s *Server) apiKeys(ctx context.Context) APIKeyStore {
+	return s.deps.Modules.APIKeys(models.PrincipalFrom(ctx))
+}
+
 func registerAPIKeyRoutes(s *Server) {
 	tags := []string{tagAPIKeys}
 	register(s, huma.Operation{
@@ -103,14 +116,14 @@ func registerAPIKeyRoutes(s *Server) {
 // listAPIKeys lists the tenant's machine keys.
 func (s *Server) listAPIKeys(ctx context.Context, in *struct{ ListParams }) (*MachineKeyListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.APIKey, string, error) {
-		return s.scoped(ctx).ListAPIKeys(ctx, pg)
+		return s.apiKeys(ctx).ListAPIKeys(ctx, pg)
 	}, apiKeyOf)
 	return &MachineKeyListOutput{Body: body}, err
 }
 
 // getAPIKey answers one machine key.
 func (s *Server) getAPIKey(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
-	k, err := s.scoped(ctx).APIKey(ctx, in.ID)
+	k, err := s.apiKeys(ctx).APIKey(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +132,7 @@ func (s *Server) getAPIKey(ctx context.Context, in *IDPath) (*MachineKeyOutput, 
 
 // revokeAPIKey revokes a machine key, which stops working at once.
 func (s *Server) revokeAPIKey(ctx context.Context, in *IDPath) (*MachineKeyOutput, error) {
-	k, err := s.scoped(ctx).RevokeAPIKey(ctx, in.ID)
+	k, err := s.apiKeys(ctx).RevokeAPIKey(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +183,7 @@ func (s *Server) createAPIKey(ctx context.Context, in *CreateMachineKeyInput) (*
 	if in.Body.PartnerID != "" {
 		rec.PartnerID = &in.Body.PartnerID
 	}
-	if err := s.scoped(ctx).CreateAPIKey(ctx, rec); err != nil {
+	if err := s.apiKeys(ctx).CreateAPIKey(ctx, rec); err != nil {
 		return nil, err
 	}
 	out := &CreatedMachineKeyOutput{CacheControl: "no-store"}

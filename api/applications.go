@@ -18,7 +18,7 @@ type ApplicationIntake interface {
 	SubmitApplication(ctx context.Context, slug string, a *models.Application, answers map[string]string) (bool, error)
 }
 
-// ApplicationStore is what the operators' application operations need of the scoped store.
+// ApplicationStore is what the operators' application operations need of storage, as the caller sees it.
 type ApplicationStore interface {
 	ApplicationForm(ctx context.Context) (models.ApplicationForm, error)
 	SetApplicationForm(ctx context.Context, f models.ApplicationForm) (models.ApplicationForm, error)
@@ -26,6 +26,11 @@ type ApplicationStore interface {
 	Application(ctx context.Context, id string) (*models.Application, error)
 	ApproveApplication(ctx context.Context, id string, auto bool) (*models.Application, *models.User, error)
 	RejectApplication(ctx context.Context, id, reason string) (*models.Application, error)
+}
+
+// applications is the application store as the caller sees it.
+func (s *Server) applications(ctx context.Context) ApplicationStore {
+	return s.deps.Modules.Applications(models.PrincipalFrom(ctx))
 }
 
 // maxApplicationBytes caps a public application body.
@@ -177,7 +182,7 @@ func (s *Server) getPublicApplicationForm(ctx context.Context, in *struct {
 
 // getApplicationForm answers the tenant's recruitment form with its settings.
 func (s *Server) getApplicationForm(ctx context.Context, _ *struct{}) (*ApplicationFormOutput, error) {
-	f, err := s.scoped(ctx).ApplicationForm(ctx)
+	f, err := s.applications(ctx).ApplicationForm(ctx)
 	return &ApplicationFormOutput{Body: formOf(f)}, err
 }
 
@@ -187,21 +192,21 @@ func (s *Server) setApplicationForm(ctx context.Context, in *SetApplicationFormI
 	for _, q := range in.Body.Questions {
 		f.Questions = append(f.Questions, models.ApplicationQuestion(q))
 	}
-	f, err := s.scoped(ctx).SetApplicationForm(ctx, f)
+	f, err := s.applications(ctx).SetApplicationForm(ctx, f)
 	return &ApplicationFormOutput{Body: formOf(f)}, err
 }
 
 // listApplications lists the applications to the tenant's partner program.
 func (s *Server) listApplications(ctx context.Context, in *ListApplicationsInput) (*ApplicationListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Application, string, error) {
-		return s.scoped(ctx).ListApplications(ctx, models.ApplicationFilter{Status: in.Status}, pg)
+		return s.applications(ctx).ListApplications(ctx, models.ApplicationFilter{Status: in.Status}, pg)
 	}, applicationOf)
 	return &ApplicationListOutput{Body: body}, err
 }
 
 // getApplication answers one application.
 func (s *Server) getApplication(ctx context.Context, in *IDPath) (*ApplicationOutput, error) {
-	a, err := s.scoped(ctx).Application(ctx, in.ID)
+	a, err := s.applications(ctx).Application(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +215,7 @@ func (s *Server) getApplication(ctx context.Context, in *IDPath) (*ApplicationOu
 
 // approveApplication approves an application and invites the applicant as its partner organisation's admin.
 func (s *Server) approveApplication(ctx context.Context, in *IDPath) (*ApprovedApplicationOutput, error) {
-	a, admin, err := s.scoped(ctx).ApproveApplication(ctx, in.ID, false)
+	a, admin, err := s.applications(ctx).ApproveApplication(ctx, in.ID, false)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +231,7 @@ func (s *Server) approveApplication(ctx context.Context, in *IDPath) (*ApprovedA
 
 // rejectApplication rejects an application with a reason.
 func (s *Server) rejectApplication(ctx context.Context, in *ReasonInput) (*ApplicationOutput, error) {
-	a, err := s.scoped(ctx).RejectApplication(ctx, in.ID, in.Body.Reason)
+	a, err := s.applications(ctx).RejectApplication(ctx, in.ID, in.Body.Reason)
 	if err != nil {
 		return nil, err
 	}
@@ -238,10 +243,10 @@ func (s *Server) submitApplication(ctx context.Context, in *SubmitApplicationInp
 	out := &ApplicationReceivedOutput{}
 	out.Body.Status = "received"
 	client := "apply:" + models.RequestMetaFrom(ctx).ClientAddress
-	if blocked, retry := s.applications.blocked(client); blocked {
-		return nil, tooManyRequests(ctx, s.applications, retry, "too many applications from this address; try again later")
+	if blocked, retry := s.applicationsByClient.blocked(client); blocked {
+		return nil, tooManyRequests(ctx, s.applicationsByClient, retry, "too many applications from this address; try again later")
 	}
-	s.applications.fail(client) // every attempt counts
+	s.applicationsByClient.fail(client) // every attempt counts
 	if in.Body.Website != "" {
 		return out, nil // a bot filled the honeypot: it learns nothing, nothing is stored
 	}
@@ -256,7 +261,7 @@ func (s *Server) submitApplication(ctx context.Context, in *SubmitApplicationInp
 		return nil, err
 	}
 	if auto {
-		system := s.deps.Scope(&models.Principal{Kind: models.PrincipalOperator, TenantID: a.TenantID})
+		system := s.deps.Modules.Applications(&models.Principal{Kind: models.PrincipalOperator, TenantID: a.TenantID})
 		if _, _, err := system.ApproveApplication(ctx, a.ID, true); err != nil {
 			s.log.Warn("auto-approval failed; the application waits for review", "application", a.ID, "error", err)
 		} else {

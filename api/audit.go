@@ -34,6 +34,16 @@ type AuditListOutput struct {
 	Body ListBody[AuditEntry]
 }
 
+// AuditStore is what the audit operations need of storage, as the caller sees it.
+type AuditStore interface {
+	ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error)
+}
+
+// audit is the audit log as the caller sees it.
+func (s *Server) audit(ctx context.Context) AuditStore {
+	return s.deps.Modules.Audit(models.PrincipalFrom(ctx))
+}
+
 func registerAuditRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "list-audit-log", Method: http.MethodGet, Path: "/api/audit-log", Tags: []string{"Audit"},
@@ -47,7 +57,7 @@ func (s *Server) listAuditLog(ctx context.Context, in *AuditListInput) (*AuditLi
 	if err != nil {
 		return nil, err
 	}
-	entries, next, err := s.scoped(ctx).ListAudit(ctx, models.AuditFilter{
+	entries, next, err := s.audit(ctx).ListAudit(ctx, models.AuditFilter{
 		Action: in.Action, ActorID: in.ActorID, TargetType: in.TargetType, TargetID: in.TargetID, From: in.From, To: in.To,
 	}, pg)
 	if err != nil {

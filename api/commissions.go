@@ -14,7 +14,7 @@ import (
 
 const tagCommissions = "Commissions"
 
-// CommissionStore is what the commission plan operations need of the scoped store.
+// CommissionStore is what the commission plan operations need of storage, as the caller sees it.
 type CommissionStore interface {
 	CreateCommissionPlan(ctx context.Context, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error)
 	UpdateCommissionPlan(ctx context.Context, id, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error)
@@ -23,6 +23,11 @@ type CommissionStore interface {
 	CommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error)
 	CommissionPlanVersions(ctx context.Context, id string) ([]models.CommissionPlanVersion, error)
 	PreviewCommissions(ctx context.Context, e models.Event) ([]models.PlanPreview, error)
+}
+
+// commissions is the commission plan store as the caller sees it.
+func (s *Server) commissions(ctx context.Context) CommissionStore {
+	return s.deps.Modules.Commissions(models.PrincipalFrom(ctx))
 }
 
 // PayloadMatch demands that a payload field equals a JSON scalar.
@@ -267,7 +272,7 @@ func commissionPlanOutput(p *models.CommissionPlan, err error) (*CommissionPlanO
 // listCommissionPlans lists commission plans.
 func (s *Server) listCommissionPlans(ctx context.Context, in *ListCommissionPlansInput) (*CommissionPlanListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.CommissionPlan, string, error) {
-		return s.scoped(ctx).ListCommissionPlans(ctx, in.Status, pg)
+		return s.commissions(ctx).ListCommissionPlans(ctx, in.Status, pg)
 	}, commissionPlanOf)
 	return &CommissionPlanListOutput{Body: body}, err
 }
@@ -275,7 +280,7 @@ func (s *Server) listCommissionPlans(ctx context.Context, in *ListCommissionPlan
 // createCommissionPlan creates a commission plan at version 1.
 func (s *Server) createCommissionPlan(ctx context.Context, in *CreateCommissionPlanInput) (*CommissionPlanOutput, error) {
 	b := in.Body
-	return commissionPlanOutput(s.scoped(ctx).CreateCommissionPlan(ctx, b.Name, b.Description, b.Definition.model()))
+	return commissionPlanOutput(s.commissions(ctx).CreateCommissionPlan(ctx, b.Name, b.Description, b.Definition.model()))
 }
 
 // previewCommissions shows what the active plans would accrue on a sample event, booking nothing.
@@ -290,7 +295,7 @@ func (s *Server) previewCommissions(ctx context.Context, in *PreviewCommissionsI
 	if b.OccurredAt != nil {
 		e.OccurredAt = b.OccurredAt.UTC()
 	}
-	previews, err := s.scoped(ctx).PreviewCommissions(ctx, e)
+	previews, err := s.commissions(ctx).PreviewCommissions(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -304,24 +309,24 @@ func (s *Server) previewCommissions(ctx context.Context, in *PreviewCommissionsI
 
 // getCommissionPlan answers one commission plan.
 func (s *Server) getCommissionPlan(ctx context.Context, in *IDPath) (*CommissionPlanOutput, error) {
-	return commissionPlanOutput(s.scoped(ctx).CommissionPlan(ctx, in.ID))
+	return commissionPlanOutput(s.commissions(ctx).CommissionPlan(ctx, in.ID))
 }
 
 // updateCommissionPlan changes a commission plan as a new version.
 func (s *Server) updateCommissionPlan(ctx context.Context, in *UpdateCommissionPlanInput) (*CommissionPlanOutput, error) {
 	b := in.Body
-	return commissionPlanOutput(s.scoped(ctx).UpdateCommissionPlan(ctx, in.ID, b.Name, b.Description, b.Definition.model()))
+	return commissionPlanOutput(s.commissions(ctx).UpdateCommissionPlan(ctx, in.ID, b.Name, b.Description, b.Definition.model()))
 }
 
 // archiveCommissionPlan archives a commission plan, which then stops accruing.
 func (s *Server) archiveCommissionPlan(ctx context.Context, in *IDPath) (*CommissionPlanOutput, error) {
-	return commissionPlanOutput(s.scoped(ctx).ArchiveCommissionPlan(ctx, in.ID))
+	return commissionPlanOutput(s.commissions(ctx).ArchiveCommissionPlan(ctx, in.ID))
 }
 
 // listCommissionPlanVersions lists a commission plan's versions, oldest first.
 func (s *Server) listCommissionPlanVersions(ctx context.Context, in *PlanVersionsInput) (*PlanVersionListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.CommissionPlanVersion, string, error) {
-		vs, err := s.scoped(ctx).CommissionPlanVersions(ctx, in.ID)
+		vs, err := s.commissions(ctx).CommissionPlanVersions(ctx, in.ID)
 		if err != nil {
 			return nil, "", err
 		}

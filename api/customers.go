@@ -11,13 +11,18 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// CustomerStore is what the customer operations need of the scoped store.
+// CustomerStore is what the customer operations need of storage, as the caller sees it.
 type CustomerStore interface {
 	CreateCustomer(ctx context.Context, c *models.Customer) error
 	ListCustomers(ctx context.Context, f models.CustomerFilter, pg models.Page) ([]models.Customer, string, error)
 	Customer(ctx context.Context, id string) (*models.Customer, error)
 	UpdateCustomer(ctx context.Context, id string, ch models.CustomerChanges) (*models.Customer, error)
 	DeleteCustomer(ctx context.Context, id string) error
+}
+
+// customers is the customer store as the caller sees it.
+func (s *Server) customers(ctx context.Context) CustomerStore {
+	return s.deps.Modules.Customers(models.PrincipalFrom(ctx))
 }
 
 // Customer is an end customer as the API shows it.
@@ -153,8 +158,6 @@ func (s *Server) updateCustomer(ctx context.Context, in *UpdateCustomerInput) (*
 func (s *Server) deleteCustomer(ctx context.Context, in *IDPath) (*struct{}, error) {
 	return nil, s.customers(ctx).DeleteCustomer(ctx, in.ID)
 }
-
-func (s *Server) customers(ctx context.Context) CustomerStore { return s.scoped(ctx) }
 
 func nonEmpty(v string) *string {
 	if v == "" {

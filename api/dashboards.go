@@ -11,7 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// DashboardStore is what the dashboard operations need of the scoped store.
+// DashboardStore is what the dashboard operations need of storage, as the caller sees it.
 type DashboardStore interface {
 	CreateDashboard(ctx context.Context, d *models.Dashboard) error
 	ListDashboards(ctx context.Context, pg models.Page) ([]models.Dashboard, string, error)
@@ -20,6 +20,11 @@ type DashboardStore interface {
 	DeleteDashboard(ctx context.Context, id string) error
 	RenderDashboard(ctx context.Context, id string, now time.Time) (*models.RenderedDashboard, error)
 	MyDashboard(ctx context.Context, now time.Time) (*models.RenderedDashboard, error)
+}
+
+// dashboards is the dashboard store as the caller sees it.
+func (s *Server) dashboards(ctx context.Context) DashboardStore {
+	return s.deps.Modules.Dashboards(models.PrincipalFrom(ctx))
 }
 
 const tagDashboards = "Dashboards"
@@ -259,5 +264,3 @@ func (s *Server) renderDashboard(ctx context.Context, in *IDPath) (*RenderedDash
 	}
 	return &RenderedDashboardOutput{Body: renderedOf(r)}, nil
 }
-
-func (s *Server) dashboards(ctx context.Context) DashboardStore { return s.scoped(ctx) }

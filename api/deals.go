@@ -11,7 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// DealStore is what the pipeline and deal operations need of the scoped store.
+// DealStore is what the pipeline and deal operations need of storage, as the caller sees it.
 type DealStore interface {
 	CreatePipeline(ctx context.Context, name string, isDefault bool, stages []models.NewStage) (*models.Pipeline, error)
 	ListPipelines(ctx context.Context, pg models.Page) ([]models.Pipeline, string, error)
@@ -30,6 +30,11 @@ type DealStore interface {
 	ExtendDeal(ctx context.Context, id string, days int) (*models.Deal, error)
 	AddDealNote(ctx context.Context, id, body string) (*models.DealNote, error)
 	DealTimeline(ctx context.Context, id string, pg models.Page) ([]models.DealTimelineItem, string, error)
+}
+
+// deals is the pipeline and deal store as the caller sees it.
+func (s *Server) deals(ctx context.Context) DealStore {
+	return s.deps.Modules.Deals(models.PrincipalFrom(ctx))
 }
 
 // Stage is a step of a pipeline.
@@ -341,14 +346,14 @@ func dealOutput(d *models.Deal, err error) (*DealOutput, error) {
 // listPipelines lists pipelines with their stages.
 func (s *Server) listPipelines(ctx context.Context, in *ListParams) (*PipelineListOutput, error) {
 	body, err := listPage(ctx, s, *in, func(pg models.Page) ([]models.Pipeline, string, error) {
-		return s.scoped(ctx).ListPipelines(ctx, pg)
+		return s.deals(ctx).ListPipelines(ctx, pg)
 	}, pipelineOf)
 	return &PipelineListOutput{Body: body}, err
 }
 
 // getPipeline answers one pipeline with its stages.
 func (s *Server) getPipeline(ctx context.Context, in *IDPath) (*PipelineOutput, error) {
-	p, err := s.scoped(ctx).Pipeline(ctx, in.ID)
+	p, err := s.deals(ctx).Pipeline(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +366,7 @@ func (s *Server) createPipeline(ctx context.Context, in *CreatePipelineInput) (*
 	for i, st := range in.Body.Stages {
 		stages[i] = models.NewStage{Name: st.Name, Outcome: st.Outcome, Probability: st.Probability}
 	}
-	p, err := s.scoped(ctx).CreatePipeline(ctx, in.Body.Name, in.Body.IsDefault, stages)
+	p, err := s.deals(ctx).CreatePipeline(ctx, in.Body.Name, in.Body.IsDefault, stages)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +378,7 @@ func (s *Server) registerDeal(ctx context.Context, in *RegisterDealInput) (*Deal
 	b := in.Body
 	d := &models.Deal{PartnerID: b.PartnerID, CustomerCompany: b.CustomerCompany, CustomerDomain: b.CustomerDomain, ContactName: b.ContactName,
 		ContactEmail: b.ContactEmail, AmountMinor: b.AmountMinor, Currency: b.Currency, ExpectedCloseDate: nonEmpty(b.ExpectedCloseDate), Notes: b.Notes}
-	return dealOutput(d, s.scoped(ctx).RegisterDeal(ctx, d))
+	return dealOutput(d, s.deals(ctx).RegisterDeal(ctx, d))
 }
 
 // listDeals lists deals; partners see their own organisation's.
@@ -392,41 +397,41 @@ func (s *Server) listDeals(ctx context.Context, in *ListDealsInput) (*DealListOu
 		f.MaxAmount = &in.MaxAmount
 	}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Deal, string, error) {
-		return s.scoped(ctx).ListDeals(ctx, f, pg)
+		return s.deals(ctx).ListDeals(ctx, f, pg)
 	}, dealOf)
 	return &DealListOutput{Body: body}, err
 }
 
 // getDeal answers one deal.
 func (s *Server) getDeal(ctx context.Context, in *IDPath) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).Deal(ctx, in.ID))
+	return dealOutput(s.deals(ctx).Deal(ctx, in.ID))
 }
 
 // updateDeal changes an open deal's details.
 func (s *Server) updateDeal(ctx context.Context, in *UpdateDealInput) (*DealOutput, error) {
 	b := in.Body
-	return dealOutput(s.scoped(ctx).UpdateDeal(ctx, in.ID, models.DealChanges{CustomerCompany: b.CustomerCompany, ContactName: b.ContactName,
+	return dealOutput(s.deals(ctx).UpdateDeal(ctx, in.ID, models.DealChanges{CustomerCompany: b.CustomerCompany, ContactName: b.ContactName,
 		ContactEmail: b.ContactEmail, Notes: b.Notes, ExpectedCloseDate: b.ExpectedCloseDate, AmountMinor: b.AmountMinor, Currency: b.Currency}))
 }
 
 // moveDeal moves an approved deal to another stage of its pipeline, winning or losing it there.
 func (s *Server) moveDeal(ctx context.Context, in *MoveDealInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).MoveDeal(ctx, in.ID, models.DealMove{StageID: in.Body.StageID, Reason: in.Body.Reason}))
+	return dealOutput(s.deals(ctx).MoveDeal(ctx, in.ID, models.DealMove{StageID: in.Body.StageID, Reason: in.Body.Reason}))
 }
 
 // approveDeal approves a registration, which protects the deal.
 func (s *Server) approveDeal(ctx context.Context, in *ApproveDealInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).ApproveDeal(ctx, in.ID, in.Body.OwnerUserID))
+	return dealOutput(s.deals(ctx).ApproveDeal(ctx, in.ID, in.Body.OwnerUserID))
 }
 
 // rejectDeal rejects a registration with a reason.
 func (s *Server) rejectDeal(ctx context.Context, in *ReasonInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).RejectDeal(ctx, in.ID, in.Body.Reason))
+	return dealOutput(s.deals(ctx).RejectDeal(ctx, in.ID, in.Body.Reason))
 }
 
 // listDealConflicts lists what a registration overlaps: other partners' open deals and customers.
 func (s *Server) listDealConflicts(ctx context.Context, in *IDPath) (*DealConflictsOutput, error) {
-	cs, err := s.scoped(ctx).DealConflicts(ctx, in.ID)
+	cs, err := s.deals(ctx).DealConflicts(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -441,27 +446,27 @@ func (s *Server) listDealConflicts(ctx context.Context, in *IDPath) (*DealConfli
 
 // resolveDealConflicts settles a registration's conflicts.
 func (s *Server) resolveDealConflicts(ctx context.Context, in *ResolveConflictsInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).ResolveDealConflicts(ctx, in.ID, in.Body.Resolution))
+	return dealOutput(s.deals(ctx).ResolveDealConflicts(ctx, in.ID, in.Body.Resolution))
 }
 
 // assignDealOwner makes an operator user responsible for a deal.
 func (s *Server) assignDealOwner(ctx context.Context, in *AssignOwnerInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).AssignDealOwner(ctx, in.ID, in.Body.UserID))
+	return dealOutput(s.deals(ctx).AssignDealOwner(ctx, in.ID, in.Body.UserID))
 }
 
 // requestDealExtension asks for a longer protection of a deal.
 func (s *Server) requestDealExtension(ctx context.Context, in *ReasonInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).RequestDealExtension(ctx, in.ID, in.Body.Reason))
+	return dealOutput(s.deals(ctx).RequestDealExtension(ctx, in.ID, in.Body.Reason))
 }
 
 // extendDeal extends a deal's protection.
 func (s *Server) extendDeal(ctx context.Context, in *ExtendDealInput) (*DealOutput, error) {
-	return dealOutput(s.scoped(ctx).ExtendDeal(ctx, in.ID, in.Body.Days))
+	return dealOutput(s.deals(ctx).ExtendDeal(ctx, in.ID, in.Body.Days))
 }
 
 // addDealNote adds a note to a deal's timeline.
 func (s *Server) addDealNote(ctx context.Context, in *AddNoteInput) (*NoteOutput, error) {
-	n, err := s.scoped(ctx).AddDealNote(ctx, in.ID, in.Body.Body)
+	n, err := s.deals(ctx).AddDealNote(ctx, in.ID, in.Body.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +476,7 @@ func (s *Server) addDealNote(ctx context.Context, in *AddNoteInput) (*NoteOutput
 // getDealTimeline lists a deal's events and notes, oldest first.
 func (s *Server) getDealTimeline(ctx context.Context, in *TimelineInput) (*TimelineOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.DealTimelineItem, string, error) {
-		return s.scoped(ctx).DealTimeline(ctx, in.ID, pg)
+		return s.deals(ctx).DealTimeline(ctx, in.ID, pg)
 	}, timelineOf)
 	return &TimelineOutput{Body: body}, err
 }

@@ -48,11 +48,16 @@ func (o *JSONObject) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// EventsStore is what the event operations need of the scoped store.
+// EventsStore is what the event operations need of storage, as the caller sees it.
 type EventsStore interface {
 	Ingest(ctx context.Context, in []models.IngestEvent) ([]models.IngestResult, error)
 	ListEvents(ctx context.Context, f models.EventFilter, pg models.Page) ([]models.Event, string, error)
 	Event(ctx context.Context, id string) (*models.Event, error)
+}
+
+// events is the event store as the caller sees it.
+func (s *Server) events(ctx context.Context) EventsStore {
+	return s.deps.Modules.Events(models.PrincipalFrom(ctx))
 }
 
 // IngestEventBody is one customer event as an integration sends it.
@@ -270,8 +275,6 @@ func (s *Server) listEventTypes(ctx context.Context, in *struct{ ListParams }) (
 	})
 	return &EventTypeListOutput{Body: body}, err
 }
-
-func (s *Server) events(ctx context.Context) EventsStore { return s.scoped(ctx) }
 
 // payloadSchema is the inline JSON schema of a payload type.
 func (s *Server) payloadSchema(v any) PayloadSchema {

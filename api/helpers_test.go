@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store/stores"
 )
 
 // syncBuffer collects log output written from handler goroutines.
@@ -28,6 +31,31 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// modulesOf is every module store of st as one principal sees it.
+func modulesOf(st *stores.Set) Modules {
+	return Modules{
+		APIKeys:      func(p *models.Principal) APIKeyStore { return st.For(p) },
+		Audit:        func(p *models.Principal) AuditStore { return st.For(p) },
+		People:       func(p *models.Principal) PeopleStore { return st.For(p) },
+		Roles:        func(p *models.Principal) RoleStore { return st.For(p) },
+		Tenant:       func(p *models.Principal) TenantStore { return st.For(p) },
+		Events:       func(p *models.Principal) EventsStore { return st.For(p) },
+		Customers:    func(p *models.Principal) CustomerStore { return st.For(p) },
+		Webhooks:     func(p *models.Principal) WebhookStore { return st.For(p) },
+		Metrics:      func(p *models.Principal) MetricStore { return st.For(p) },
+		Dashboards:   func(p *models.Principal) DashboardStore { return st.For(p) },
+		Deals:        func(p *models.Principal) DealStore { return st.For(p) },
+		Tasks:        func(p *models.Principal) TaskStore { return st.For(p) },
+		Levels:       func(p *models.Principal) LevelStore { return st.For(p) },
+		Applications: func(p *models.Principal) ApplicationStore { return st.For(p) },
+		Mail:         func(p *models.Principal) MailStore { return st.For(p) },
+		Commissions:  func(p *models.Principal) CommissionStore { return st.For(p) },
+		Ledger:       func(p *models.Principal) LedgerStore { return st.For(p) },
+		Withdrawals:  func(p *models.Principal) WithdrawalStore { return st.For(p) },
+		Playbooks:    func(p *models.Principal) PlaybookStore { return st.For(p) },
+	}
 }
 
 // testServer builds a Server whose JSON logs land in the returned buffer.

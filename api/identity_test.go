@@ -35,7 +35,7 @@ func identityServerWith(t testing.TB, st *stores.Set, cfg Config) (*Server, *syn
 	return testServerWith(t, cfg, Deps{
 		Tenants:      st,
 		Identity:     st,
-		Scope:        func(p *models.Principal) ScopedStore { return st.For(p) },
+		Modules:      modulesOf(st),
 		Tokens:       authn.NewTokens(keys, "partnerd", "partnerd-api"),
 		Authorizer:   authz.NewAuthorizer(st),
 		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},

@@ -19,8 +19,7 @@ import (
 
 const tagLedger = "Ledger"
 
-// LedgerStore is what the accrual, balance, entry, statement and adjustment operations need of
-// the scoped store.
+// LedgerStore is what the accrual, balance, entry, statement and adjustment operations need of storage, as the caller sees it.
 type LedgerStore interface {
 	ListAccruals(ctx context.Context, f models.AccrualFilter, pg models.Page) ([]models.Accrual, string, error)
 	Accrual(ctx context.Context, id string) (*models.Accrual, error)
@@ -29,6 +28,11 @@ type LedgerStore interface {
 	ListLedgerEntries(ctx context.Context, f models.EntryFilter, pg models.Page) ([]models.LedgerEntry, string, error)
 	Statement(ctx context.Context, partnerID, currency string, from, to time.Time) (*models.Statement, error)
 	AdjustBalance(ctx context.Context, a models.Adjustment) (*models.LedgerMovement, error)
+}
+
+// ledger is the ledger as the caller sees it.
+func (s *Server) ledger(ctx context.Context) LedgerStore {
+	return s.deps.Modules.Ledger(models.PrincipalFrom(ctx))
 }
 
 // Accrual is one plan version's commission on one source event.
@@ -260,14 +264,14 @@ func registerLedgerRoutes(s *Server) {
 func (s *Server) listAccruals(ctx context.Context, in *ListAccrualsInput) (*AccrualListOutput, error) {
 	f := models.AccrualFilter{PartnerID: in.PartnerID, PlanID: in.PlanID, Status: in.Status, Currency: in.Currency}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Accrual, string, error) {
-		return s.scoped(ctx).ListAccruals(ctx, f, pg)
+		return s.ledger(ctx).ListAccruals(ctx, f, pg)
 	}, accrualOf)
 	return &AccrualListOutput{Body: body}, err
 }
 
 // getAccrual answers one accrual.
 func (s *Server) getAccrual(ctx context.Context, in *IDPath) (*AccrualOutput, error) {
-	a, err := s.scoped(ctx).Accrual(ctx, in.ID)
+	a, err := s.ledger(ctx).Accrual(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +280,7 @@ func (s *Server) getAccrual(ctx context.Context, in *IDPath) (*AccrualOutput, er
 
 // reverseAccrual reverses an accrual with a reason.
 func (s *Server) reverseAccrual(ctx context.Context, in *ReverseAccrualInput) (*AccrualOutput, error) {
-	a, err := s.scoped(ctx).ReverseAccrual(ctx, in.ID, in.Body.Reason)
+	a, err := s.ledger(ctx).ReverseAccrual(ctx, in.ID, in.Body.Reason)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +289,7 @@ func (s *Server) reverseAccrual(ctx context.Context, in *ReverseAccrualInput) (*
 
 // listBalances lists balances per partner and currency.
 func (s *Server) listBalances(ctx context.Context, in *BalancesInput) (*BalancesOutput, error) {
-	bs, err := s.scoped(ctx).Balances(ctx, in.PartnerID, in.Currency)
+	bs, err := s.ledger(ctx).Balances(ctx, in.PartnerID, in.Currency)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +306,7 @@ func (s *Server) listLedgerEntries(ctx context.Context, in *ListEntriesInput) (*
 	f := models.EntryFilter{PartnerID: in.PartnerID, Currency: in.Currency, Account: in.Account, Kind: in.Kind,
 		SourceType: in.SourceType, SourceID: in.SourceID, From: in.From, To: in.To}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.LedgerEntry, string, error) {
-		return s.scoped(ctx).ListLedgerEntries(ctx, f, pg)
+		return s.ledger(ctx).ListLedgerEntries(ctx, f, pg)
 	}, ledgerEntryOf)
 	return &LedgerEntryListOutput{Body: body}, err
 }
@@ -317,7 +321,7 @@ func (s *Server) adjustBalance(ctx context.Context, in *AdjustBalanceInput) (*Le
 	if !validIdempotencyKey(in.IdempotencyKey) {
 		return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
 	}
-	mv, err := s.scoped(ctx).AdjustBalance(ctx, models.Adjustment{PartnerID: b.PartnerID, Amount: b.Amount, Currency: b.Currency,
+	mv, err := s.ledger(ctx).AdjustBalance(ctx, models.Adjustment{PartnerID: b.PartnerID, Amount: b.Amount, Currency: b.Currency,
 		Reason: b.Reason, Key: in.IdempotencyKey})
 	if err != nil {
 		return nil, err
@@ -347,7 +351,7 @@ func (s *Server) statement(ctx context.Context, in *StatementInput) (*StatementO
 		return nil, models.Invalid("INVALID_PERIOD", "the period must start before it ends",
 			models.FieldError{Location: "query.from", Message: "must be before to", Value: from.Format(time.RFC3339)})
 	}
-	st, err := s.scoped(ctx).Statement(ctx, partnerID, in.Currency, from, to)
+	st, err := s.ledger(ctx).Statement(ctx, partnerID, in.Currency, from, to)
 	if err != nil {
 		return nil, err
 	}

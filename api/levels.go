@@ -11,7 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// LevelStore is what the level operations need of the scoped store.
+// LevelStore is what the level operations need of storage, as the caller sees it.
 type LevelStore interface {
 	CreateLevel(ctx context.Context, l *models.Level, r models.LevelRequirements) error
 	ListLevels(ctx context.Context, pg models.Page) ([]models.Level, string, error)
@@ -22,6 +22,11 @@ type LevelStore interface {
 	ListLevelProposals(ctx context.Context, status string, pg models.Page) ([]models.LevelProposal, string, error)
 	DecideLevelProposal(ctx context.Context, id string, apply bool) (*models.LevelProposal, error)
 	ReviewLevelsNow(ctx context.Context) (int, error)
+}
+
+// levels is the level store as the caller sees it.
+func (s *Server) levels(ctx context.Context) LevelStore {
+	return s.deps.Modules.Levels(models.PrincipalFrom(ctx))
 }
 
 // ReviewOutput says what a level review did.
@@ -178,20 +183,20 @@ func levelOutput(l *models.Level, err error) (*LevelOutput, error) {
 // createLevel creates a partner level.
 func (s *Server) createLevel(ctx context.Context, in *CreateLevelInput) (*LevelOutput, error) {
 	l := &models.Level{Name: in.Body.Name, Rank: in.Body.Rank, Benefits: in.Body.Benefits, IsDefault: in.Body.IsDefault}
-	return levelOutput(l, s.scoped(ctx).CreateLevel(ctx, l, in.Body.Requirements.model()))
+	return levelOutput(l, s.levels(ctx).CreateLevel(ctx, l, in.Body.Requirements.model()))
 }
 
 // listLevels lists partner levels.
 func (s *Server) listLevels(ctx context.Context, in *ListParams) (*LevelListOutput, error) {
 	body, err := listPage(ctx, s, *in, func(pg models.Page) ([]models.Level, string, error) {
-		return s.scoped(ctx).ListLevels(ctx, pg)
+		return s.levels(ctx).ListLevels(ctx, pg)
 	}, levelOf)
 	return &LevelListOutput{Body: body}, err
 }
 
 // getLevel answers one partner level.
 func (s *Server) getLevel(ctx context.Context, in *IDPath) (*LevelOutput, error) {
-	return levelOutput(s.scoped(ctx).Level(ctx, in.ID))
+	return levelOutput(s.levels(ctx).Level(ctx, in.ID))
 }
 
 // updateLevel changes a partner level.
@@ -202,17 +207,17 @@ func (s *Server) updateLevel(ctx context.Context, in *UpdateLevelInput) (*LevelO
 		r := b.Requirements.model()
 		c.Requirements = &r
 	}
-	return levelOutput(s.scoped(ctx).UpdateLevel(ctx, in.ID, c))
+	return levelOutput(s.levels(ctx).UpdateLevel(ctx, in.ID, c))
 }
 
 // deleteLevel deletes a partner level no partner holds.
 func (s *Server) deleteLevel(ctx context.Context, in *IDPath) (*struct{}, error) {
-	return nil, s.scoped(ctx).DeleteLevel(ctx, in.ID)
+	return nil, s.levels(ctx).DeleteLevel(ctx, in.ID)
 }
 
 // evaluatePartnerLevel answers the level a partner qualifies for now.
 func (s *Server) evaluatePartnerLevel(ctx context.Context, in *IDPath) (*LevelEvaluationOutput, error) {
-	ev, err := s.scoped(ctx).EvaluatePartnerLevel(ctx, in.ID)
+	ev, err := s.levels(ctx).EvaluatePartnerLevel(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -227,14 +232,14 @@ func (s *Server) evaluatePartnerLevel(ctx context.Context, in *IDPath) (*LevelEv
 // listLevelProposals lists the level changes the reviews proposed.
 func (s *Server) listLevelProposals(ctx context.Context, in *ListProposalsInput) (*ProposalListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.LevelProposal, string, error) {
-		return s.scoped(ctx).ListLevelProposals(ctx, in.Status, pg)
+		return s.levels(ctx).ListLevelProposals(ctx, in.Status, pg)
 	}, proposalOf)
 	return &ProposalListOutput{Body: body}, err
 }
 
 // reviewLevels runs the level review now and says how many changes it made or proposed.
 func (s *Server) reviewLevels(ctx context.Context, _ *struct{}) (*ReviewOutput, error) {
-	n, err := s.scoped(ctx).ReviewLevelsNow(ctx)
+	n, err := s.levels(ctx).ReviewLevelsNow(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +250,7 @@ func (s *Server) reviewLevels(ctx context.Context, _ *struct{}) (*ReviewOutput, 
 
 // decideLevelProposal applies or dismisses a proposed level change.
 func (s *Server) decideLevelProposal(ctx context.Context, in *DecideProposalInput) (*ProposalOutput, error) {
-	p, err := s.scoped(ctx).DecideLevelProposal(ctx, in.ID, in.Body.Apply)
+	p, err := s.levels(ctx).DecideLevelProposal(ctx, in.ID, in.Body.Apply)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func TestNoCredentialReachesTheLogs(t *testing.T) {
 	_, _ = rand.Read(master)
 	keys, _ := models.NewKeyring(map[int][]byte{1: master}, 1)
 	s := New(Config{Version: "test", SignupEnabled: true}, Deps{
-		Logger: logger, Tenants: st, Identity: st, Scope: func(p *models.Principal) ScopedStore { return st.For(p) },
+		Logger: logger, Tenants: st, Identity: st, Modules: modulesOf(st),
 		Tokens: authn.NewTokens(keys, "partnerd", "partnerd-api"), Authorizer: authz.NewAuthorizer(st),
 	})
 	h := s.Handler()

@@ -13,10 +13,15 @@ import (
 
 const tagMail = "Mail"
 
-// MailStore is what the mail operations need of the scoped store.
+// MailStore is what the mail operations need of storage, as the caller sees it.
 type MailStore interface {
 	ListMail(ctx context.Context, f models.MailFilter, pg models.Page) ([]models.MailMessage, string, error)
 	MailMessage(ctx context.Context, id string) (*models.MailMessage, error)
+}
+
+// mail is the mail outbox as the caller sees it.
+func (s *Server) mail(ctx context.Context) MailStore {
+	return s.deps.Modules.Mail(models.PrincipalFrom(ctx))
 }
 
 // MailMessage is an outgoing email message as the outbox lists it: without its bodies.
@@ -103,5 +108,3 @@ func (s *Server) getMailMessage(ctx context.Context, in *IDPath) (*MailMessageOu
 	}
 	return &MailMessageOutput{Body: MailMessageDetail{MailMessage: mailOf(m), Text: m.TextBody, HTML: m.HTMLBody}}, nil
 }
-
-func (s *Server) mail(ctx context.Context) MailStore { return s.scoped(ctx) }

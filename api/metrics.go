@@ -12,7 +12,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// MetricStore is what the metric and dashboard operations need of the scoped store.
+// MetricStore is what the metric operations need of storage, as the caller sees it.
 type MetricStore interface {
 	CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error
 	ListMetrics(ctx context.Context, pg models.Page) ([]models.Metric, string, error)
@@ -20,7 +20,11 @@ type MetricStore interface {
 	UpdateMetric(ctx context.Context, id string, ch models.MetricChanges) (*models.Metric, error)
 	DeleteMetric(ctx context.Context, id string) error
 	ComputeMetric(ctx context.Context, id string, q models.MetricQuery) (*models.MetricResult, error)
-	DashboardStore
+}
+
+// metrics is the metric store as the caller sees it.
+func (s *Server) metrics(ctx context.Context) MetricStore {
+	return s.deps.Modules.Metrics(models.PrincipalFrom(ctx))
 }
 
 const tagMetrics = "Metrics"
@@ -261,5 +265,3 @@ func (s *Server) computeMetric(ctx context.Context, in *ComputeMetricInput) (*Me
 	}
 	return &MetricValueOutput{Body: metricValueOf(in.ID, in.Interval, r)}, nil
 }
-
-func (s *Server) metrics(ctx context.Context) MetricStore { return s.scoped(ctx) }

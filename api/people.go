@@ -42,7 +42,7 @@ func partnerOf(p *models.Partner) Partner {
 	return Partner{ID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
-// PeopleStore is what the people operations need of the scoped store.
+// PeopleStore is what the people operations need of storage, as the caller sees it.
 type PeopleStore interface {
 	CreateUser(ctx context.Context, u *models.User, roles []string) error
 	ListUsers(ctx context.Context, partnerUsers bool, partnerID string, pg models.Page) ([]models.User, string, error)
@@ -54,6 +54,11 @@ type PeopleStore interface {
 	Partner(ctx context.Context, id string) (*models.Partner, error)
 	UpdatePartner(ctx context.Context, id string, c models.PartnerChanges) (*models.Partner, error)
 	IssueUserToken(ctx context.Context, partnerUser bool, userID, purpose, hash string, expiresAt time.Time) error
+}
+
+// people is the store of users and partner organisations as the caller sees it.
+func (s *Server) people(ctx context.Context) PeopleStore {
+	return s.deps.Modules.People(models.PrincipalFrom(ctx))
 }
 
 // One-time links: an invitation lasts a week, a password reset a day.
@@ -157,8 +162,6 @@ type PartnerUsersInput struct {
 	PartnerID string `path:"id" maxLength:"36"`
 	ListParams
 }
-
-func (s *Server) people(ctx context.Context) PeopleStore { return s.scoped(ctx) }
 
 func registerPeopleRoutes(s *Server) {
 	ops := []string{"Operator users"}

@@ -24,7 +24,7 @@ const (
 // CodeInvalidPlaybook is the code of a 422 for a graph with problems; errors[] lists each one.
 const CodeInvalidPlaybook = "INVALID_PLAYBOOK"
 
-// PlaybookStore is what the playbook, run and document operations need of the scoped store.
+// PlaybookStore is what the playbook, run and document operations need of storage, as the caller sees it.
 type PlaybookStore interface {
 	CreatePlaybook(ctx context.Context, p *models.Playbook) error
 	ListPlaybooks(ctx context.Context, status string, pg models.Page) ([]models.Playbook, string, error)
@@ -39,6 +39,11 @@ type PlaybookStore interface {
 	ListDocuments(ctx context.Context, partnerID string, pg models.Page) ([]models.Document, string, error)
 	Document(ctx context.Context, id string) (*models.Document, error)
 	SetPlaybookWebhookSecret(ctx context.Context, sealed models.Sealed) (time.Time, error)
+}
+
+// playbooks is the playbook store as the caller sees it.
+func (s *Server) playbooks(ctx context.Context) PlaybookStore {
+	return s.deps.Modules.Playbooks(models.PrincipalFrom(ctx))
 }
 
 // PlaybookSecretOutput is the new signing secret of call_webhook actions, shown once.
@@ -411,7 +416,7 @@ func (s *Server) rotatePlaybookWebhookSecret(ctx context.Context, _ *struct{}) (
 	if err != nil {
 		return nil, err
 	}
-	at, err := s.scoped(ctx).SetPlaybookWebhookSecret(ctx, sealed)
+	at, err := s.playbooks(ctx).SetPlaybookWebhookSecret(ctx, sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +433,7 @@ func (s *Server) createPlaybook(ctx context.Context, in *CreatePlaybookInput) (*
 	}
 	p := &models.Playbook{Name: b.Name, Description: b.Description, Status: models.PlaybookDraft,
 		Graph: b.Graph, ConcurrencyLimit: b.ConcurrencyLimit}
-	if err := s.scoped(ctx).CreatePlaybook(ctx, p); err != nil {
+	if err := s.playbooks(ctx).CreatePlaybook(ctx, p); err != nil {
 		return nil, err
 	}
 	return &PlaybookOutput{Body: playbookOut(p)}, nil
@@ -437,7 +442,7 @@ func (s *Server) createPlaybook(ctx context.Context, in *CreatePlaybookInput) (*
 // listPlaybooks lists playbooks, oldest first.
 func (s *Server) listPlaybooks(ctx context.Context, in *ListPlaybooksInput) (*PlaybookListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Playbook, string, error) {
-		return s.scoped(ctx).ListPlaybooks(ctx, in.Status, pg)
+		return s.playbooks(ctx).ListPlaybooks(ctx, in.Status, pg)
 	}, playbookOut)
 	return &PlaybookListOutput{Body: body}, err
 }
@@ -456,7 +461,7 @@ func (s *Server) validatePlaybook(_ context.Context, in *ValidatePlaybookInput) 
 
 // getPlaybook answers one playbook with its draft graph.
 func (s *Server) getPlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
-	return playbookOutput(s.scoped(ctx).Playbook(ctx, in.ID))
+	return playbookOutput(s.playbooks(ctx).Playbook(ctx, in.ID))
 }
 
 // updatePlaybook changes a playbook's draft.
@@ -467,13 +472,13 @@ func (s *Server) updatePlaybook(ctx context.Context, in *UpdatePlaybookInput) (*
 			return nil, invalidPlaybook("body.graph", problems)
 		}
 	}
-	return playbookOutput(s.scoped(ctx).UpdatePlaybook(ctx, in.ID, models.PlaybookChanges{Name: b.Name, Description: b.Description,
+	return playbookOutput(s.playbooks(ctx).UpdatePlaybook(ctx, in.ID, models.PlaybookChanges{Name: b.Name, Description: b.Description,
 		Graph: b.Graph, ConcurrencyLimit: b.ConcurrencyLimit}))
 }
 
 // publishPlaybook publishes a playbook's draft as its next version.
 func (s *Server) publishPlaybook(ctx context.Context, in *IDPath) (*PlaybookVersionOutput, error) {
-	sc := s.scoped(ctx)
+	sc := s.playbooks(ctx)
 	p, err := sc.Playbook(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -491,7 +496,7 @@ func (s *Server) publishPlaybook(ctx context.Context, in *IDPath) (*PlaybookVers
 // listPlaybookVersions lists a playbook's published versions, oldest first.
 func (s *Server) listPlaybookVersions(ctx context.Context, in *PlaybookVersionsInput) (*PlaybookVersionListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PlaybookVersion, string, error) {
-		vs, err := s.scoped(ctx).PlaybookVersions(ctx, in.ID)
+		vs, err := s.playbooks(ctx).PlaybookVersions(ctx, in.ID)
 		if err != nil {
 			return nil, "", err
 		}
@@ -502,31 +507,31 @@ func (s *Server) listPlaybookVersions(ctx context.Context, in *PlaybookVersionsI
 
 // enablePlaybook enables a playbook: matching events start runs on its published version.
 func (s *Server) enablePlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
-	return playbookOutput(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookEnabled))
+	return playbookOutput(s.playbooks(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookEnabled))
 }
 
 // disablePlaybook disables a playbook: no new runs start.
 func (s *Server) disablePlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
-	return playbookOutput(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookDisabled))
+	return playbookOutput(s.playbooks(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookDisabled))
 }
 
 // archivePlaybook archives a playbook for good.
 func (s *Server) archivePlaybook(ctx context.Context, in *IDPath) (*PlaybookOutput, error) {
-	return playbookOutput(s.scoped(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookArchived))
+	return playbookOutput(s.playbooks(ctx).SetPlaybookStatus(ctx, in.ID, models.PlaybookArchived))
 }
 
 // listPlaybookRuns lists playbook runs, oldest first.
 func (s *Server) listPlaybookRuns(ctx context.Context, in *ListPlaybookRunsInput) (*PlaybookRunListOutput, error) {
 	f := models.PlaybookRunFilter{PlaybookID: in.PlaybookID, Status: in.Status}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PlaybookRun, string, error) {
-		return s.scoped(ctx).ListPlaybookRuns(ctx, f, pg)
+		return s.playbooks(ctx).ListPlaybookRuns(ctx, f, pg)
 	}, playbookRunOf)
 	return &PlaybookRunListOutput{Body: body}, err
 }
 
 // getPlaybookRun answers one playbook run with its steps.
 func (s *Server) getPlaybookRun(ctx context.Context, in *IDPath) (*PlaybookRunDetailOutput, error) {
-	r, steps, err := s.scoped(ctx).PlaybookRun(ctx, in.ID)
+	r, steps, err := s.playbooks(ctx).PlaybookRun(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -540,14 +545,14 @@ func (s *Server) getPlaybookRun(ctx context.Context, in *IDPath) (*PlaybookRunDe
 // listDocuments lists the documents playbooks made for partners, oldest first.
 func (s *Server) listDocuments(ctx context.Context, in *ListDocumentsInput) (*DocumentListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Document, string, error) {
-		return s.scoped(ctx).ListDocuments(ctx, in.PartnerID, pg)
+		return s.playbooks(ctx).ListDocuments(ctx, in.PartnerID, pg)
 	}, documentOf)
 	return &DocumentListOutput{Body: body}, err
 }
 
 // getDocument answers one document with its body.
 func (s *Server) getDocument(ctx context.Context, in *IDPath) (*DocumentOutput, error) {
-	d, err := s.scoped(ctx).Document(ctx, in.ID)
+	d, err := s.playbooks(ctx).Document(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -586,7 +591,7 @@ func graphError(prefix string, err error) error {
 
 // simulatePlaybook shows the path a run of a playbook would take on a sample event, without side effects.
 func (s *Server) simulatePlaybook(ctx context.Context, in *SimulatePlaybookInput) (*SimulatedPathOutput, error) {
-	sc := s.scoped(ctx)
+	sc := s.playbooks(ctx)
 	p, err := sc.Playbook(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -708,7 +713,7 @@ func (s *Server) cancelPlaybookRun(ctx context.Context, in *IDPath) (*PlaybookRu
 	if s.deps.Runs == nil {
 		return nil, models.Errorf(models.KindUnavailable, "RUNS_UNAVAILABLE", "playbook runs cannot be cancelled on this server")
 	}
-	r, err := s.scoped(ctx).RequestPlaybookRunCancel(ctx, in.ID)
+	r, err := s.playbooks(ctx).RequestPlaybookRunCancel(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}

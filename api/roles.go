@@ -13,13 +13,18 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// RoleStore is what the role operations need of the scoped store.
+// RoleStore is what the role operations need of storage, as the caller sees it.
 type RoleStore interface {
 	CreateCustomRole(ctx context.Context, r *models.CustomRole) error
 	ListCustomRoles(ctx context.Context, pg models.Page) ([]models.CustomRole, string, error)
 	CustomRole(ctx context.Context, key string, byName bool) (*models.CustomRole, error)
 	UpdateCustomRole(ctx context.Context, id string, description, permissions *string) (*models.CustomRole, error)
 	DeleteCustomRole(ctx context.Context, id string) error
+}
+
+// roles is the custom role store as the caller sees it.
+func (s *Server) roles(ctx context.Context) RoleStore {
+	return s.deps.Modules.Roles(models.PrincipalFrom(ctx))
 }
 
 // TenantRole is a built-in or custom role as the API shows it.
@@ -160,8 +165,6 @@ func (s *Server) deleteRole(ctx context.Context, in *IDPath) (*struct{}, error) 
 	s.deps.Authorizer.Invalidate(models.PrincipalFrom(ctx).TenantID)
 	return nil, nil
 }
-
-func (s *Server) roles(ctx context.Context) RoleStore { return s.scoped(ctx) }
 
 // operatorOnly are the permissions a partner role can never hold.
 var operatorOnly = []authz.Permission{authz.TenantWrite, authz.UsersRead, authz.UsersWrite, authz.RolesRead, authz.RolesWrite,

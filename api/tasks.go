@@ -11,7 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// TaskStore is what the task and onboarding operations need of the scoped store.
+// TaskStore is what the task and onboarding operations need of storage, as the caller sees it.
 type TaskStore interface {
 	CreateTask(ctx context.Context, t *models.Task) error
 	ListTasks(ctx context.Context, f models.TaskFilter, pg models.Page) ([]models.Task, string, error)
@@ -24,6 +24,11 @@ type TaskStore interface {
 	SetOnboardingTemplate(ctx context.Context, items []models.OnboardingItem) ([]models.OnboardingItem, error)
 	StartOnboarding(ctx context.Context, partnerID string) (*models.OnboardingProgress, error)
 	OnboardingProgress(ctx context.Context, partnerID string) (*models.OnboardingProgress, error)
+}
+
+// tasks is the task and onboarding store as the caller sees it.
+func (s *Server) tasks(ctx context.Context) TaskStore {
+	return s.deps.Modules.Tasks(models.PrincipalFrom(ctx))
 }
 
 // Task is a piece of work as the API shows it.
@@ -178,47 +183,47 @@ func (s *Server) createTask(ctx context.Context, in *CreateTaskInput) (*TaskOutp
 	b := in.Body
 	t := &models.Task{Title: b.Title, Description: b.Description, PartnerID: nonEmpty(b.PartnerID), AssigneeUserID: nonEmpty(b.AssigneeUserID),
 		DueDate: nonEmpty(b.DueDate), LinkType: b.LinkType, LinkID: b.LinkID}
-	return taskOutput(t, s.scoped(ctx).CreateTask(ctx, t))
+	return taskOutput(t, s.tasks(ctx).CreateTask(ctx, t))
 }
 
 // listTasks lists tasks.
 func (s *Server) listTasks(ctx context.Context, in *ListTasksInput) (*TaskListOutput, error) {
 	f := models.TaskFilter{PartnerID: in.PartnerID, AssigneeUserID: in.AssigneeUserID, Status: in.Status, LinkType: in.LinkType, LinkID: in.LinkID, Source: in.Source}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Task, string, error) {
-		return s.scoped(ctx).ListTasks(ctx, f, pg)
+		return s.tasks(ctx).ListTasks(ctx, f, pg)
 	}, taskOf)
 	return &TaskListOutput{Body: body}, err
 }
 
 // getTask answers one task.
 func (s *Server) getTask(ctx context.Context, in *IDPath) (*TaskOutput, error) {
-	return taskOutput(s.scoped(ctx).Task(ctx, in.ID))
+	return taskOutput(s.tasks(ctx).Task(ctx, in.ID))
 }
 
 // updateTask changes a task.
 func (s *Server) updateTask(ctx context.Context, in *UpdateTaskInput) (*TaskOutput, error) {
 	b := in.Body
-	return taskOutput(s.scoped(ctx).UpdateTask(ctx, in.ID, models.TaskChanges{Title: b.Title, Description: b.Description, DueDate: b.DueDate, AssigneeUserID: b.AssigneeUserID}))
+	return taskOutput(s.tasks(ctx).UpdateTask(ctx, in.ID, models.TaskChanges{Title: b.Title, Description: b.Description, DueDate: b.DueDate, AssigneeUserID: b.AssigneeUserID}))
 }
 
 // completeTask marks a task done.
 func (s *Server) completeTask(ctx context.Context, in *IDPath) (*TaskOutput, error) {
-	return taskOutput(s.scoped(ctx).CompleteTask(ctx, in.ID))
+	return taskOutput(s.tasks(ctx).CompleteTask(ctx, in.ID))
 }
 
 // reopenTask marks a done task open again.
 func (s *Server) reopenTask(ctx context.Context, in *IDPath) (*TaskOutput, error) {
-	return taskOutput(s.scoped(ctx).ReopenTask(ctx, in.ID))
+	return taskOutput(s.tasks(ctx).ReopenTask(ctx, in.ID))
 }
 
 // deleteTask deletes a task.
 func (s *Server) deleteTask(ctx context.Context, in *IDPath) (*struct{}, error) {
-	return nil, s.scoped(ctx).DeleteTask(ctx, in.ID)
+	return nil, s.tasks(ctx).DeleteTask(ctx, in.ID)
 }
 
 // getOnboardingTemplate answers the onboarding checklist new partners get.
 func (s *Server) getOnboardingTemplate(ctx context.Context, _ *struct{}) (*OnboardingTemplateOutput, error) {
-	items, err := s.scoped(ctx).OnboardingTemplate(ctx)
+	items, err := s.tasks(ctx).OnboardingTemplate(ctx)
 	return templateOut(items, err)
 }
 
@@ -228,13 +233,13 @@ func (s *Server) setOnboardingTemplate(ctx context.Context, in *SetOnboardingTem
 	for i, it := range in.Body.Items {
 		items[i] = models.OnboardingItem{Title: it.Title, Description: it.Description, DueInDays: it.DueInDays}
 	}
-	items, err := s.scoped(ctx).SetOnboardingTemplate(ctx, items)
+	items, err := s.tasks(ctx).SetOnboardingTemplate(ctx, items)
 	return templateOut(items, err)
 }
 
 // startPartnerOnboarding creates a partner's onboarding tasks from the checklist.
 func (s *Server) startPartnerOnboarding(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
-	p, err := s.scoped(ctx).StartOnboarding(ctx, in.ID)
+	p, err := s.tasks(ctx).StartOnboarding(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +248,7 @@ func (s *Server) startPartnerOnboarding(ctx context.Context, in *IDPath) (*Onboa
 
 // getPartnerOnboarding answers a partner's onboarding progress.
 func (s *Server) getPartnerOnboarding(ctx context.Context, in *IDPath) (*OnboardingProgressOutput, error) {
-	p, err := s.scoped(ctx).OnboardingProgress(ctx, in.ID)
+	p, err := s.tasks(ctx).OnboardingProgress(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -32,9 +32,14 @@ type UpdateTenantInput struct {
 	}
 }
 
-// TenantStore is what the tenant operations need of the scoped store.
+// TenantStore is what the tenant operations need of storage, as the caller sees it.
 type TenantStore interface {
 	UpdateTenant(ctx context.Context, c models.TenantChanges) (*models.Tenant, error)
+}
+
+// tenant is the caller's tenant as the caller sees it.
+func (s *Server) tenant(ctx context.Context) TenantStore {
+	return s.deps.Modules.Tenant(models.PrincipalFrom(ctx))
 }
 
 func registerTenantRoutes(s *Server) {
@@ -67,7 +72,7 @@ func (s *Server) getTenant(ctx context.Context, _ *struct{}) (*TenantOutput, err
 
 // updateTenant changes the tenant's profile.
 func (s *Server) updateTenant(ctx context.Context, in *UpdateTenantInput) (*TenantOutput, error) {
-	t, err := s.scoped(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges})
+	t, err := s.tenant(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges})
 	if err != nil {
 		return nil, err
 	}

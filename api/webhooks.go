@@ -22,7 +22,7 @@ const DefaultRotationGrace = 24 * time.Hour
 // maxRotationGrace bounds the grace period a rotation may ask for.
 const maxRotationGrace = 7 * 24 * time.Hour
 
-// WebhookStore is what the webhook operations need of the scoped store.
+// WebhookStore is what the webhook operations need of storage, as the caller sees it.
 type WebhookStore interface {
 	CreateWebhook(ctx context.Context, w *models.Webhook, eventTypes []string) error
 	ListWebhooks(ctx context.Context, pg models.Page) ([]models.Webhook, string, error)
@@ -34,6 +34,11 @@ type WebhookStore interface {
 	ListWebhookDeliveries(ctx context.Context, webhookID string, f models.DeliveryFilter, pg models.Page) ([]models.WebhookDelivery, string, error)
 	WebhookDelivery(ctx context.Context, webhookID, deliveryID string) (*models.WebhookDelivery, []models.WebhookAttempt, error)
 	ReplayWebhookDelivery(ctx context.Context, webhookID, deliveryID string) (*models.WebhookDelivery, error)
+}
+
+// webhooks is the webhook store as the caller sees it.
+func (s *Server) webhooks(ctx context.Context) WebhookStore {
+	return s.deps.Modules.Webhooks(models.PrincipalFrom(ctx))
 }
 
 // WebhookStarter runs deliveries the API asks for through the durable delivery workflow.
@@ -314,8 +319,6 @@ func (s *Server) getWebhookDelivery(ctx context.Context, in *DeliveryPath) (*Del
 	}
 	return &DeliveryDetailOutput{Body: deliveryDetailOf(d, attempts)}, nil
 }
-
-func (s *Server) webhooks(ctx context.Context) WebhookStore { return s.scoped(ctx) }
 
 func errWebhooksUnavailable() error {
 	return models.Errorf(models.KindUnavailable, "WEBHOOKS_UNAVAILABLE", "webhook delivery is not configured on this server")

@@ -93,7 +93,7 @@ func webhookServer(t *testing.T, st *stores.Set, wd WebhookDeps) (*Server, *sync
 	_, _ = rand.Read(master)
 	keys, _ := models.NewKeyring(map[int][]byte{1: master}, 1)
 	return testServerWith(t, Config{Version: "test"}, Deps{
-		Tenants: st, Identity: st, Scope: func(p *models.Principal) ScopedStore { return st.For(p) },
+		Tenants: st, Identity: st, Modules: modulesOf(st),
 		Tokens: authn.NewTokens(keys, "partnerd", "partnerd-api"), Authorizer: authz.NewAuthorizer(st), Webhooks: wd,
 		Idempotency: st,
 	})

@@ -23,8 +23,7 @@ import (
 
 const tagWithdrawals = "Withdrawals"
 
-// WithdrawalStore is what the payout method, payout settings and withdrawal operations need of
-// the scoped store.
+// WithdrawalStore is what the payout method, payout settings and withdrawal operations need of storage, as the caller sees it.
 type WithdrawalStore interface {
 	AddPayoutMethod(ctx context.Context, m *models.PayoutMethod) error
 	ListPayoutMethods(ctx context.Context, partnerID string, pg models.Page) ([]models.PayoutMethod, string, error)
@@ -39,6 +38,11 @@ type WithdrawalStore interface {
 	ApproveWithdrawal(ctx context.Context, id string) (*models.Withdrawal, error)
 	RejectWithdrawal(ctx context.Context, id, reason string) (*models.Withdrawal, error)
 	RecordPayoutDecision(ctx context.Context, id string, paid bool, referenceOrReason string) (*models.Withdrawal, error)
+}
+
+// withdrawals is the payout and withdrawal store as the caller sees it.
+func (s *Server) withdrawals(ctx context.Context) WithdrawalStore {
+	return s.deps.Modules.Withdrawals(models.PrincipalFrom(ctx))
 }
 
 // PayoutSignaler hands finance's decision on a manual payout to the payout waiting for it.
@@ -291,14 +295,14 @@ func withdrawalOutput(w *models.Withdrawal, err error) (*WithdrawalOutput, error
 // listPayoutMethods lists payout methods.
 func (s *Server) listPayoutMethods(ctx context.Context, in *ListPayoutMethodsInput) (*PayoutMethodListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.PayoutMethod, string, error) {
-		return s.scoped(ctx).ListPayoutMethods(ctx, in.PartnerID, pg)
+		return s.withdrawals(ctx).ListPayoutMethods(ctx, in.PartnerID, pg)
 	}, payoutMethodOf)
 	return &PayoutMethodListOutput{Body: body}, err
 }
 
 // getPayoutMethod answers one payout method.
 func (s *Server) getPayoutMethod(ctx context.Context, in *IDPath) (*PayoutMethodOutput, error) {
-	m, err := s.scoped(ctx).PayoutMethod(ctx, in.ID)
+	m, err := s.withdrawals(ctx).PayoutMethod(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -307,12 +311,12 @@ func (s *Server) getPayoutMethod(ctx context.Context, in *IDPath) (*PayoutMethod
 
 // removePayoutMethod removes a payout method.
 func (s *Server) removePayoutMethod(ctx context.Context, in *IDPath) (*struct{}, error) {
-	return nil, s.scoped(ctx).RemovePayoutMethod(ctx, in.ID)
+	return nil, s.withdrawals(ctx).RemovePayoutMethod(ctx, in.ID)
 }
 
 // getPayoutSettings answers the payout settings.
 func (s *Server) getPayoutSettings(ctx context.Context, _ *struct{}) (*PayoutSettingsOutput, error) {
-	st, err := s.scoped(ctx).PayoutSettings(ctx)
+	st, err := s.withdrawals(ctx).PayoutSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +329,7 @@ func (s *Server) requestWithdrawal(ctx context.Context, in *RequestWithdrawalInp
 		return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
 	}
 	b := in.Body
-	return withdrawalOutput(s.scoped(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,
+	return withdrawalOutput(s.withdrawals(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,
 		Currency: b.Currency, PayoutMethodID: b.PayoutMethodID}, in.IdempotencyKey))
 }
 
@@ -333,14 +337,14 @@ func (s *Server) requestWithdrawal(ctx context.Context, in *RequestWithdrawalInp
 func (s *Server) listWithdrawals(ctx context.Context, in *ListWithdrawalsInput) (*WithdrawalListOutput, error) {
 	f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Withdrawal, string, error) {
-		return s.scoped(ctx).ListWithdrawals(ctx, f, pg)
+		return s.withdrawals(ctx).ListWithdrawals(ctx, f, pg)
 	}, withdrawalOf)
 	return &WithdrawalListOutput{Body: body}, err
 }
 
 // getWithdrawal answers one withdrawal with its payout.
 func (s *Server) getWithdrawal(ctx context.Context, in *IDPath) (*WithdrawalOutput, error) {
-	w, p, err := s.scoped(ctx).Withdrawal(ctx, in.ID)
+	w, p, err := s.withdrawals(ctx).Withdrawal(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -353,17 +357,17 @@ func (s *Server) cancelWithdrawal(ctx context.Context, in *CancelWithdrawalInput
 	if in.Body != nil {
 		reason = in.Body.Reason
 	}
-	return withdrawalOutput(s.scoped(ctx).CancelWithdrawal(ctx, in.ID, reason))
+	return withdrawalOutput(s.withdrawals(ctx).CancelWithdrawal(ctx, in.ID, reason))
 }
 
 // approveWithdrawal approves a withdrawal, whose payout then starts.
 func (s *Server) approveWithdrawal(ctx context.Context, in *IDPath) (*WithdrawalOutput, error) {
-	return withdrawalOutput(s.scoped(ctx).ApproveWithdrawal(ctx, in.ID))
+	return withdrawalOutput(s.withdrawals(ctx).ApproveWithdrawal(ctx, in.ID))
 }
 
 // rejectWithdrawal rejects a withdrawal, returning its funds to the available balance.
 func (s *Server) rejectWithdrawal(ctx context.Context, in *ReasonInput) (*WithdrawalOutput, error) {
-	return withdrawalOutput(s.scoped(ctx).RejectWithdrawal(ctx, in.ID, in.Body.Reason))
+	return withdrawalOutput(s.withdrawals(ctx).RejectWithdrawal(ctx, in.ID, in.Body.Reason))
 }
 
 // confirmPayout confirms a manual payout with the bank's reference.
@@ -386,7 +390,7 @@ func (s *Server) signalPayout(ctx context.Context, id string, paid bool, referen
 	if s.deps.Payouts == nil {
 		return nil, models.Errorf(models.KindUnavailable, "PAYOUTS_UNAVAILABLE", "payouts are not configured on this server")
 	}
-	sc := s.scoped(ctx)
+	sc := s.withdrawals(ctx)
 	if _, err := sc.RecordPayoutDecision(ctx, id, paid, referenceOrReason); err != nil {
 		return nil, err
 	}
@@ -429,7 +433,7 @@ func (s *Server) addPayoutMethod(ctx context.Context, in *AddPayoutMethodInput) 
 	if m.Details, err = keys.Seal(models.Secret(plain), models.SealContext{TenantID: p.TenantID, Table: "payout_methods", RowID: m.ID, Field: "details"}); err != nil {
 		return nil, err
 	}
-	if err := s.scoped(ctx).AddPayoutMethod(ctx, m); err != nil {
+	if err := s.withdrawals(ctx).AddPayoutMethod(ctx, m); err != nil {
 		return nil, err
 	}
 	return &PayoutMethodOutput{Body: payoutMethodOf(m)}, nil
@@ -572,7 +576,7 @@ func (s *Server) updatePayoutSettings(ctx context.Context, in *PayoutSettingsInp
 			return nil, err
 		}
 	}
-	saved, err := s.scoped(ctx).SavePayoutSettings(ctx, st, keep)
+	saved, err := s.withdrawals(ctx).SavePayoutSettings(ctx, st, keep)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 	deps := api.Deps{
 		Logger:       log,
 		Identity:     st,
-		Scope:        func(p *models.Principal) api.ScopedStore { return st.For(p) },
+		Modules:      modules(st),
 		Tokens:       authn.NewTokens(keys, tokenIssuer, tokenAudience),
 		Tenants:      st,
 		Authorizer:   authz.NewAuthorizer(st),
@@ -92,6 +92,32 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		CursorKey:      cursorKey,
 		SignupEnabled:  cfg.Signup,
 	}, deps)
+}
+
+// modules gives the API each module's store as one principal sees it: the module's own scoped
+// store where the module has a package of its own, else the store set's.
+func modules(st *stores.Set) api.Modules {
+	return api.Modules{
+		APIKeys:      func(p *models.Principal) api.APIKeyStore { return st.For(p) },
+		Audit:        func(p *models.Principal) api.AuditStore { return st.For(p) },
+		People:       func(p *models.Principal) api.PeopleStore { return st.For(p) },
+		Roles:        func(p *models.Principal) api.RoleStore { return st.For(p) },
+		Tenant:       func(p *models.Principal) api.TenantStore { return st.For(p) },
+		Events:       func(p *models.Principal) api.EventsStore { return st.For(p) },
+		Customers:    func(p *models.Principal) api.CustomerStore { return st.For(p) },
+		Webhooks:     func(p *models.Principal) api.WebhookStore { return st.Webhooks.For(p) },
+		Metrics:      func(p *models.Principal) api.MetricStore { return st.Metrics.For(p) },
+		Dashboards:   func(p *models.Principal) api.DashboardStore { return st.Metrics.For(p) },
+		Deals:        func(p *models.Principal) api.DealStore { return st.For(p) },
+		Tasks:        func(p *models.Principal) api.TaskStore { return st.Onboarding.For(p) },
+		Levels:       func(p *models.Principal) api.LevelStore { return st.For(p) },
+		Applications: func(p *models.Principal) api.ApplicationStore { return st.Onboarding.For(p) },
+		Mail:         func(p *models.Principal) api.MailStore { return st.Mail.For(p) },
+		Commissions:  func(p *models.Principal) api.CommissionStore { return st.Money.For(p) },
+		Ledger:       func(p *models.Principal) api.LedgerStore { return st.Money.For(p) },
+		Withdrawals:  func(p *models.Principal) api.WithdrawalStore { return st.Money.For(p) },
+		Playbooks:    func(p *models.Principal) api.PlaybookStore { return st.Playbooks.For(p) },
+	}
 }
 
 // WorkerDeps builds the worker's activities and installs the event dispatcher on the store, so
