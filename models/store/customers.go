@@ -14,8 +14,8 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// customerPayload is the payload of customer.* events.
-func customerPayload(c *models.Customer) string {
+// CustomerPayload is the payload of customer.* events.
+func CustomerPayload(c *models.Customer) string {
 	b, _ := json.Marshal(models.CustomerEventPayload{
 		CustomerID: c.ID, Email: Deref(c.Email), ExternalID: Deref(c.ExternalID), Name: c.Name, PartnerID: Deref(c.PartnerID),
 	})
@@ -51,7 +51,7 @@ func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error 
 		if err := WriteAudit(ctx, tx, c.TenantID, "customer.created", "customer", c.ID, "email", "externalId", "name", "partnerId"); err != nil {
 			return err
 		}
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)})
 		return err
 	})
 	return Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
@@ -135,7 +135,7 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 		if reattributed {
 			typ = models.EventCustomerAttributed
 		}
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: typ, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: typ, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)})
 		return err
 	})
 	if err != nil {
@@ -158,7 +158,7 @@ func (sc *Scoped) DeleteCustomer(ctx context.Context, id string) error {
 		if err := WriteAudit(ctx, tx, c.TenantID, "customer.deleted", "customer", c.ID); err != nil {
 			return err
 		}
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerDeleted, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerDeleted, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)})
 		return err
 	})
 }
@@ -372,7 +372,7 @@ func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) er
 			if res.RowsAffected == 0 {
 				continue
 			}
-			if _, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: customerPayload(c)}); err != nil {
+			if _, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)}); err != nil {
 				return err
 			}
 		}

@@ -101,9 +101,17 @@ func migrate0007Deals(tx *gorm.DB) error {
 	if err := tx.Table("tenants").Pluck("id", &tenants).Error; err != nil {
 		return err
 	}
+	now := time.Now().UTC()
 	for _, id := range tenants {
-		if _, err := createPipeline(tx, id, "Sales", true, models.DefaultStages()); err != nil {
+		p := pipeline{ID: models.NewID(), TenantID: id, Name: "Sales", IsDefault: true, CreatedAt: now, UpdatedAt: now}
+		if err := tx.Create(&p).Error; err != nil {
 			return err
+		}
+		for i, s := range models.DefaultStages() {
+			if err := tx.Create(&stage{ID: models.NewID(), TenantID: id, PipelineID: p.ID, Name: s.Name, Position: i + 1,
+				Outcome: s.Outcome, Probability: s.Probability}).Error; err != nil {
+				return err
+			}
 		}
 	}
 	return nil

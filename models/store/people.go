@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -140,116 +139,8 @@ func (sc *Scoped) DeactivateUser(ctx context.Context, partnerUser bool, id strin
 	return u, err
 }
 
-// CreatePartner adds a partner organisation to the principal's tenant.
-func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
-	p.ID = models.NewID()
-	p.TenantID = sc.p.TenantID
-	if p.Status == "" {
-		p.Status = models.PartnerActive
-	}
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if p.Level == "" {
-			var err error
-			if p.Level, err = DefaultLevel(tx, p.TenantID); err != nil {
-				return err
-			}
-		}
-		if err := tx.Create(p).Error; err != nil {
-			return err
-		}
-		return WriteAudit(ctx, tx, p.TenantID, "partner.created", "partner", p.ID, "name", "type", "level", "status")
-	})
-}
-
-// ListPartners lists the partner organisations the principal may see (its own for partners).
-func (sc *Scoped) ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error) {
-	return Page(sc.partnerRows(ctx, &models.Partner{}, "id"), pg, func(p models.Partner) string { return p.ID })
-}
-
-// Partner finds one partner organisation the principal may see.
-func (sc *Scoped) Partner(ctx context.Context, id string) (*models.Partner, error) {
-	var p models.Partner
-	err := sc.partnerRows(ctx, &models.Partner{}, "id").Where("id = ?", id).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
-	}
-	return &p, err
-}
-
-// UpdatePartner applies changes to a partner organisation.
-func (sc *Scoped) UpdatePartner(ctx context.Context, id string, c models.PartnerChanges) (*models.Partner, error) {
-	p, err := sc.Partner(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	updates := map[string]any{}
-	var changed []string
-	set := func(col string, v *string, dst *string) {
-		if models.SetChanged(&changed, col, v, dst) {
-			updates[col] = *v
-		}
-	}
-	fromStatus, fromLevel := p.Status, p.Level
-	if c.Status != nil && *c.Status != p.Status {
-		if err := models.CheckPartnerTransition(p.Status, *c.Status); err != nil {
-			return nil, err
-		}
-	}
-	set("name", c.Name, &p.Name)
-	set("type", c.Type, &p.Type)
-	set("level", c.Level, &p.Level)
-	set("status", c.Status, &p.Status)
-	if len(changed) == 0 {
-		return p, nil
-	}
-	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		return SavePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
-	})
-	return p, err
-}
-
-// SavePartnerChange writes updates (the columns named by changed) to partner p, which already
-// holds the new values, audits the change, and emits partner.status_changed and
-// partner.level_changed when the status or level moved from fromStatus or fromLevel.
-func SavePartnerChange(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner, updates map[string]any, changed []string, fromStatus, fromLevel string) error {
-	if err := tx.Model(&models.Partner{}).Where(System(p.TenantID).Tenant()).Where("id = ?", p.ID).Updates(updates).Error; err != nil {
-		return err
-	}
-	if err := WriteAudit(ctx, tx, p.TenantID, "partner.updated", "partner", p.ID, changed...); err != nil {
-		return err
-	}
-	if p.Status != fromStatus {
-		if err := emitPartner(ctx, tx, ev, p, models.EventPartnerStatusChanged, fromStatus, fromLevel); err != nil {
-			return err
-		}
-	}
-	if p.Level != fromLevel {
-		return emitPartner(ctx, tx, ev, p, models.EventPartnerLevelChanged, fromStatus, fromLevel)
-	}
-	return nil
-}
-
-// emitPartner writes a partner.* event about p.
-func emitPartner(ctx context.Context, tx *gorm.DB, ev *Outbox, p *models.Partner, typ, fromStatus, fromLevel string) error {
-	b, _ := json.Marshal(models.PartnerEventPayload{PartnerID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status,
-		PreviousStatus: fromStatus, PreviousLevel: fromLevel})
-	id := p.ID
-	_, err := ev.Emit(ctx, tx, p.TenantID, models.NewEvent{Type: typ, PartnerID: &id, SubjectID: &id, Payload: string(b)})
-	return err
-}
-
 // BumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
 func BumpPolicy(tx *gorm.DB, tenantID string) error {
 	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
 		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
-}
-
-// PartnerOf finds a partner of a tenant.
-func (s *Store) PartnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
-	var p models.Partner
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", partnerID).Take(&p).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
-	}
-	return &p, err
 }

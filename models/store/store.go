@@ -44,7 +44,9 @@ type Store struct {
 	dispatch  Dispatcher
 	subs      subscriptions
 	listeners []Listeners
-	ingest    *ingestEngine
+	// tenantSetups run in the transaction that creates a tenant.
+	tenantSetups []TenantSetup
+	ingest       *ingestEngine
 }
 
 // Open connects to the configured database. It does not migrate; call Migrate for that.

@@ -29,7 +29,7 @@ func (s *Store) Bootstrap(ctx context.Context, tenant models.Tenant, owner model
 			return nil
 		}
 		created = true
-		return createTenant(ctx, tx, &tenant, &owner)
+		return s.createTenant(ctx, tx, &tenant, &owner)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: bootstrap: %w", err)
@@ -41,11 +41,11 @@ func (s *Store) Bootstrap(ctx context.Context, tenant models.Tenant, owner model
 // conflict.
 func (s *Store) CreateTenant(ctx context.Context, tenant *models.Tenant, owner *models.User) error {
 	return Translate(s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return createTenant(ctx, tx, tenant, owner)
+		return s.createTenant(ctx, tx, tenant, owner)
 	}), "TENANT_SLUG_TAKEN", "a tenant with this slug exists")
 }
 
-func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner *models.User) error {
+func (s *Store) createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner *models.User) error {
 	tenant.ID = models.NewID()
 	tenant.IngestCreatesCustomers = true
 	if tenant.LevelChanges == "" {
@@ -57,8 +57,10 @@ func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner
 	if err := tx.Create(tenant).Error; err != nil {
 		return err
 	}
-	if _, err := createPipeline(tx, tenant.ID, "Sales", true, models.DefaultStages()); err != nil {
-		return err
+	for _, setup := range s.tenantSetups {
+		if err := setup(tx, tenant.ID); err != nil {
+			return err
+		}
 	}
 	owner.ID = models.NewID()
 	owner.TenantID = tenant.ID
@@ -73,6 +75,12 @@ func createTenant(ctx context.Context, tx *gorm.DB, tenant *models.Tenant, owner
 	}
 	return WriteAudit(ctx, tx, tenant.ID, "tenant.created", "tenant", tenant.ID, "slug", "name")
 }
+
+// TenantSetup gives a new tenant the rows a module needs, in the transaction that creates it.
+type TenantSetup func(tx *gorm.DB, tenantID string) error
+
+// AddTenantSetup runs setup for every tenant created from now on.
+func (s *Store) AddTenantSetup(setup TenantSetup) { s.tenantSetups = append(s.tenantSetups, setup) }
 
 // TenantBySlug finds a tenant by its slug.
 func (s *Store) TenantBySlug(ctx context.Context, slug string) (*models.Tenant, error) {

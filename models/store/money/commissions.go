@@ -157,7 +157,7 @@ func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]mod
 	}
 	var partner *models.Partner
 	if e.PartnerID != nil {
-		p, err := sc.s.core.PartnerOf(ctx, sc.P.TenantID, *e.PartnerID)
+		p, err := sc.s.partners.PartnerOf(ctx, sc.P.TenantID, *e.PartnerID)
 		if err != nil {
 			return nil, models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: *e.PartnerID})
 		}

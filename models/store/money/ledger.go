@@ -13,16 +13,20 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/partners"
 )
 
 // Store keeps commission plans, accruals, the append-only ledger, withdrawals and payouts of every
 // tenant.
 type Store struct {
-	core *store.Store
+	core     *store.Store
+	partners *partners.Store
 }
 
-// New is the money store on core's database.
-func New(core *store.Store) *Store { return &Store{core: core} }
+// New is the money store on core's database; its partners are those of partners.
+func New(core *store.Store, partners *partners.Store) *Store {
+	return &Store{core: core, partners: partners}
+}
 
 // Scoped is the money store as one principal sees it: operators and finance manage it; a partner
 // sees its own balances, movements and withdrawals.
@@ -221,7 +225,7 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 	if sc.P.PartnerID != "" && partnerID != sc.P.PartnerID {
 		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only see your own statements")
 	}
-	if _, err := sc.s.core.PartnerOf(ctx, sc.P.TenantID, partnerID); err != nil {
+	if _, err := sc.s.partners.PartnerOf(ctx, sc.P.TenantID, partnerID); err != nil {
 		return nil, err
 	}
 	st := &models.Statement{PartnerID: partnerID, Currency: currency, From: from, To: to}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/partners"
 )
 
 func applicationPayload(a *models.Application) string {
@@ -164,7 +165,7 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) (*models.Application, *models.User, error) {
 	var admin *models.User
 	a, err := sc.decideApplication(ctx, id, models.ApplicationApproved, func(tx *gorm.DB, ev *store.Outbox, a *models.Application) error {
-		level, err := store.DefaultLevel(tx, a.TenantID)
+		level, err := partners.DefaultLevel(tx, a.TenantID)
 		if err != nil {
 			return err
 		}

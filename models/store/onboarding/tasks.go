@@ -14,15 +14,21 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/deals"
+	"github.com/partnerd/partnerd/models/store/partners"
 )
 
 // Store keeps partner applications and tasks, onboarding checklists among them, of every tenant.
 type Store struct {
-	core *store.Store
+	core     *store.Store
+	deals    *deals.Store
+	partners *partners.Store
 }
 
 // New is the onboarding store on core's database.
-func New(core *store.Store) *Store { return &Store{core: core} }
+func New(core *store.Store, deals *deals.Store, partners *partners.Store) *Store {
+	return &Store{core: core, deals: deals, partners: partners}
+}
 
 // Scoped is the application and task store as one principal sees it: operators review applications; partners see their own organisation's tasks.
 type Scoped struct {
@@ -68,11 +74,11 @@ func (sc *Scoped) checkLink(ctx context.Context, linkType, linkID string) error 
 	var err error
 	switch linkType {
 	case "deal":
-		_, err = sc.s.core.For(&sc.P).Deal(ctx, linkID)
+		_, err = sc.s.deals.For(&sc.P).Deal(ctx, linkID)
 	case "customer":
 		_, err = sc.s.core.For(&sc.P).Customer(ctx, linkID)
 	default:
-		_, err = sc.s.core.For(&sc.P).Partner(ctx, linkID)
+		_, err = sc.s.partners.For(&sc.P).Partner(ctx, linkID)
 	}
 	if models.ErrorKind(err) == models.KindNotFound {
 		return models.Invalid("TASK_LINK_NOT_FOUND", "the linked record does not exist", models.FieldError{Location: "body.linkId", Message: "no such " + linkType, Value: linkID})
@@ -262,7 +268,7 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 	if err := sc.Scope.OperatorsOnly("onboarding checklists"); err != nil {
 		return nil, err
 	}
-	if _, err := sc.s.core.For(&sc.P).Partner(ctx, partnerID); err != nil {
+	if _, err := sc.s.partners.For(&sc.P).Partner(ctx, partnerID); err != nil {
 		return nil, err
 	}
 	items, err := sc.OnboardingTemplate(ctx)
@@ -293,7 +299,7 @@ func (sc *Scoped) StartOnboarding(ctx context.Context, partnerID string) (*model
 
 // OnboardingProgress reports a partner's onboarding tasks and how many are done.
 func (sc *Scoped) OnboardingProgress(ctx context.Context, partnerID string) (*models.OnboardingProgress, error) {
-	if _, err := sc.s.core.For(&sc.P).Partner(ctx, partnerID); err != nil {
+	if _, err := sc.s.partners.For(&sc.P).Partner(ctx, partnerID); err != nil {
 		return nil, err
 	}
 	out := &models.OnboardingProgress{PartnerID: partnerID}

@@ -15,7 +15,7 @@ import (
 
 // PlaybookPartner finds a partner of a tenant with its custom fields, for run expressions.
 func (s *Store) PlaybookPartner(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
-	return s.core.PartnerOf(ctx, tenantID, partnerID)
+	return s.partners.PartnerOf(ctx, tenantID, partnerID)
 }
 
 // RunsWaitingFor lists the running runs whose wait_for_event step awaits an event of this

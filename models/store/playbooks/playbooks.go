@@ -15,17 +15,21 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/money"
+	"github.com/partnerd/partnerd/models/store/partners"
 )
 
 // Store keeps the playbooks of every tenant, their versions, runs, steps and effects, and carries
 // out the actions runs take.
 type Store struct {
-	core  *store.Store
-	money *money.Store
+	core     *store.Store
+	partners *partners.Store
+	money    *money.Store
 }
 
 // New is the playbooks store on core's database; the bonuses its runs award are booked in money.
-func New(core *store.Store, money *money.Store) *Store { return &Store{core: core, money: money} }
+func New(core *store.Store, partners *partners.Store, money *money.Store) *Store {
+	return &Store{core: core, partners: partners, money: money}
+}
 
 // Scoped is the playbook store as one principal sees it: operators author playbooks; partners read
 // the runs and documents of their own organisation.
@@ -739,7 +743,7 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 		}
 		p.UpdatedAt = time.Now().UTC()
 		updates["updated_at"] = p.UpdatedAt
-		return store.SavePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
+		return partners.SavePartnerChange(ctx, tx, ev, p, updates, changed, fromStatus, fromLevel)
 	})
 }
 

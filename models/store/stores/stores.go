@@ -8,17 +8,23 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/mail"
 	"github.com/partnerd/partnerd/models/store/metrics"
 	"github.com/partnerd/partnerd/models/store/money"
 	"github.com/partnerd/partnerd/models/store/onboarding"
+	"github.com/partnerd/partnerd/models/store/partners"
 	"github.com/partnerd/partnerd/models/store/playbooks"
 	"github.com/partnerd/partnerd/models/store/webhooks"
 )
 
 // The module stores under the names they are embedded with.
 type (
+	// Deals keeps pipelines and deals.
+	Deals = deals.Store
+	// ScopedDeals is the deal store as one principal sees it.
+	ScopedDeals = deals.Scoped
 	// Idempotency keeps the idempotency keys of writes.
 	Idempotency = idempotency.Store
 	// Mail keeps the record of every message sent.
@@ -37,6 +43,10 @@ type (
 	Onboarding = onboarding.Store
 	// ScopedOnboarding is the application and task store as one principal sees it.
 	ScopedOnboarding = onboarding.Scoped
+	// Partners keeps partner organisations and levels.
+	Partners = partners.Store
+	// ScopedPartners is the partner store as one principal sees it.
+	ScopedPartners = partners.Scoped
 	// Playbooks keeps playbooks, their versions, runs and effects.
 	Playbooks = playbooks.Store
 	// ScopedPlaybooks is the playbook store as one principal sees it.
@@ -50,11 +60,13 @@ type (
 // Set is the core store with the module stores built on it; it answers every store method.
 type Set struct {
 	*store.Store
+	*Deals
 	*Idempotency
 	*Mail
 	*Metrics
 	*Money
 	*Onboarding
+	*Partners
 	*Playbooks
 	*Webhooks
 }
@@ -70,15 +82,19 @@ func Open(ctx context.Context, cfg store.Config) (*Set, error) {
 
 // New builds every module store on core and registers their subscribers with its event outbox.
 func New(core *store.Store) *Set {
-	pay := money.New(core)
+	deal, partner := deals.New(core), partners.New(core)
+	pay := money.New(core, partner)
+	core.AddTenantSetup(deals.SetUpTenant)
 	set := &Set{
 		Store:       core,
+		Deals:       deal,
 		Idempotency: idempotency.New(core),
 		Mail:        mail.New(core),
 		Metrics:     metrics.New(core),
 		Money:       pay,
-		Onboarding:  onboarding.New(core),
-		Playbooks:   playbooks.New(core, pay),
+		Onboarding:  onboarding.New(core, deal, partner),
+		Partners:    partner,
+		Playbooks:   playbooks.New(core, partner, pay),
 		Webhooks:    webhooks.New(core),
 	}
 	core.AddListeners(set.Webhooks.EventPatterns)
@@ -93,10 +109,12 @@ func (s *Set) Core() *store.Store { return s.Store }
 // Scoped is every store as one principal sees it.
 type Scoped struct {
 	*store.Scoped
+	*ScopedDeals
 	*ScopedMail
 	*ScopedMetrics
 	*ScopedMoney
 	*ScopedOnboarding
+	*ScopedPartners
 	*ScopedPlaybooks
 	*ScopedWebhooks
 }
@@ -105,10 +123,12 @@ type Scoped struct {
 func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
 		Scoped:           s.Store.For(p),
+		ScopedDeals:      s.Deals.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),
 		ScopedMoney:      s.Money.For(p),
 		ScopedOnboarding: s.Onboarding.For(p),
+		ScopedPartners:   s.Partners.For(p),
 		ScopedPlaybooks:  s.Playbooks.For(p),
 		ScopedWebhooks:   s.Webhooks.For(p),
 	}

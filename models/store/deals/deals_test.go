@@ -1,4 +1,4 @@
-package store_test
+package deals_test
 
 import (
 	"context"
@@ -11,127 +11,71 @@ import (
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
-type dealEnv struct {
-	ctx            context.Context
-	op             *stores.Scoped
-	a, b           *stores.Scoped
-	tenantID       string
-	partnerA, pB   string
-	wonID, lostID  string
-	openIDs        []string
-	opUserID       string
-	defaultStageID string
-}
-
-func newDealEnv(t *testing.T, s *stores.Set) *dealEnv {
-	t.Helper()
-	ctx := context.Background()
-	owner := newTenant(t, s.Core(), "deals")
-	e := &dealEnv{ctx: ctx, op: s.For(owner), tenantID: owner.TenantID, opUserID: owner.UserID}
-	for i, name := range []string{"Alpha Resellers", "Beta Partners"} {
-		p := &models.Partner{Name: name, Type: "reseller", Level: "gold", Status: "active"}
-		if err := e.op.CreatePartner(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		sc := s.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: owner.TenantID, UserID: models.NewID(), PartnerID: p.ID})
-		if i == 0 {
-			e.partnerA, e.a = p.ID, sc
-		} else {
-			e.pB, e.b = p.ID, sc
-		}
-	}
-	ps, _, err := e.op.ListPipelines(ctx, models.Page{})
-	if err != nil || len(ps) != 1 || !ps[0].IsDefault || len(ps[0].Stages) != len(models.DefaultStages()) {
-		t.Fatalf("a new tenant's pipelines = %+v, %v", ps, err)
-	}
-	for _, st := range ps[0].Stages {
-		switch st.Outcome {
-		case models.OutcomeWon:
-			e.wonID = st.ID
-		case models.OutcomeLost:
-			e.lostID = st.ID
-		default:
-			e.openIDs = append(e.openIDs, st.ID)
-		}
-	}
-	e.defaultStageID = e.openIDs[0]
-	return e
-}
-
-func (e *dealEnv) register(t *testing.T, sc *stores.Scoped, company, domain, email string, amount int64) *models.Deal {
-	t.Helper()
-	d := &models.Deal{CustomerCompany: company, CustomerDomain: domain, ContactEmail: email, AmountMinor: amount, Currency: "EUR"}
-	if err := sc.RegisterDeal(e.ctx, d); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func code(err error) string { return storetest.Code(err) }
 
 func TestDealRegistrationFindsConflictsWithoutShowingThemToPartners(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
-		e := newDealEnv(t, s)
-		first := e.register(t, e.a, "Initech", "https://www.Initech.com/about", "Bill@Initech.com", 500_000)
-		if first.CustomerDomain != "initech.com" || first.ContactEmail != "bill@initech.com" || first.PartnerID != e.partnerA ||
-			first.Status != models.DealSubmitted || first.ConflictStatus != models.ConflictNone || first.StageID != e.defaultStageID {
+		e := storetest.NewPartners(t, s)
+		first := e.Register(t, e.A, "Initech", "https://www.Initech.com/about", "Bill@Initech.com", 500_000)
+		if first.CustomerDomain != "initech.com" || first.ContactEmail != "bill@initech.com" || first.PartnerID != e.PartnerA ||
+			first.Status != models.DealSubmitted || first.ConflictStatus != models.ConflictNone || first.StageID != e.DefaultStageID {
 			t.Fatalf("first registration = %+v", first)
 		}
 		// The same partner registering again is not a conflict with itself.
-		if again := e.register(t, e.a, "Initech", "initech.com", "", 1); again.ConflictStatus != models.ConflictNone {
+		if again := e.Register(t, e.A, "Initech", "initech.com", "", 1); again.ConflictStatus != models.ConflictNone {
 			t.Fatalf("a partner's second deal conflicts with its first: %+v", again)
 		}
 		// Another partner, same domain: review.
-		clash := e.register(t, e.b, "Initech Corp", "initech.com", "peter@initech.com", 700_000)
+		clash := e.Register(t, e.B, "Initech Corp", "initech.com", "peter@initech.com", 700_000)
 		if clash.ConflictStatus != models.ConflictReview {
 			t.Fatalf("another partner's deal for the same domain = %+v", clash)
 		}
 		// Only by contact email.
-		byEmail := e.register(t, e.b, "Other name", "", "BILL@initech.com", 1)
-		conflicts, err := e.op.DealConflicts(e.ctx, byEmail.ID)
+		byEmail := e.Register(t, e.B, "Other name", "", "BILL@initech.com", 1)
+		conflicts, err := e.Op.DealConflicts(e.Ctx, byEmail.ID)
 		if err != nil || len(conflicts) == 0 || conflicts[0].Kind != models.ConflictContactEmail || *conflicts[0].OtherDealID != first.ID {
 			t.Fatalf("conflicts by contact = %+v, %v", conflicts, err)
 		}
-		conflicts, err = e.op.DealConflicts(e.ctx, clash.ID)
+		conflicts, err = e.Op.DealConflicts(e.Ctx, clash.ID)
 		if err != nil || len(conflicts) != 2 || !strings.Contains(conflicts[0].Explanation, "Alpha Resellers") {
 			t.Fatalf("conflicts = %+v, %v", conflicts, err)
 		}
 		// The partner sees that a review is needed, never the other partner's data.
-		if _, err := e.b.DealConflicts(e.ctx, clash.ID); code(err) != "OPERATORS_ONLY" {
+		if _, err := e.B.DealConflicts(e.Ctx, clash.ID); code(err) != "OPERATORS_ONLY" {
 			t.Fatalf("a partner reading conflicts: %v", err)
 		}
-		if _, err := e.b.Deal(e.ctx, first.ID); code(err) != "DEAL_NOT_FOUND" {
+		if _, err := e.B.Deal(e.Ctx, first.ID); code(err) != "DEAL_NOT_FOUND" {
 			t.Fatalf("partner B reads A's deal: %v", err)
 		}
-		evs, _, err := e.b.ListEvents(e.ctx, models.EventFilter{Type: models.EventDealRegistered}, models.Page{})
+		evs, _, err := e.B.ListEvents(e.Ctx, models.EventFilter{Type: models.EventDealRegistered}, models.Page{})
 		if err != nil || len(evs) != 2 {
 			t.Fatalf("partner B's deal events = %d, %v", len(evs), err)
 		}
 		for _, ev := range evs {
-			if strings.Contains(ev.Payload, e.partnerA) || strings.Contains(ev.Payload, first.ID) {
+			if strings.Contains(ev.Payload, e.PartnerA) || strings.Contains(ev.Payload, first.ID) {
 				t.Fatalf("partner B's event shows partner A: %s", ev.Payload)
 			}
 		}
 		// A customer attributed to partner A conflicts with B's registration for its domain.
-		if err := e.a.CreateCustomer(e.ctx, &models.Customer{Email: ptr("ceo@globex.com"), Name: "Globex"}); err != nil {
+		if err := e.A.CreateCustomer(e.Ctx, &models.Customer{Email: ptr("ceo@globex.com"), Name: "Globex"}); err != nil {
 			t.Fatal(err)
 		}
-		glob := e.register(t, e.b, "Globex", "globex.com", "", 1)
-		conflicts, _ = e.op.DealConflicts(e.ctx, glob.ID)
-		if len(conflicts) != 1 || conflicts[0].Kind != models.ConflictCustomer || *conflicts[0].OtherPartnerID != e.partnerA {
+		glob := e.Register(t, e.B, "Globex", "globex.com", "", 1)
+		conflicts, _ = e.Op.DealConflicts(e.Ctx, glob.ID)
+		if len(conflicts) != 1 || conflicts[0].Kind != models.ConflictCustomer || *conflicts[0].OtherPartnerID != e.PartnerA {
 			t.Fatalf("customer conflicts = %+v", conflicts)
 		}
 		// Approving waits for the review; resolving it lets the approval through.
-		if _, err := e.op.ApproveDeal(e.ctx, clash.ID, ""); code(err) != "CONFLICT_REVIEW_PENDING" {
+		if _, err := e.Op.ApproveDeal(e.Ctx, clash.ID, ""); code(err) != "CONFLICT_REVIEW_PENDING" {
 			t.Fatalf("approving under review: %v", err)
 		}
-		if _, err := e.op.ResolveDealConflicts(e.ctx, clash.ID, "B brought the CFO; A's deal is a different unit"); err != nil {
+		if _, err := e.Op.ResolveDealConflicts(e.Ctx, clash.ID, "B brought the CFO; A's deal is a different unit"); err != nil {
 			t.Fatal(err)
 		}
-		if d, err := e.op.ApproveDeal(e.ctx, clash.ID, e.opUserID); err != nil || d.Status != models.DealApproved || d.ProtectedUntil == nil || *d.OwnerUserID != e.opUserID {
+		if d, err := e.Op.ApproveDeal(e.Ctx, clash.ID, e.OpUserID); err != nil || d.Status != models.DealApproved || d.ProtectedUntil == nil || *d.OwnerUserID != e.OpUserID {
 			t.Fatalf("approve after resolution = %+v, %v", d, err)
 		}
-		if _, err := e.a.ApproveDeal(e.ctx, first.ID, ""); code(err) != "OPERATORS_ONLY" {
+		if _, err := e.A.ApproveDeal(e.Ctx, first.ID, ""); code(err) != "OPERATORS_ONLY" {
 			t.Fatalf("a partner approving its own deal: %v", err)
 		}
 	})
@@ -141,76 +85,76 @@ func ptr[T any](v T) *T { return &v }
 
 func TestDealLifecycleIsAStateMachine(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
-		e := newDealEnv(t, s)
-		d := e.register(t, e.a, "Hooli", "hooli.com", "gavin@hooli.com", 1_250_000)
-		if _, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.openIDs[1]}); code(err) != "DEAL_NOT_APPROVED" {
+		e := storetest.NewPartners(t, s)
+		d := e.Register(t, e.A, "Hooli", "hooli.com", "gavin@hooli.com", 1_250_000)
+		if _, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: e.OpenIDs[1]}); code(err) != "DEAL_NOT_APPROVED" {
 			t.Fatalf("moving a submitted deal: %v", err)
 		}
-		if _, err := e.op.ApproveDeal(e.ctx, d.ID, ""); err != nil {
+		if _, err := e.Op.ApproveDeal(e.Ctx, d.ID, ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.op.ApproveDeal(e.ctx, d.ID, ""); code(err) != "ILLEGAL_DEAL_TRANSITION" {
+		if _, err := e.Op.ApproveDeal(e.Ctx, d.ID, ""); code(err) != "ILLEGAL_DEAL_TRANSITION" {
 			t.Fatalf("approving twice: %v", err)
 		}
-		if _, err := e.op.RejectDeal(e.ctx, d.ID, "late"); code(err) != "ILLEGAL_DEAL_TRANSITION" {
+		if _, err := e.Op.RejectDeal(e.Ctx, d.ID, "late"); code(err) != "ILLEGAL_DEAL_TRANSITION" {
 			t.Fatalf("rejecting an approved deal: %v", err)
 		}
-		moved, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.openIDs[2]})
-		if err != nil || moved.StageID != e.openIDs[2] {
+		moved, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: e.OpenIDs[2]})
+		if err != nil || moved.StageID != e.OpenIDs[2] {
 			t.Fatalf("stage move = %+v, %v", moved, err)
 		}
-		if _, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.lostID}); code(err) != "REASON_REQUIRED" {
+		if _, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: e.LostID}); code(err) != "REASON_REQUIRED" {
 			t.Fatalf("lost without reason: %v", err)
 		}
-		if _, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: models.NewID()}); code(err) != "STAGE_NOT_FOUND" {
+		if _, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: models.NewID()}); code(err) != "STAGE_NOT_FOUND" {
 			t.Fatalf("unknown stage: %v", err)
 		}
-		won, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.wonID})
+		won, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: e.WonID})
 		if err != nil || won.Status != models.DealWon || won.CustomerID == nil || won.ClosedAt == nil {
 			t.Fatalf("won = %+v, %v", won, err)
 		}
-		c, err := e.a.Customer(e.ctx, *won.CustomerID)
-		if err != nil || *c.PartnerID != e.partnerA || *c.Email != "gavin@hooli.com" {
+		c, err := e.A.Customer(e.Ctx, *won.CustomerID)
+		if err != nil || *c.PartnerID != e.PartnerA || *c.Email != "gavin@hooli.com" {
 			t.Fatalf("the won deal's customer = %+v, %v", c, err)
 		}
-		if _, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.openIDs[0]}); code(err) != "DEAL_CLOSED" {
+		if _, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: e.OpenIDs[0]}); code(err) != "DEAL_CLOSED" {
 			t.Fatalf("moving a won deal: %v", err)
 		}
-		if _, err := e.a.UpdateDeal(e.ctx, d.ID, models.DealChanges{Notes: ptr("x")}); code(err) != "DEAL_CLOSED" {
+		if _, err := e.A.UpdateDeal(e.Ctx, d.ID, models.DealChanges{Notes: ptr("x")}); code(err) != "DEAL_CLOSED" {
 			t.Fatalf("editing a won deal: %v", err)
 		}
-		evs, _, _ := e.op.ListEvents(e.ctx, models.EventFilter{Type: models.EventDealWon}, models.Page{})
+		evs, _, _ := e.Op.ListEvents(e.Ctx, models.EventFilter{Type: models.EventDealWon}, models.Page{})
 		if len(evs) != 1 || !strings.Contains(evs[0].Payload, `"amountMinor":1250000`) || !strings.Contains(evs[0].Payload, `"currency":"EUR"`) ||
-			!strings.Contains(evs[0].Payload, *won.CustomerID) || *evs[0].PartnerID != e.partnerA {
+			!strings.Contains(evs[0].Payload, *won.CustomerID) || *evs[0].PartnerID != e.PartnerA {
 			t.Fatalf("deal.won = %+v", evs)
 		}
 		// A won deal whose contact is another partner's customer waits for an operator.
-		if err := e.b.CreateCustomer(e.ctx, &models.Customer{Email: ptr("buyer@piedpiper.com")}); err != nil {
+		if err := e.B.CreateCustomer(e.Ctx, &models.Customer{Email: ptr("buyer@piedpiper.com")}); err != nil {
 			t.Fatal(err)
 		}
-		d2 := e.register(t, e.a, "Pied Piper", "", "buyer@piedpiper.com", 10)
-		if _, err := e.op.ResolveDealConflicts(e.ctx, d2.ID, "ok"); err != nil {
+		d2 := e.Register(t, e.A, "Pied Piper", "", "buyer@piedpiper.com", 10)
+		if _, err := e.Op.ResolveDealConflicts(e.Ctx, d2.ID, "ok"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.op.ApproveDeal(e.ctx, d2.ID, ""); err != nil {
+		if _, err := e.Op.ApproveDeal(e.Ctx, d2.ID, ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.a.MoveDeal(e.ctx, d2.ID, models.DealMove{StageID: e.wonID}); code(err) != "CUSTOMER_ATTRIBUTED_ELSEWHERE" {
+		if _, err := e.A.MoveDeal(e.Ctx, d2.ID, models.DealMove{StageID: e.WonID}); code(err) != "CUSTOMER_ATTRIBUTED_ELSEWHERE" {
 			t.Fatalf("winning another partner's customer: %v", err)
 		}
-		lost, err := e.a.MoveDeal(e.ctx, d2.ID, models.DealMove{StageID: e.lostID, Reason: "went with a competitor"})
+		lost, err := e.A.MoveDeal(e.Ctx, d2.ID, models.DealMove{StageID: e.LostID, Reason: "went with a competitor"})
 		if err != nil || lost.Status != models.DealLost || lost.Reason != "went with a competitor" {
 			t.Fatalf("lost = %+v, %v", lost, err)
 		}
 
 		// The timeline interleaves events and notes in order, paged.
-		if _, err := e.a.AddDealNote(e.ctx, d.ID, "signed!"); err != nil {
+		if _, err := e.A.AddDealNote(e.Ctx, d.ID, "signed!"); err != nil {
 			t.Fatal(err)
 		}
 		var kinds []string
 		pg := models.Page{Limit: 2}
 		for {
-			items, next, err := e.a.DealTimeline(e.ctx, d.ID, pg)
+			items, next, err := e.A.DealTimeline(e.Ctx, d.ID, pg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +174,7 @@ func TestDealLifecycleIsAStateMachine(t *testing.T) {
 		if strings.Join(kinds, ",") != strings.Join(want, ",") {
 			t.Fatalf("timeline = %v, want %v", kinds, want)
 		}
-		if _, _, err := e.b.DealTimeline(e.ctx, d.ID, models.Page{}); code(err) != "DEAL_NOT_FOUND" {
+		if _, _, err := e.B.DealTimeline(e.Ctx, d.ID, models.Page{}); code(err) != "DEAL_NOT_FOUND" {
 			t.Fatalf("partner B reads A's timeline: %v", err)
 		}
 	})
@@ -238,35 +182,35 @@ func TestDealLifecycleIsAStateMachine(t *testing.T) {
 
 func TestDealListFiltersForOperatorsAndScopeForPartners(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
-		e := newDealEnv(t, s)
+		e := storetest.NewPartners(t, s)
 		for i := range 5 {
-			e.register(t, e.a, "A"+string(rune('a'+i)), "", "", int64(i+1)*1000)
+			e.Register(t, e.A, "A"+string(rune('a'+i)), "", "", int64(i+1)*1000)
 		}
-		e.register(t, e.b, "B", "", "", 9000)
-		all, _, err := e.op.ListDeals(e.ctx, models.DealFilter{}, models.Page{Limit: 100})
+		e.Register(t, e.B, "B", "", "", 9000)
+		all, _, err := e.Op.ListDeals(e.Ctx, models.DealFilter{}, models.Page{Limit: 100})
 		if err != nil || len(all) != 6 {
 			t.Fatalf("operator list = %d, %v", len(all), err)
 		}
-		mine, _, _ := e.b.ListDeals(e.ctx, models.DealFilter{}, models.Page{})
-		if len(mine) != 1 || mine[0].PartnerID != e.pB {
+		mine, _, _ := e.B.ListDeals(e.Ctx, models.DealFilter{}, models.Page{})
+		if len(mine) != 1 || mine[0].PartnerID != e.PartnerB {
 			t.Fatalf("partner B sees %+v", mine)
 		}
-		other, _, _ := e.b.ListDeals(e.ctx, models.DealFilter{PartnerID: e.partnerA}, models.Page{})
+		other, _, _ := e.B.ListDeals(e.Ctx, models.DealFilter{PartnerID: e.PartnerA}, models.Page{})
 		if len(other) != 0 {
 			t.Fatalf("partner B filtering on A sees %d", len(other))
 		}
-		ranged, _, _ := e.op.ListDeals(e.ctx, models.DealFilter{MinAmount: ptr[int64](2000), MaxAmount: ptr[int64](4000)}, models.Page{})
+		ranged, _, _ := e.Op.ListDeals(e.Ctx, models.DealFilter{MinAmount: ptr[int64](2000), MaxAmount: ptr[int64](4000)}, models.Page{})
 		if len(ranged) != 3 {
 			t.Fatalf("amount range = %d", len(ranged))
 		}
-		gold, _, _ := e.op.ListDeals(e.ctx, models.DealFilter{Level: "gold", Status: models.DealSubmitted, StageID: e.defaultStageID}, models.Page{Limit: 100})
+		gold, _, _ := e.Op.ListDeals(e.Ctx, models.DealFilter{Level: "gold", Status: models.DealSubmitted, StageID: e.DefaultStageID}, models.Page{Limit: 100})
 		if len(gold) != 6 {
 			t.Fatalf("level filter = %d", len(gold))
 		}
 		var seen int
 		pg := models.Page{Limit: 4}
 		for {
-			rows, next, err := e.op.ListDeals(e.ctx, models.DealFilter{PartnerID: e.partnerA}, pg)
+			rows, next, err := e.Op.ListDeals(e.Ctx, models.DealFilter{PartnerID: e.PartnerA}, pg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,9 +228,9 @@ func TestDealListFiltersForOperatorsAndScopeForPartners(t *testing.T) {
 
 func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
-		e := newDealEnv(t, s)
-		d := e.register(t, e.a, "Umbrella", "umbrella.com", "", 1)
-		d, err := e.op.ApproveDeal(e.ctx, d.ID, "")
+		e := storetest.NewPartners(t, s)
+		d := e.Register(t, e.A, "Umbrella", "umbrella.com", "", 1)
+		d, err := e.Op.ApproveDeal(e.Ctx, d.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +240,7 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 		}
 		step := func(at time.Time) models.DealProtection {
 			t.Helper()
-			p, err := s.AdvanceDealProtection(e.ctx, e.tenantID, d.ID, at)
+			p, err := s.AdvanceDealProtection(e.Ctx, e.TenantID, d.ID, at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,17 +256,17 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 			}
 		}
 		count := func(typ string) int {
-			evs, _, _ := e.op.ListEvents(e.ctx, models.EventFilter{Type: typ}, models.Page{})
+			evs, _, _ := e.Op.ListEvents(e.Ctx, models.EventFilter{Type: typ}, models.Page{})
 			return len(evs)
 		}
 		if n := count(models.EventDealExpiring); n != 1 {
 			t.Fatalf("%d reminders", n)
 		}
 		// The partner asks for more time and gets 30 days: a new reminder becomes due.
-		if _, err := e.a.RequestDealExtension(e.ctx, d.ID, "legal review"); err != nil {
+		if _, err := e.A.RequestDealExtension(e.Ctx, d.ID, "legal review"); err != nil {
 			t.Fatal(err)
 		}
-		ext, err := e.op.ExtendDeal(e.ctx, d.ID, 30)
+		ext, err := e.Op.ExtendDeal(e.Ctx, d.ID, 30)
 		if err != nil || !ext.ProtectedUntil.Equal(end.Add(30*24*time.Hour)) || ext.ExtensionRequestedAt != nil {
 			t.Fatalf("extension = %+v, %v", ext, err)
 		}
@@ -337,14 +281,14 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 		if p := step(newEnd); !p.Done {
 			t.Fatalf("the end did not expire the deal: %+v", p)
 		}
-		got, _ := e.op.Deal(e.ctx, d.ID)
+		got, _ := e.Op.Deal(e.Ctx, d.ID)
 		if got.Status != models.DealExpired || count(models.EventDealExpired) != 1 {
 			t.Fatalf("after expiry: %+v", got)
 		}
 		if p := step(newEnd.Add(time.Hour)); !p.Done || count(models.EventDealExpired) != 1 {
 			t.Fatal("expired twice")
 		}
-		if _, err := e.a.MoveDeal(e.ctx, d.ID, models.DealMove{StageID: e.openIDs[1]}); code(err) != "DEAL_CLOSED" {
+		if _, err := e.A.MoveDeal(e.Ctx, d.ID, models.DealMove{StageID: e.OpenIDs[1]}); code(err) != "DEAL_CLOSED" {
 			t.Fatalf("moving an expired deal: %v", err)
 		}
 	})
@@ -354,15 +298,15 @@ func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		rec := &storetest.Recorder{}
 		s.SetDispatcher(rec.Dispatch)
-		e := newDealEnv(t, s)
-		d := e.register(t, e.a, "Soylent", "", "", 1)
-		if _, err := e.op.ApproveDeal(e.ctx, d.ID, ""); err != nil {
+		e := storetest.NewPartners(t, s)
+		d := e.Register(t, e.A, "Soylent", "", "", 1)
+		if _, err := e.Op.ApproveDeal(e.Ctx, d.ID, ""); err != nil {
 			t.Fatal(err)
 		}
 		if got := rec.Types(); len(got) != 1 || got[0] != models.EventDealApproved {
 			t.Fatalf("dispatched %v, want only deal.approved", got)
 		}
-		ev, err := s.EventByID(e.ctx, e.tenantID, rec.Refs()[0].EventID)
+		ev, err := s.EventByID(e.Ctx, e.TenantID, rec.Refs()[0].EventID)
 		if err != nil || ev.SubjectID == nil || *ev.SubjectID != d.ID {
 			t.Fatalf("the approval event's subject = %+v, %v", ev, err)
 		}
@@ -371,7 +315,7 @@ func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 
 func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
-		owner := newTenant(t, s.Core(), "demo")
+		owner := storetest.Tenant(t, s.Core(), "demo")
 		logins, err := s.SeedDemo(context.Background(), owner.TenantID, owner.UserID, "x", demoKeys(t))
 		if err != nil || len(logins) != 2 {
 			t.Fatalf("seed = %v, %v", logins, err)
@@ -431,7 +375,7 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 func TestPartnerLifecycleIsCheckedAndEvented(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s.Core(), "life")
+		owner := storetest.Tenant(t, s.Core(), "life")
 		op := s.For(owner)
 		p := &models.Partner{Name: "New", Type: models.PartnerBroker, Status: models.PartnerOnboarding}
 		if err := op.CreatePartner(ctx, p); err != nil {

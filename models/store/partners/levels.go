@@ -1,4 +1,4 @@
-package store
+package partners
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 func requirementsJSON(r models.LevelRequirements) (string, error) {
@@ -26,36 +27,36 @@ func requirementsJSON(r models.LevelRequirements) (string, error) {
 
 // CreateLevel adds a partner level; operators only. A default level replaces the previous one.
 func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.LevelRequirements) error {
-	if err := sc.scope.OperatorsOnly("levels"); err != nil {
+	if err := sc.Scope.OperatorsOnly("levels"); err != nil {
 		return err
 	}
 	var err error
 	if l.Requirements, err = requirementsJSON(r); err != nil {
 		return err
 	}
-	l.ID, l.TenantID, l.Name = models.NewID(), sc.p.TenantID, strings.TrimSpace(l.Name)
-	return Translate(sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	l.ID, l.TenantID, l.Name = models.NewID(), sc.P.TenantID, strings.TrimSpace(l.Name)
+	return store.Translate(sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if l.IsDefault {
-			if err := tx.Model(&models.Level{}).Where(System(l.TenantID).Tenant()).Update("is_default", false).Error; err != nil {
+			if err := tx.Model(&models.Level{}).Where(store.System(l.TenantID).Tenant()).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}
 		if err := tx.Create(l).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, l.TenantID, "level.created", "level", l.ID, "name", "rank", "benefits", "requirements", "isDefault")
+		return store.WriteAudit(ctx, tx, l.TenantID, "level.created", "level", l.ID, "name", "rank", "benefits", "requirements", "isDefault")
 	}), "LEVEL_EXISTS", "a level with this name exists")
 }
 
 // ListLevels lists the tenant's levels; partners see them too (benefits and requirements).
 func (sc *Scoped) ListLevels(ctx context.Context, pg models.Page) ([]models.Level, string, error) {
-	return Page(sc.tenantRows(ctx, &models.Level{}), pg, func(l models.Level) string { return l.ID })
+	return store.Page(sc.rows(ctx, &models.Level{}), pg, func(l models.Level) string { return l.ID })
 }
 
 // Level finds one level.
 func (sc *Scoped) Level(ctx context.Context, id string) (*models.Level, error) {
 	var l models.Level
-	err := sc.tenantRows(ctx, &models.Level{}).Where("id = ?", id).Take(&l).Error
+	err := sc.rows(ctx, &models.Level{}).Where("id = ?", id).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("LEVEL_NOT_FOUND", "level")
 	}
@@ -64,7 +65,7 @@ func (sc *Scoped) Level(ctx context.Context, id string) (*models.Level, error) {
 
 // UpdateLevel changes a level; a new name is carried over to the partners at the level.
 func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChanges) (*models.Level, error) {
-	if err := sc.scope.OperatorsOnly("levels"); err != nil {
+	if err := sc.Scope.OperatorsOnly("levels"); err != nil {
 		return nil, err
 	}
 	l, err := sc.Level(ctx, id)
@@ -88,9 +89,9 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 	if len(changed) == 0 {
 		return l, nil
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if l.IsDefault {
-			if err := tx.Model(&models.Level{}).Where(System(l.TenantID).Tenant()).Where("id <> ?", l.ID).Update("is_default", false).Error; err != nil {
+			if err := tx.Model(&models.Level{}).Where(store.System(l.TenantID).Tenant()).Where("id <> ?", l.ID).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}
@@ -99,46 +100,46 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 			return err
 		}
 		if l.Name != oldName {
-			if err := tx.Model(&models.Partner{}).Where(System(l.TenantID).Tenant()).Where("level = ?", oldName).Update("level", l.Name).Error; err != nil {
+			if err := tx.Model(&models.Partner{}).Where(store.System(l.TenantID).Tenant()).Where("level = ?", oldName).Update("level", l.Name).Error; err != nil {
 				return err
 			}
 		}
-		return WriteAudit(ctx, tx, l.TenantID, "level.updated", "level", l.ID, changed...)
+		return store.WriteAudit(ctx, tx, l.TenantID, "level.updated", "level", l.ID, changed...)
 	})
 	if err != nil {
-		return nil, Translate(err, "LEVEL_EXISTS", "a level with this name exists")
+		return nil, store.Translate(err, "LEVEL_EXISTS", "a level with this name exists")
 	}
 	return l, nil
 }
 
 // DeleteLevel removes a level no partner holds.
 func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
-	if err := sc.scope.OperatorsOnly("levels"); err != nil {
+	if err := sc.Scope.OperatorsOnly("levels"); err != nil {
 		return err
 	}
 	l, err := sc.Level(ctx, id)
 	if err != nil {
 		return err
 	}
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		var n int64
-		if err := tx.Model(&models.Partner{}).Where(System(l.TenantID).Tenant()).Where("level = ?", l.Name).Count(&n).Error; err != nil {
+		if err := tx.Model(&models.Partner{}).Where(store.System(l.TenantID).Tenant()).Where("level = ?", l.Name).Count(&n).Error; err != nil {
 			return err
 		}
 		if n > 0 {
 			return models.Errorf(models.KindConflict, "LEVEL_IN_USE", "%d partners hold this level; move them first", n)
 		}
-		if err := tx.Where(System(l.TenantID).Tenant()).Delete(&models.Level{}, "id = ?", l.ID).Error; err != nil {
+		if err := tx.Where(store.System(l.TenantID).Tenant()).Delete(&models.Level{}, "id = ?", l.ID).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, l.TenantID, "level.deleted", "level", l.ID)
+		return store.WriteAudit(ctx, tx, l.TenantID, "level.deleted", "level", l.ID)
 	})
 }
 
 // DefaultLevel is the name of the tenant's default level, or "".
 func DefaultLevel(tx *gorm.DB, tenantID string) (string, error) {
 	var l models.Level
-	err := tx.Where(System(tenantID).Tenant()).Where("is_default = ?", true).Take(&l).Error
+	err := tx.Where(store.System(tenantID).Tenant()).Where("is_default = ?", true).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}
@@ -148,7 +149,7 @@ func DefaultLevel(tx *gorm.DB, tenantID string) (string, error) {
 // evaluateLevel finds the highest-ranked level whose requirements the partner meets.
 func evaluateLevel(tx *gorm.DB, p *models.Partner, now time.Time) (*models.LevelEvaluation, error) {
 	var levels []models.Level
-	if err := tx.Where(System(p.TenantID).Tenant()).Order("rank DESC, id").Find(&levels).Error; err != nil {
+	if err := tx.Where(store.System(p.TenantID).Tenant()).Order("rank DESC, id").Find(&levels).Error; err != nil {
 		return nil, err
 	}
 	out := &models.LevelEvaluation{PartnerID: p.ID, CurrentLevel: p.Level}
@@ -163,7 +164,7 @@ func evaluateLevel(tx *gorm.DB, p *models.Partner, now time.Time) (*models.Level
 				Total    int64
 			}
 			err := tx.Model(&models.Deal{}).Select("currency, COUNT(*) AS n, COALESCE(SUM(amount_minor), 0) AS total").
-				Where(System(p.TenantID).Tenant()).Where("partner_id = ? AND status = ? AND closed_at >= ?", p.ID, models.DealWon, now.AddDate(0, 0, -r.PeriodDays)).
+				Where(store.System(p.TenantID).Tenant()).Where("partner_id = ? AND status = ? AND closed_at >= ?", p.ID, models.DealWon, now.AddDate(0, 0, -r.PeriodDays)).
 				Group("currency").Scan(&rows).Error
 			if err != nil {
 				return nil, err
@@ -192,19 +193,19 @@ func (sc *Scoped) EvaluatePartnerLevel(ctx context.Context, partnerID string) (*
 	if err != nil {
 		return nil, err
 	}
-	return evaluateLevel(sc.s.db.WithContext(ctx), p, time.Now().UTC())
+	return evaluateLevel(sc.s.core.DB(ctx), p, time.Now().UTC())
 }
 
 // ReviewLevels evaluates every active or onboarding partner of a tenant and, as the tenant
 // chose, applies level changes (with partner.level_changed events) or proposes them to
 // operators. It reports how many changes it applied or proposed.
 func (s *Store) ReviewLevels(ctx context.Context, tenantID string, now time.Time) (int, error) {
-	t, err := s.TenantByID(ctx, tenantID)
+	t, err := s.core.TenantByID(ctx, tenantID)
 	if err != nil {
 		return 0, err
 	}
 	var partners []models.Partner
-	if err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("status IN ?", []string{models.PartnerActive, models.PartnerOnboarding}).
+	if err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("status IN ?", []string{models.PartnerActive, models.PartnerOnboarding}).
 		Order("id").Find(&partners).Error; err != nil {
 		return 0, err
 	}
@@ -212,7 +213,7 @@ func (s *Store) ReviewLevels(ctx context.Context, tenantID string, now time.Time
 	changes := 0
 	for i := range partners {
 		p := &partners[i]
-		ev, err := evaluateLevel(s.db.WithContext(ctx), p, now)
+		ev, err := evaluateLevel(s.core.DB(ctx), p, now)
 		if err != nil {
 			return changes, err
 		}
@@ -242,9 +243,9 @@ func (s *Store) ReviewLevels(ctx context.Context, tenantID string, now time.Time
 // another level are dismissed, since the partner's numbers moved on.
 func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.LevelEvaluation, now time.Time) (bool, error) {
 	created := false
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		var pending []models.LevelProposal
-		if err := tx.Where(System(p.TenantID).Tenant()).Where("partner_id = ? AND status = ?", p.ID, models.ProposalPending).Find(&pending).Error; err != nil {
+		if err := tx.Where(store.System(p.TenantID).Tenant()).Where("partner_id = ? AND status = ?", p.ID, models.ProposalPending).Find(&pending).Error; err != nil {
 			return err
 		}
 		for _, old := range pending {
@@ -262,7 +263,7 @@ func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.Level
 		if err := tx.Create(prop).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, p.TenantID, "level.proposed", "partner", p.ID, "level")
+		return store.WriteAudit(ctx, tx, p.TenantID, "level.proposed", "partner", p.ID, "level")
 	})
 	return created, err
 }
@@ -270,7 +271,7 @@ func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.Level
 // ReviewAllLevels runs the level review of every tenant.
 func (s *Store) ReviewAllLevels(ctx context.Context, now time.Time) (int, error) {
 	var tenants []string
-	if err := s.db.WithContext(ctx).Model(&models.Tenant{}).Order("id").Pluck("id", &tenants).Error; err != nil {
+	if err := s.core.DB(ctx).Model(&models.Tenant{}).Order("id").Pluck("id", &tenants).Error; err != nil {
 		return 0, err
 	}
 	total := 0
@@ -286,23 +287,23 @@ func (s *Store) ReviewAllLevels(ctx context.Context, now time.Time) (int, error)
 
 // ListLevelProposals lists the review's proposals, oldest first; operators only.
 func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg models.Page) ([]models.LevelProposal, string, error) {
-	if err := sc.scope.OperatorsOnly("level proposals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("level proposals"); err != nil {
 		return nil, "", err
 	}
-	q := sc.tenantRows(ctx, &models.LevelProposal{})
+	q := sc.rows(ctx, &models.LevelProposal{})
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
-	return Page(q, pg, func(p models.LevelProposal) string { return p.ID })
+	return store.Page(q, pg, func(p models.LevelProposal) string { return p.ID })
 }
 
 // DecideLevelProposal applies or dismisses a pending proposal.
 func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool) (*models.LevelProposal, error) {
-	if err := sc.scope.OperatorsOnly("level proposals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("level proposals"); err != nil {
 		return nil, err
 	}
 	var prop models.LevelProposal
-	if err := sc.tenantRows(ctx, &models.LevelProposal{}).Where("id = ?", id).Take(&prop).Error; errors.Is(err, gorm.ErrRecordNotFound) {
+	if err := sc.rows(ctx, &models.LevelProposal{}).Where("id = ?", id).Take(&prop).Error; errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PROPOSAL_NOT_FOUND", "level proposal")
 	} else if err != nil {
 		return nil, err
@@ -316,12 +317,12 @@ func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool
 			return nil, err
 		}
 	}
-	now, by := time.Now().UTC(), sc.p.UserID
+	now, by := time.Now().UTC(), sc.P.UserID
 	prop.Status, prop.DecidedAt, prop.DecidedBy = models.ProposalDismissed, &now, &by
 	if apply {
 		prop.Status = models.ProposalApplied
 	}
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&models.LevelProposal{}).Where("id = ? AND status = ?", prop.ID, models.ProposalPending).
 			Updates(map[string]any{"status": prop.Status, "decided_at": now, "decided_by": by})
 		if res.Error != nil {
@@ -330,7 +331,7 @@ func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool
 		if res.RowsAffected == 0 {
 			return models.Errorf(models.KindConflict, "PROPOSAL_DECIDED", "the proposal was decided meanwhile")
 		}
-		return WriteAudit(ctx, tx, prop.TenantID, "level_proposal."+prop.Status, "partner", prop.PartnerID, "level")
+		return store.WriteAudit(ctx, tx, prop.TenantID, "level_proposal."+prop.Status, "partner", prop.PartnerID, "level")
 	})
 	if err != nil {
 		return nil, err
@@ -340,8 +341,8 @@ func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool
 
 // ReviewLevelsNow runs the level review of the principal's tenant at once; operators only.
 func (sc *Scoped) ReviewLevelsNow(ctx context.Context) (int, error) {
-	if err := sc.scope.OperatorsOnly("level reviews"); err != nil {
+	if err := sc.Scope.OperatorsOnly("level reviews"); err != nil {
 		return 0, err
 	}
-	return sc.s.ReviewLevels(ctx, sc.p.TenantID, time.Now().UTC())
+	return sc.s.ReviewLevels(ctx, sc.P.TenantID, time.Now().UTC())
 }

@@ -1,4 +1,6 @@
-package store
+// Package deals keeps pipelines and deals: registration, conflict review, stage moves with
+// customer attribution on a win, protection windows and each deal's timeline.
+package deals
 
 import (
 	"context"
@@ -13,7 +15,43 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
+
+// Store keeps pipelines and deals: registration with conflict checks, review, stage moves, protection windows and the timeline.
+type Store struct {
+	core *store.Store
+}
+
+// New is the deals store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the deal store as one principal sees it: partners see only their own organisation's deals.
+type Scoped struct {
+	s *Store
+	store.Caller
+}
+
+// For returns the deals store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
+}
+
+// rows starts a query on model limited to the caller's tenant.
+func (sc *Scoped) rows(ctx context.Context, model any) *gorm.DB {
+	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
+}
+
+// partnerRows is rows plus, for partner callers, only rows of their organisation in column.
+func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
+	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+}
+
+// SetUpTenant gives a new tenant its default pipeline, "Sales" with the default stages.
+func SetUpTenant(tx *gorm.DB, tenantID string) error {
+	_, err := createPipeline(tx, tenantID, "Sales", true, models.DefaultStages())
+	return err
+}
 
 // createPipeline adds a pipeline with its stages in order.
 func createPipeline(tx *gorm.DB, tenantID, name string, isDefault bool, stages []models.NewStage) (*models.Pipeline, error) {
@@ -35,24 +73,24 @@ func createPipeline(tx *gorm.DB, tenantID, name string, isDefault bool, stages [
 
 // CreatePipeline adds a pipeline; with isDefault it becomes the one new deals use.
 func (sc *Scoped) CreatePipeline(ctx context.Context, name string, isDefault bool, stages []models.NewStage) (*models.Pipeline, error) {
-	if err := sc.scope.OperatorsOnly("pipelines"); err != nil {
+	if err := sc.Scope.OperatorsOnly("pipelines"); err != nil {
 		return nil, err
 	}
 	if err := models.ValidateStages(stages); err != nil {
 		return nil, err
 	}
 	var p *models.Pipeline
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if isDefault {
-			if err := tx.Model(&models.Pipeline{}).Where(sc.scope.Tenant()).Update("is_default", false).Error; err != nil {
+			if err := tx.Model(&models.Pipeline{}).Where(sc.Scope.Tenant()).Update("is_default", false).Error; err != nil {
 				return err
 			}
 		}
 		var err error
-		if p, err = createPipeline(tx, sc.p.TenantID, strings.TrimSpace(name), isDefault, stages); err != nil {
+		if p, err = createPipeline(tx, sc.P.TenantID, strings.TrimSpace(name), isDefault, stages); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "pipeline.created", "pipeline", p.ID, "name", "stages", "isDefault")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "pipeline.created", "pipeline", p.ID, "name", "stages", "isDefault")
 	})
 	return p, err
 }
@@ -67,7 +105,7 @@ func (sc *Scoped) withStages(ctx context.Context, ps []models.Pipeline) error {
 		ids[i] = p.ID
 	}
 	var stages []models.Stage
-	if err := sc.tenantRows(ctx, &models.Stage{}).Where("pipeline_id IN ?", ids).Order("position").Find(&stages).Error; err != nil {
+	if err := sc.rows(ctx, &models.Stage{}).Where("pipeline_id IN ?", ids).Order("position").Find(&stages).Error; err != nil {
 		return err
 	}
 	byID := make(map[string]*models.Pipeline, len(ps))
@@ -84,7 +122,7 @@ func (sc *Scoped) withStages(ctx context.Context, ps []models.Pipeline) error {
 
 // ListPipelines lists the tenant's pipelines with their stages.
 func (sc *Scoped) ListPipelines(ctx context.Context, pg models.Page) ([]models.Pipeline, string, error) {
-	ps, next, err := Page(sc.tenantRows(ctx, &models.Pipeline{}), pg, func(p models.Pipeline) string { return p.ID })
+	ps, next, err := store.Page(sc.rows(ctx, &models.Pipeline{}), pg, func(p models.Pipeline) string { return p.ID })
 	if err != nil {
 		return nil, "", err
 	}
@@ -94,7 +132,7 @@ func (sc *Scoped) ListPipelines(ctx context.Context, pg models.Page) ([]models.P
 // Pipeline finds one pipeline with its stages.
 func (sc *Scoped) Pipeline(ctx context.Context, id string) (*models.Pipeline, error) {
 	var p models.Pipeline
-	err := sc.tenantRows(ctx, &models.Pipeline{}).Where("id = ?", id).Take(&p).Error
+	err := sc.rows(ctx, &models.Pipeline{}).Where("id = ?", id).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PIPELINE_NOT_FOUND", "pipeline")
 	}
@@ -112,14 +150,14 @@ func (sc *Scoped) dealRows(ctx context.Context) *gorm.DB {
 	return sc.partnerRows(ctx, &models.Deal{}, "partner_id")
 }
 
-// lockDeal reads a deal the principal may see, locked for the rest of tx on Postgres (SQLite
+// lockDeal reads a deal the principal may see, locked for the rest of tx on store.Postgres (store.SQLite
 // transactions are immediate, so they are serialised anyway).
 func (sc *Scoped) lockDeal(tx *gorm.DB, id string) (*models.Deal, error) {
-	q := tx.Model(&models.Deal{}).Where(sc.scope.Tenant()).Where("id = ?", id)
-	if sc.p.PartnerID != "" {
-		q = q.Where("partner_id = ?", sc.p.PartnerID)
+	q := tx.Model(&models.Deal{}).Where(sc.Scope.Tenant()).Where("id = ?", id)
+	if sc.P.PartnerID != "" {
+		q = q.Where("partner_id = ?", sc.P.PartnerID)
 	}
-	if sc.s.dialect == Postgres {
+	if sc.s.core.Dialect() == store.Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
 	var d models.Deal
@@ -133,19 +171,19 @@ func (sc *Scoped) lockDeal(tx *gorm.DB, id string) (*models.Deal, error) {
 
 func stageOf(tx *gorm.DB, tenantID, id string) (*models.Stage, error) {
 	var s models.Stage
-	err := tx.Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&s).Error
+	err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", id).Take(&s).Error
 	return &s, err
 }
 
 // emitDeal writes a deal.* event about d.
-func emitDeal(ctx context.Context, tx *gorm.DB, ev *Outbox, d *models.Deal, typ, previousStage string) error {
+func emitDeal(ctx context.Context, tx *gorm.DB, ev *store.Outbox, d *models.Deal, typ, previousStage string) error {
 	st, err := stageOf(tx, d.TenantID, d.StageID)
 	if err != nil {
 		return err
 	}
 	p := models.DealEventPayload{DealID: d.ID, PartnerID: d.PartnerID, Status: d.Status, PipelineID: d.PipelineID, StageID: d.StageID,
 		StageName: st.Name, PreviousStageID: previousStage, CustomerCompany: d.CustomerCompany, CustomerDomain: d.CustomerDomain,
-		CustomerID: Deref(d.CustomerID), AmountMinor: d.AmountMinor, Currency: d.Currency, ProtectedUntil: d.ProtectedUntil,
+		CustomerID: store.Deref(d.CustomerID), AmountMinor: d.AmountMinor, Currency: d.Currency, ProtectedUntil: d.ProtectedUntil,
 		ConflictReview: d.ConflictStatus == models.ConflictReview}
 	switch typ {
 	case models.EventDealRejected, models.EventDealLost:
@@ -165,30 +203,30 @@ func emitDeal(ctx context.Context, tx *gorm.DB, ev *Outbox, d *models.Deal, typ,
 // own organisation; operators name the partner.
 func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 	d.ID = models.NewID()
-	d.TenantID = sc.p.TenantID
-	if sc.p.PartnerID != "" && d.PartnerID == "" {
-		d.PartnerID = sc.p.PartnerID // CheckPartner refuses another partner's id
+	d.TenantID = sc.P.TenantID
+	if sc.P.PartnerID != "" && d.PartnerID == "" {
+		d.PartnerID = sc.P.PartnerID // CheckPartner refuses another partner's id
 	}
 	d.Status = models.DealSubmitted
 	d.CustomerDomain = models.NormalizeDomain(d.CustomerDomain)
-	d.ContactEmail = NormalizeEmail(d.ContactEmail)
-	d.CreatedBy = sc.p.UserID
+	d.ContactEmail = store.NormalizeEmail(d.ContactEmail)
+	d.CreatedBy = sc.P.UserID
 	if d.CreatedBy == "" {
-		d.CreatedBy = sc.p.KeyID
+		d.CreatedBy = sc.P.KeyID
 	}
-	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if d.PartnerID == "" {
 			return models.Invalid("PARTNER_REQUIRED", "operators register a deal for a partner", models.FieldError{Location: "body.partnerId", Message: "required for operators"})
 		}
-		if err := sc.scope.CheckPartner(tx, d.PartnerID, "body.partnerId"); err != nil {
+		if err := sc.Scope.CheckPartner(tx, d.PartnerID, "body.partnerId"); err != nil {
 			return err
 		}
 		var p models.Pipeline
-		if err := tx.Where(System(d.TenantID).Tenant()).Where("is_default = ?", true).Take(&p).Error; err != nil {
+		if err := tx.Where(store.System(d.TenantID).Tenant()).Where("is_default = ?", true).Take(&p).Error; err != nil {
 			return fmt.Errorf("default pipeline: %w", err)
 		}
 		var first models.Stage
-		if err := tx.Where(System(d.TenantID).Tenant()).Where("pipeline_id = ? AND outcome = ?", p.ID, models.OutcomeOpen).Order("position").Take(&first).Error; err != nil {
+		if err := tx.Where(store.System(d.TenantID).Tenant()).Where("pipeline_id = ? AND outcome = ?", p.ID, models.OutcomeOpen).Order("position").Take(&first).Error; err != nil {
 			return fmt.Errorf("first stage: %w", err)
 		}
 		d.PipelineID, d.StageID = p.ID, first.ID
@@ -208,7 +246,7 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 				return err
 			}
 		}
-		if err := WriteAudit(ctx, tx, d.TenantID, "deal.registered", "deal", d.ID, "partnerId", "customerCompany", "amountMinor", "currency"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.registered", "deal", d.ID, "partnerId", "customerCompany", "amountMinor", "currency"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealRegistered, "")
@@ -231,13 +269,13 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 			return n
 		}
 		var p models.Partner
-		if tx.Where(System(d.TenantID).Tenant()).Where("id = ?", id).Take(&p).Error == nil {
+		if tx.Where(store.System(d.TenantID).Tenant()).Where("id = ?", id).Take(&p).Error == nil {
 			names[id] = p.Name
 		}
 		return names[id]
 	}
 	if d.CustomerDomain != "" || d.ContactEmail != "" {
-		q := tx.Where(System(d.TenantID).Tenant()).Where("partner_id <> ? AND status IN ?", d.PartnerID, []string{models.DealSubmitted, models.DealApproved})
+		q := tx.Where(store.System(d.TenantID).Tenant()).Where("partner_id <> ? AND status IN ?", d.PartnerID, []string{models.DealSubmitted, models.DealApproved})
 		switch {
 		case d.CustomerDomain != "" && d.ContactEmail != "":
 			q = q.Where("customer_domain = ? OR contact_email = ?", d.CustomerDomain, d.ContactEmail)
@@ -262,7 +300,7 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 					partnerName(o.PartnerID), o.Status, o.ID, o.CustomerCompany, o.CreatedAt.UTC().Format(time.DateOnly), what)})
 		}
 	}
-	q := tx.Model(&models.Customer{}).Where(System(d.TenantID).Tenant()).Where("partner_id IS NOT NULL AND partner_id <> ?", d.PartnerID)
+	q := tx.Model(&models.Customer{}).Where(store.System(d.TenantID).Tenant()).Where("partner_id IS NOT NULL AND partner_id <> ?", d.PartnerID)
 	switch {
 	case d.CustomerDomain != "" && d.ContactEmail != "":
 		q = q.Where(`email = ? OR email LIKE ? ESCAPE '\'`, d.ContactEmail, "%@"+likeEscape(d.CustomerDomain))
@@ -278,10 +316,10 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 		return nil, err
 	}
 	for _, c := range customers {
-		cid, pid := c.ID, Deref(c.PartnerID)
+		cid, pid := c.ID, store.Deref(c.PartnerID)
 		out = append(out, models.DealConflict{ID: models.NewID(), TenantID: d.TenantID, DealID: d.ID, Kind: models.ConflictCustomer,
 			CustomerID: &cid, OtherPartnerID: &pid, CreatedAt: now,
-			Explanation: fmt.Sprintf("The customer %s (%s) is attributed to partner %q.", c.ID, Deref(c.Email), partnerName(pid))})
+			Explanation: fmt.Sprintf("The customer %s (%s) is attributed to partner %q.", c.ID, store.Deref(c.Email), partnerName(pid))})
 	}
 	return out, nil
 }
@@ -294,7 +332,7 @@ func (sc *Scoped) ListDeals(ctx context.Context, f models.DealFilter, pg models.
 		q = q.Where("partner_id = ?", f.PartnerID)
 	}
 	if f.Level != "" {
-		q = q.Where("partner_id IN (?)", sc.s.db.Model(&models.Partner{}).Select("id").Where(sc.scope.Tenant()).Where("level = ?", f.Level))
+		q = q.Where("partner_id IN (?)", sc.s.core.DB(ctx).Model(&models.Partner{}).Select("id").Where(sc.Scope.Tenant()).Where("level = ?", f.Level))
 	}
 	for col, v := range map[string]string{"stage_id": f.StageID, "status": f.Status, "owner_user_id": f.OwnerUserID, "currency": f.Currency} {
 		if v != "" {
@@ -313,7 +351,7 @@ func (sc *Scoped) ListDeals(ctx context.Context, f models.DealFilter, pg models.
 	if f.MaxAmount != nil {
 		q = q.Where("amount_minor <= ?", *f.MaxAmount)
 	}
-	return Page(q, pg, func(d models.Deal) string { return d.ID })
+	return store.Page(q, pg, func(d models.Deal) string { return d.ID })
 }
 
 // Deal finds one deal the principal may see.
@@ -327,9 +365,9 @@ func (sc *Scoped) Deal(ctx context.Context, id string) (*models.Deal, error) {
 }
 
 // changeDeal runs fn on a locked deal the principal may see and saves it.
-func (sc *Scoped) changeDeal(ctx context.Context, id string, fn func(tx *gorm.DB, ev *Outbox, d *models.Deal) error) (*models.Deal, error) {
+func (sc *Scoped) changeDeal(ctx context.Context, id string, fn func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error) (*models.Deal, error) {
 	var d *models.Deal
-	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var err error
 		if d, err = sc.lockDeal(tx, id); err != nil {
 			return err
@@ -352,7 +390,7 @@ func closedDeal(d *models.Deal) error {
 
 // UpdateDeal changes a deal's details while it is open.
 func (sc *Scoped) UpdateDeal(ctx context.Context, id string, ch models.DealChanges) (*models.Deal, error) {
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *store.Outbox, d *models.Deal) error {
 		if models.DealClosed(d.Status) {
 			return closedDeal(d)
 		}
@@ -360,20 +398,20 @@ func (sc *Scoped) UpdateDeal(ctx context.Context, id string, ch models.DealChang
 		models.SetChanged(&changed, "customerCompany", ch.CustomerCompany, &d.CustomerCompany)
 		models.SetChanged(&changed, "contactName", ch.ContactName, &d.ContactName)
 		if ch.ContactEmail != nil {
-			e := NormalizeEmail(*ch.ContactEmail)
+			e := store.NormalizeEmail(*ch.ContactEmail)
 			models.SetChanged(&changed, "contactEmail", &e, &d.ContactEmail)
 		}
 		models.SetChanged(&changed, "notes", ch.Notes, &d.Notes)
 		models.SetChanged(&changed, "currency", ch.Currency, &d.Currency)
-		if ch.ExpectedCloseDate != nil && *ch.ExpectedCloseDate != Deref(d.ExpectedCloseDate) {
-			d.ExpectedCloseDate = NonEmpty(*ch.ExpectedCloseDate)
+		if ch.ExpectedCloseDate != nil && *ch.ExpectedCloseDate != store.Deref(d.ExpectedCloseDate) {
+			d.ExpectedCloseDate = store.NonEmpty(*ch.ExpectedCloseDate)
 			changed = append(changed, "expectedCloseDate")
 		}
 		models.SetChanged(&changed, "amountMinor", ch.AmountMinor, &d.AmountMinor)
 		if len(changed) == 0 {
 			return nil
 		}
-		return WriteAudit(ctx, tx, d.TenantID, "deal.updated", "deal", d.ID, changed...)
+		return store.WriteAudit(ctx, tx, d.TenantID, "deal.updated", "deal", d.ID, changed...)
 	})
 }
 
@@ -389,10 +427,10 @@ func protectionDays(tx *gorm.DB, tenantID string) (int, error) {
 // ApproveDeal approves a registration, optionally assigning its owner, and protects it for the
 // tenant's period. A registration whose conflicts await review cannot be approved.
 func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string) (*models.Deal, error) {
-	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if err := models.CheckDealTransition(d.Status, models.DealApproved); err != nil {
 			return err
 		}
@@ -411,7 +449,7 @@ func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string
 		}
 		until := time.Now().UTC().Add(time.Duration(days) * 24 * time.Hour).Truncate(time.Second)
 		d.Status, d.ProtectedUntil = models.DealApproved, &until
-		if err := WriteAudit(ctx, tx, d.TenantID, "deal.approved", "deal", d.ID, "status", "protectedUntil", "ownerUserId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.approved", "deal", d.ID, "status", "protectedUntil", "ownerUserId"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealApproved, "")
@@ -420,7 +458,7 @@ func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string
 
 func (sc *Scoped) checkOperatorUser(tx *gorm.DB, userID string) error {
 	var n int64
-	if err := tx.Model(&models.User{}).Where(sc.scope.Tenant()).Where("id = ? AND partner_id IS NULL", userID).Count(&n).Error; err != nil {
+	if err := tx.Model(&models.User{}).Where(sc.Scope.Tenant()).Where("id = ? AND partner_id IS NULL", userID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -432,16 +470,16 @@ func (sc *Scoped) checkOperatorUser(tx *gorm.DB, userID string) error {
 
 // RejectDeal rejects a registration with a reason.
 func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.Deal, error) {
-	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if err := models.CheckDealTransition(d.Status, models.DealRejected); err != nil {
 			return err
 		}
 		now := time.Now().UTC()
 		d.Status, d.Reason, d.ClosedAt = models.DealRejected, reason, &now
-		if err := WriteAudit(ctx, tx, d.TenantID, "deal.rejected", "deal", d.ID, "status", "reason"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.rejected", "deal", d.ID, "status", "reason"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealRejected, "")
@@ -450,48 +488,48 @@ func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.De
 
 // DealConflicts lists what a registration overlaps; operators only.
 func (sc *Scoped) DealConflicts(ctx context.Context, id string) ([]models.DealConflict, error) {
-	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
 	if _, err := sc.Deal(ctx, id); err != nil {
 		return nil, err
 	}
 	var out []models.DealConflict
-	err := sc.tenantRows(ctx, &models.DealConflict{}).Where("deal_id = ?", id).Order("id").Find(&out).Error
+	err := sc.rows(ctx, &models.DealConflict{}).Where("deal_id = ?", id).Order("id").Find(&out).Error
 	return out, err
 }
 
 // ResolveDealConflicts records an operator's decision on a registration's conflicts, as a note
 // on its timeline.
 func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution string) (*models.Deal, error) {
-	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *store.Outbox, d *models.Deal) error {
 		if d.ConflictStatus != models.ConflictReview {
 			return models.Errorf(models.KindConflict, "NO_CONFLICT_REVIEW", "the deal has no conflicts awaiting review")
 		}
 		d.ConflictStatus = models.ConflictResolved
-		note := models.DealNote{ID: models.NewID(), TenantID: d.TenantID, DealID: d.ID, AuthorID: sc.p.UserID,
+		note := models.DealNote{ID: models.NewID(), TenantID: d.TenantID, DealID: d.ID, AuthorID: sc.P.UserID,
 			Body: "Conflicts resolved: " + resolution, CreatedAt: time.Now().UTC()}
 		if err := tx.Create(&note).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, d.TenantID, "deal.conflicts_resolved", "deal", d.ID, "conflictStatus")
+		return store.WriteAudit(ctx, tx, d.TenantID, "deal.conflicts_resolved", "deal", d.ID, "conflictStatus")
 	})
 }
 
 // AssignDealOwner makes an operator user responsible for a deal.
 func (sc *Scoped) AssignDealOwner(ctx context.Context, id, userID string) (*models.Deal, error) {
-	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *store.Outbox, d *models.Deal) error {
 		if err := sc.checkOperatorUser(tx, userID); err != nil {
 			return err
 		}
 		d.OwnerUserID = &userID
-		return WriteAudit(ctx, tx, d.TenantID, "deal.owner_assigned", "deal", d.ID, "ownerUserId")
+		return store.WriteAudit(ctx, tx, d.TenantID, "deal.owner_assigned", "deal", d.ID, "ownerUserId")
 	})
 }
 
@@ -499,7 +537,7 @@ func (sc *Scoped) AssignDealOwner(ctx context.Context, id, userID string) (*mode
 // protection, a won stage wins it (the customer is created or linked and attributed to the
 // partner), a lost stage loses it (a reason is required).
 func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*models.Deal, error) {
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if models.DealClosed(d.Status) {
 			return closedDeal(d)
 		}
@@ -507,7 +545,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "a deal moves through the pipeline once it is approved")
 		}
 		var to models.Stage
-		err := tx.Where(System(d.TenantID).Tenant()).Where("pipeline_id = ? AND id = ?", d.PipelineID, m.StageID).Take(&to).Error
+		err := tx.Where(store.System(d.TenantID).Tenant()).Where("pipeline_id = ? AND id = ?", d.PipelineID, m.StageID).Take(&to).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return models.Invalid("STAGE_NOT_FOUND", "no such stage in the deal's pipeline", models.FieldError{Location: "body.stageId", Message: "not a stage of the deal's pipeline", Value: m.StageID})
 		}
@@ -530,7 +568,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 			if d.ProtectedUntil == nil || until.After(*d.ProtectedUntil) {
 				d.ProtectedUntil = &until
 			}
-			if err := WriteAudit(ctx, tx, d.TenantID, "deal.stage_changed", "deal", d.ID, "stageId", "protectedUntil"); err != nil {
+			if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.stage_changed", "deal", d.ID, "stageId", "protectedUntil"); err != nil {
 				return err
 			}
 			return emitDeal(ctx, tx, ev, d, models.EventDealStageChanged, previous)
@@ -542,7 +580,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 				return err
 			}
 			d.Status, d.ClosedAt = models.DealWon, &now
-			if err := WriteAudit(ctx, tx, d.TenantID, "deal.won", "deal", d.ID, "stageId", "status", "customerId"); err != nil {
+			if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.won", "deal", d.ID, "stageId", "status", "customerId"); err != nil {
 				return err
 			}
 			return emitDeal(ctx, tx, ev, d, models.EventDealWon, previous)
@@ -554,7 +592,7 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 				return models.Invalid("REASON_REQUIRED", "say why the deal was lost", models.FieldError{Location: "body.reason", Message: "required for a lost stage"})
 			}
 			d.Status, d.Reason, d.ClosedAt = models.DealLost, m.Reason, &now
-			if err := WriteAudit(ctx, tx, d.TenantID, "deal.lost", "deal", d.ID, "stageId", "status", "reason"); err != nil {
+			if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.lost", "deal", d.ID, "stageId", "status", "reason"); err != nil {
 				return err
 			}
 			return emitDeal(ctx, tx, ev, d, models.EventDealLost, previous)
@@ -565,11 +603,11 @@ func (sc *Scoped) MoveDeal(ctx context.Context, id string, m models.DealMove) (*
 // attributeWonCustomer links the won deal's customer (by contact email) or creates it, and
 // attributes it to the deal's partner. A customer attributed to another partner stops the win:
 // an operator decides the attribution first.
-func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *Outbox, d *models.Deal) error {
+func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 	var c models.Customer
 	found := false
 	if d.ContactEmail != "" {
-		err := tx.Where(System(d.TenantID).Tenant()).Where("email = ?", d.ContactEmail).Take(&c).Error
+		err := tx.Where(store.System(d.TenantID).Tenant()).Where("email = ?", d.ContactEmail).Take(&c).Error
 		switch {
 		case err == nil:
 			found = true
@@ -580,14 +618,14 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *Out
 	partner := d.PartnerID
 	switch {
 	case !found:
-		c = models.Customer{ID: models.NewID(), TenantID: d.TenantID, Email: NonEmpty(d.ContactEmail), Name: d.CustomerCompany, PartnerID: &partner}
+		c = models.Customer{ID: models.NewID(), TenantID: d.TenantID, Email: store.NonEmpty(d.ContactEmail), Name: d.CustomerCompany, PartnerID: &partner}
 		if err := tx.Create(&c).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, d.TenantID, "customer.created", "customer", c.ID, "email", "name", "partnerId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "customer.created", "customer", c.ID, "email", "name", "partnerId"); err != nil {
 			return err
 		}
-		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: &partner, Payload: customerPayload(&c)}); err != nil {
+		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: &partner, Payload: store.CustomerPayload(&c)}); err != nil {
 			return err
 		}
 	case c.PartnerID == nil:
@@ -595,10 +633,10 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *Out
 		if err := tx.Model(&models.Customer{}).Where("id = ?", c.ID).Updates(map[string]any{"partner_id": partner, "updated_at": time.Now().UTC()}).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, d.TenantID, "customer.attributed", "customer", c.ID, "partnerId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "customer.attributed", "customer", c.ID, "partnerId"); err != nil {
 			return err
 		}
-		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerAttributed, CustomerID: &c.ID, PartnerID: &partner, Payload: customerPayload(&c)}); err != nil {
+		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerAttributed, CustomerID: &c.ID, PartnerID: &partner, Payload: store.CustomerPayload(&c)}); err != nil {
 			return err
 		}
 	case *c.PartnerID != partner:
@@ -610,13 +648,13 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *Out
 
 // RequestDealExtension records a request for a longer protection of an approved deal.
 func (sc *Scoped) RequestDealExtension(ctx context.Context, id, reason string) (*models.Deal, error) {
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if d.Status != models.DealApproved {
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "only approved deals are protected and can be extended")
 		}
 		now := time.Now().UTC()
 		d.ExtensionRequestedAt, d.ExtensionReason = &now, reason
-		if err := WriteAudit(ctx, tx, d.TenantID, "deal.extension_requested", "deal", d.ID, "extensionReason"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.extension_requested", "deal", d.ID, "extensionReason"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealExtensionRequested, "")
@@ -626,10 +664,10 @@ func (sc *Scoped) RequestDealExtension(ctx context.Context, id, reason string) (
 // ExtendDeal lengthens an approved deal's protection by days, counted from its current end
 // (or from now, if that is later), and settles a pending extension request.
 func (sc *Scoped) ExtendDeal(ctx context.Context, id string, days int) (*models.Deal, error) {
-	if err := sc.scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
+	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
 		return nil, err
 	}
-	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *Outbox, d *models.Deal) error {
+	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if d.Status != models.DealApproved {
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "only approved deals are protected and can be extended")
 		}
@@ -639,7 +677,7 @@ func (sc *Scoped) ExtendDeal(ctx context.Context, id string, days int) (*models.
 		}
 		until := from.Add(time.Duration(days) * 24 * time.Hour).Truncate(time.Second)
 		d.ProtectedUntil, d.ExtensionRequestedAt, d.ExtensionReason = &until, nil, ""
-		if err := WriteAudit(ctx, tx, d.TenantID, "deal.extended", "deal", d.ID, "protectedUntil"); err != nil {
+		if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.extended", "deal", d.ID, "protectedUntil"); err != nil {
 			return err
 		}
 		return emitDeal(ctx, tx, ev, d, models.EventDealExtended, "")
@@ -652,12 +690,12 @@ func (sc *Scoped) AddDealNote(ctx context.Context, id, body string) (*models.Dea
 	if err != nil {
 		return nil, err
 	}
-	author := sc.p.UserID
+	author := sc.P.UserID
 	if author == "" {
-		author = sc.p.KeyID
+		author = sc.P.KeyID
 	}
 	n := &models.DealNote{ID: models.NewID(), TenantID: d.TenantID, DealID: d.ID, AuthorID: author, Body: body, CreatedAt: time.Now().UTC()}
-	return n, sc.s.db.WithContext(ctx).Create(n).Error
+	return n, sc.s.core.DB(ctx).Create(n).Error
 }
 
 // DealTimeline lists a deal's events and notes in the order they happened.
@@ -669,8 +707,8 @@ func (sc *Scoped) DealTimeline(ctx context.Context, id string, pg models.Page) (
 	if limit <= 0 {
 		limit = 20
 	}
-	evq := sc.tenantRows(ctx, &models.Event{}).Where("subject_id = ?", id)
-	nq := sc.tenantRows(ctx, &models.DealNote{}).Where("deal_id = ?", id)
+	evq := sc.rows(ctx, &models.Event{}).Where("subject_id = ?", id)
+	nq := sc.rows(ctx, &models.DealNote{}).Where("deal_id = ?", id)
 	if pg.After != "" {
 		evq, nq = evq.Where("id > ?", pg.After), nq.Where("id > ?", pg.After)
 	}
@@ -703,9 +741,9 @@ func (sc *Scoped) DealTimeline(ctx context.Context, id string, pg models.Page) (
 // ended, and says when to look again.
 func (s *Store) AdvanceDealProtection(ctx context.Context, tenantID, dealID string, at time.Time) (models.DealProtection, error) {
 	var out models.DealProtection
-	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		q := tx.Where(System(tenantID).Tenant()).Where("id = ?", dealID)
-		if s.dialect == Postgres {
+	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		q := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", dealID)
+		if s.core.Dialect() == store.Postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 		}
 		var d models.Deal
@@ -726,7 +764,7 @@ func (s *Store) AdvanceDealProtection(ctx context.Context, tenantID, dealID stri
 			if err := tx.Save(&d).Error; err != nil {
 				return err
 			}
-			if err := WriteAudit(ctx, tx, d.TenantID, "deal.expired", "deal", d.ID, "status"); err != nil {
+			if err := store.WriteAudit(ctx, tx, d.TenantID, "deal.expired", "deal", d.ID, "status"); err != nil {
 				return err
 			}
 			out.Done = true
