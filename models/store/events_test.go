@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -79,9 +78,9 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 }
 
 func TestInternalEventsRecordActorAndCausation(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "causes")
+		owner := newTenant(t, s.Core(), "causes")
 		email := "x@example.com"
 		c := &models.Customer{Email: &email}
 		if err := s.For(owner).CreateCustomer(models.WithPrincipal(ctx, owner), c); err != nil {

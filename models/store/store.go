@@ -46,7 +46,6 @@ type Store struct {
 	listeners []Listeners
 	// tenantSetups run in the transaction that creates a tenant.
 	tenantSetups []TenantSetup
-	ingest       *ingestEngine
 }
 
 // Open connects to the configured database. It does not migrate; call Migrate for that.
@@ -100,7 +99,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetMaxIdleConns(32)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: db, dialect: dialect, ingest: newIngestEngine()}
+	s := &Store{db: db, dialect: dialect}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/customers"
 )
 
 // Store keeps pipelines and deals: registration with conflict checks, review, stage moves, protection windows and the timeline.
@@ -150,7 +151,7 @@ func (sc *Scoped) dealRows(ctx context.Context) *gorm.DB {
 	return sc.partnerRows(ctx, &models.Deal{}, "partner_id")
 }
 
-// lockDeal reads a deal the principal may see, locked for the rest of tx on store.Postgres (store.SQLite
+// lockDeal reads a deal the principal may see, locked for the rest of tx on Postgres (SQLite
 // transactions are immediate, so they are serialised anyway).
 func (sc *Scoped) lockDeal(tx *gorm.DB, id string) (*models.Deal, error) {
 	q := tx.Model(&models.Deal{}).Where(sc.Scope.Tenant()).Where("id = ?", id)
@@ -625,7 +626,7 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *sto
 		if err := store.WriteAudit(ctx, tx, d.TenantID, "customer.created", "customer", c.ID, "email", "name", "partnerId"); err != nil {
 			return err
 		}
-		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: &partner, Payload: store.CustomerPayload(&c)}); err != nil {
+		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: &partner, Payload: customers.Payload(&c)}); err != nil {
 			return err
 		}
 	case c.PartnerID == nil:
@@ -636,7 +637,7 @@ func (sc *Scoped) attributeWonCustomer(ctx context.Context, tx *gorm.DB, ev *sto
 		if err := store.WriteAudit(ctx, tx, d.TenantID, "customer.attributed", "customer", c.ID, "partnerId"); err != nil {
 			return err
 		}
-		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerAttributed, CustomerID: &c.ID, PartnerID: &partner, Payload: store.CustomerPayload(&c)}); err != nil {
+		if _, err := ev.Emit(ctx, tx, d.TenantID, models.NewEvent{Type: models.EventCustomerAttributed, CustomerID: &c.ID, PartnerID: &partner, Payload: customers.Payload(&c)}); err != nil {
 			return err
 		}
 	case *c.PartnerID != partner:

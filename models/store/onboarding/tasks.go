@@ -14,20 +14,22 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/partners"
 )
 
 // Store keeps partner applications and tasks, onboarding checklists among them, of every tenant.
 type Store struct {
-	core     *store.Store
-	deals    *deals.Store
-	partners *partners.Store
+	core      *store.Store
+	deals     *deals.Store
+	customers *customers.Store
+	partners  *partners.Store
 }
 
 // New is the onboarding store on core's database.
-func New(core *store.Store, deals *deals.Store, partners *partners.Store) *Store {
-	return &Store{core: core, deals: deals, partners: partners}
+func New(core *store.Store, deals *deals.Store, customers *customers.Store, partners *partners.Store) *Store {
+	return &Store{core: core, deals: deals, customers: customers, partners: partners}
 }
 
 // Scoped is the application and task store as one principal sees it: operators review applications; partners see their own organisation's tasks.
@@ -76,7 +78,7 @@ func (sc *Scoped) checkLink(ctx context.Context, linkType, linkID string) error 
 	case "deal":
 		_, err = sc.s.deals.For(&sc.P).Deal(ctx, linkID)
 	case "customer":
-		_, err = sc.s.core.For(&sc.P).Customer(ctx, linkID)
+		_, err = sc.s.customers.For(&sc.P).Customer(ctx, linkID)
 	default:
 		_, err = sc.s.partners.For(&sc.P).Partner(ctx, linkID)
 	}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/idempotency"
+	"github.com/partnerd/partnerd/models/store/ingest"
 	"github.com/partnerd/partnerd/models/store/mail"
 	"github.com/partnerd/partnerd/models/store/metrics"
 	"github.com/partnerd/partnerd/models/store/money"
@@ -21,6 +23,10 @@ import (
 
 // The module stores under the names they are embedded with.
 type (
+	// Customers keeps customers and the event log, and takes in ingested events.
+	Customers = customers.Store
+	// ScopedCustomers is the customer and event store as one principal sees it.
+	ScopedCustomers = customers.Scoped
 	// Deals keeps pipelines and deals.
 	Deals = deals.Store
 	// ScopedDeals is the deal store as one principal sees it.
@@ -60,6 +66,7 @@ type (
 // Set is the core store with the module stores built on it; it answers every store method.
 type Set struct {
 	*store.Store
+	*Customers
 	*Deals
 	*Idempotency
 	*Mail
@@ -69,6 +76,8 @@ type Set struct {
 	*Partners
 	*Playbooks
 	*Webhooks
+	// IngestEngine writes the events integrations send.
+	IngestEngine *ingest.Engine
 }
 
 // Open connects to the configured database and builds every module store on it.
@@ -82,20 +91,23 @@ func Open(ctx context.Context, cfg store.Config) (*Set, error) {
 
 // New builds every module store on core and registers their subscribers with its event outbox.
 func New(core *store.Store) *Set {
-	deal, partner := deals.New(core), partners.New(core)
+	engine := ingest.New(core)
+	deal, partner, customer := deals.New(core), partners.New(core), customers.New(core, engine)
 	pay := money.New(core, partner)
 	core.AddTenantSetup(deals.SetUpTenant)
 	set := &Set{
-		Store:       core,
-		Deals:       deal,
-		Idempotency: idempotency.New(core),
-		Mail:        mail.New(core),
-		Metrics:     metrics.New(core),
-		Money:       pay,
-		Onboarding:  onboarding.New(core, deal, partner),
-		Partners:    partner,
-		Playbooks:   playbooks.New(core, partner, pay),
-		Webhooks:    webhooks.New(core),
+		Store:        core,
+		IngestEngine: engine,
+		Customers:    customer,
+		Deals:        deal,
+		Idempotency:  idempotency.New(core),
+		Mail:         mail.New(core),
+		Metrics:      metrics.New(core),
+		Money:        pay,
+		Onboarding:   onboarding.New(core, deal, customer, partner),
+		Partners:     partner,
+		Playbooks:    playbooks.New(core, partner, pay),
+		Webhooks:     webhooks.New(core),
 	}
 	core.AddListeners(set.Webhooks.EventPatterns)
 	core.AddListeners(set.Money.EventPatterns)
@@ -109,6 +121,7 @@ func (s *Set) Core() *store.Store { return s.Store }
 // Scoped is every store as one principal sees it.
 type Scoped struct {
 	*store.Scoped
+	*ScopedCustomers
 	*ScopedDeals
 	*ScopedMail
 	*ScopedMetrics
@@ -123,6 +136,7 @@ type Scoped struct {
 func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
 		Scoped:           s.Store.For(p),
+		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),

@@ -1,4 +1,6 @@
-package store
+// Package customers keeps customers and the events about them: the event log as each principal
+// may read it, and the ingest of events sent by integrations.
+package customers
 
 import (
 	"context"
@@ -12,12 +14,46 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/ingest"
 )
 
-// CustomerPayload is the payload of customer.* events.
-func CustomerPayload(c *models.Customer) string {
+// Store keeps customers and the event log, and takes in events from integrations.
+type Store struct {
+	core   *store.Store
+	ingest *ingest.Engine
+}
+
+// New is the customers store on core's database; ingested events are written by engine.
+func New(core *store.Store, engine *ingest.Engine) *Store {
+	return &Store{core: core, ingest: engine}
+}
+
+// Scoped is the customer and event store as one principal sees it: partners see only their own organisation's customers and events.
+type Scoped struct {
+	s *Store
+	store.Caller
+}
+
+// For returns the customers store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
+}
+
+// rows starts a query on model limited to the caller's tenant.
+func (sc *Scoped) rows(ctx context.Context, model any) *gorm.DB {
+	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
+}
+
+// partnerRows is rows plus, for partner callers, only rows of their organisation in column.
+func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
+	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+}
+
+// Payload is the payload of customer.* events.
+func Payload(c *models.Customer) string {
 	b, _ := json.Marshal(models.CustomerEventPayload{
-		CustomerID: c.ID, Email: Deref(c.Email), ExternalID: Deref(c.ExternalID), Name: c.Name, PartnerID: Deref(c.PartnerID),
+		CustomerID: c.ID, Email: store.Deref(c.Email), ExternalID: store.Deref(c.ExternalID), Name: c.Name, PartnerID: store.Deref(c.PartnerID),
 	})
 	return string(b)
 }
@@ -30,31 +66,31 @@ func (sc *Scoped) customerRows(ctx context.Context) *gorm.DB {
 // themselves; operators may attribute it to any partner of the tenant or to none.
 func (sc *Scoped) CreateCustomer(ctx context.Context, c *models.Customer) error {
 	c.ID = models.NewID()
-	c.TenantID = sc.p.TenantID
+	c.TenantID = sc.P.TenantID
 	if c.Email != nil {
-		e := NormalizeEmail(*c.Email)
+		e := store.NormalizeEmail(*c.Email)
 		c.Email = &e
 	}
-	if sc.p.PartnerID != "" && c.PartnerID == nil {
-		pid := sc.p.PartnerID
+	if sc.P.PartnerID != "" && c.PartnerID == nil {
+		pid := sc.P.PartnerID
 		c.PartnerID = &pid
 	}
-	err := sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if c.PartnerID != nil {
-			if err := sc.scope.CheckPartner(tx, *c.PartnerID, "body.partnerId"); err != nil {
+			if err := sc.Scope.CheckPartner(tx, *c.PartnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}
 		if err := tx.Create(c).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, c.TenantID, "customer.created", "customer", c.ID, "email", "externalId", "name", "partnerId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, c.TenantID, "customer.created", "customer", c.ID, "email", "externalId", "name", "partnerId"); err != nil {
 			return err
 		}
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: Payload(c)})
 		return err
 	})
-	return Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
+	return store.Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
 }
 
 // ListCustomers lists the customers the principal may see, oldest first.
@@ -67,9 +103,9 @@ func (sc *Scoped) ListCustomers(ctx context.Context, f models.CustomerFilter, pg
 		q = q.Where("partner_id IS NULL")
 	}
 	if f.Email != "" {
-		q = q.Where("email = ?", NormalizeEmail(f.Email))
+		q = q.Where("email = ?", store.NormalizeEmail(f.Email))
 	}
-	return Page(q, pg, func(c models.Customer) string { return c.ID })
+	return store.Page(q, pg, func(c models.Customer) string { return c.ID })
 }
 
 // Customer finds one customer the principal may see.
@@ -91,15 +127,15 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 	updates := map[string]any{}
 	var changed []string
 	setPtr := func(col, field string, v *string, dst **string) {
-		if v == nil || Deref(*dst) == *v {
+		if v == nil || store.Deref(*dst) == *v {
 			return
 		}
-		*dst = NonEmpty(*v)
+		*dst = store.NonEmpty(*v)
 		updates[col] = *dst
 		changed = append(changed, field)
 	}
 	if ch.Email != nil {
-		e := NormalizeEmail(*ch.Email)
+		e := store.NormalizeEmail(*ch.Email)
 		ch.Email = &e
 	}
 	setPtr("email", "email", ch.Email, &c.Email)
@@ -109,8 +145,8 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 		updates["name"] = c.Name
 		changed = append(changed, "name")
 	}
-	reattributed := ch.PartnerID != nil && *ch.PartnerID != Deref(c.PartnerID)
-	if reattributed && sc.p.PartnerID != "" {
+	reattributed := ch.PartnerID != nil && *ch.PartnerID != store.Deref(c.PartnerID)
+	if reattributed && sc.P.PartnerID != "" {
 		return nil, models.Errorf(models.KindForbidden, "ATTRIBUTION_LOCKED", "only operators change which partner a customer is attributed to")
 	}
 	setPtr("partner_id", "partnerId", ch.PartnerID, &c.PartnerID)
@@ -119,27 +155,27 @@ func (sc *Scoped) UpdateCustomer(ctx context.Context, id string, ch models.Custo
 	}
 	c.UpdatedAt = time.Now().UTC()
 	updates["updated_at"] = c.UpdatedAt
-	err = sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		if reattributed && c.PartnerID != nil {
-			if err := sc.scope.CheckPartner(tx, *c.PartnerID, "body.partnerId"); err != nil {
+			if err := sc.Scope.CheckPartner(tx, *c.PartnerID, "body.partnerId"); err != nil {
 				return err
 			}
 		}
-		if err := tx.Model(&models.Customer{}).Where(sc.scope.Tenant()).Where("id = ?", c.ID).Updates(updates).Error; err != nil {
+		if err := tx.Model(&models.Customer{}).Where(sc.Scope.Tenant()).Where("id = ?", c.ID).Updates(updates).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, c.TenantID, "customer.updated", "customer", c.ID, changed...); err != nil {
+		if err := store.WriteAudit(ctx, tx, c.TenantID, "customer.updated", "customer", c.ID, changed...); err != nil {
 			return err
 		}
 		typ := models.EventCustomerUpdated
 		if reattributed {
 			typ = models.EventCustomerAttributed
 		}
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: typ, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: typ, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: Payload(c)})
 		return err
 	})
 	if err != nil {
-		return nil, Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
+		return nil, store.Translate(err, "CUSTOMER_EXISTS", "a customer with this email or external id exists")
 	}
 	return c, nil
 }
@@ -151,14 +187,14 @@ func (sc *Scoped) DeleteCustomer(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
-		if err := tx.Where(sc.scope.Tenant()).Where("id = ?", c.ID).Delete(&models.Customer{}).Error; err != nil {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", c.ID).Delete(&models.Customer{}).Error; err != nil {
 			return err
 		}
-		if err := WriteAudit(ctx, tx, c.TenantID, "customer.deleted", "customer", c.ID); err != nil {
+		if err := store.WriteAudit(ctx, tx, c.TenantID, "customer.deleted", "customer", c.ID); err != nil {
 			return err
 		}
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerDeleted, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)})
+		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerDeleted, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: Payload(c)})
 		return err
 	})
 }
@@ -169,7 +205,7 @@ func (sc *Scoped) DeleteCustomer(ctx context.Context, id string) error {
 // name that partner's customers, and customers it creates are attributed to it.
 func (sc *Scoped) Ingest(ctx context.Context, in []models.IngestEvent) ([]models.IngestResult, error) {
 	results := make([]models.IngestResult, len(in))
-	if sc.p.TenantID == "" {
+	if sc.P.TenantID == "" {
 		return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
 	}
 	customers, err := sc.resolveCustomers(ctx, in, results)
@@ -193,10 +229,10 @@ func (sc *Scoped) Ingest(ctx context.Context, in []models.IngestEvent) ([]models
 			}
 			firstOf[e.ExternalID] = i
 		}
-		ev := newEvent(ctx, sc.p.TenantID, models.EventSourceIngest, models.NewEvent{
+		ev := store.EventOf(ctx, sc.P.TenantID, models.EventSourceIngest, models.NewEvent{
 			Type: e.Type, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: e.Payload, OccurredAt: e.OccurredAt,
 		}, now)
-		ev.ExternalID = NonEmpty(e.ExternalID)
+		ev.ExternalID = store.NonEmpty(e.ExternalID)
 		results[i].EventID = ev.ID
 		results[i].Status = models.IngestStored
 		events = append(events, ev)
@@ -204,10 +240,10 @@ func (sc *Scoped) Ingest(ctx context.Context, in []models.IngestEvent) ([]models
 	if len(events) == 0 {
 		return results, nil
 	}
-	// Concurrent requests share one transaction (ingest_batch.go). An event whose client id
+	// Concurrent requests share one transaction (package ingest). An event whose client id
 	// was already stored (earlier, or by a concurrent request) was skipped by the insert: the
 	// id stored under its client id differs from ours.
-	storedID, err := sc.s.commitIngest(ctx, events)
+	storedID, err := sc.s.ingest.Commit(ctx, events)
 	if err != nil {
 		return nil, err
 	}
@@ -230,20 +266,20 @@ func (sc *Scoped) Ingest(ctx context.Context, in []models.IngestEvent) ([]models
 // resolveCustomers finds (or creates) the customer of each event; events whose customer
 // cannot be resolved are marked rejected in results.
 func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent, results []models.IngestResult) ([]*models.Customer, error) {
-	cache, now := sc.s.customerCache(), time.Now()
+	cache, now := sc.s.ingest.Customers(), time.Now()
 	byEmail, byID := map[string]*models.Customer{}, map[string]*models.Customer{}
 	var emails, ids []string
 	for i := range in {
-		in[i].CustomerEmail = NormalizeEmail(in[i].CustomerEmail)
+		in[i].CustomerEmail = store.NormalizeEmail(in[i].CustomerEmail)
 		if e := in[i].CustomerEmail; e != "" && byEmail[e] == nil {
-			if c := cache.get(byEmailKey(sc.p.TenantID, e), now); c != nil {
+			if c := cache.ByEmail(sc.P.TenantID, e, now); c != nil {
 				byEmail[e] = c
 			} else {
 				emails = append(emails, e)
 			}
 		}
 		if id := in[i].CustomerID; id != "" && byID[id] == nil {
-			if c := cache.get(byIDKey(sc.p.TenantID, id), now); c != nil {
+			if c := cache.ByID(sc.P.TenantID, id, now); c != nil {
 				byID[id] = c
 			} else {
 				ids = append(ids, id)
@@ -255,7 +291,7 @@ func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent,
 			return nil
 		}
 		var found []models.Customer
-		q := sc.s.db.WithContext(ctx).Where(sc.scope.Tenant())
+		q := sc.s.core.DB(ctx).Where(sc.Scope.Tenant())
 		switch {
 		case len(emails) > 0 && len(ids) > 0:
 			q = q.Where("email IN ? OR id IN ?", uniq(emails), uniq(ids))
@@ -267,7 +303,7 @@ func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent,
 		if err := q.Find(&found).Error; err != nil {
 			return err
 		}
-		cache.put(sc.p.TenantID, found, now)
+		cache.Put(sc.P.TenantID, found, now)
 		for i := range found {
 			c := &found[i]
 			byID[c.ID] = c
@@ -312,7 +348,7 @@ func (sc *Scoped) resolveCustomers(ctx context.Context, in []models.IngestEvent,
 					models.FieldError{Location: "body.customerId", Message: "no customer has this id", Value: e.CustomerID}))
 				continue
 			}
-			if e.CustomerEmail != "" && Deref(c.Email) != e.CustomerEmail {
+			if e.CustomerEmail != "" && store.Deref(c.Email) != e.CustomerEmail {
 				results[i] = rejected(models.Invalid("CUSTOMER_MISMATCH", "customerEmail and customerId name different customers",
 					models.FieldError{Location: "body.customerEmail", Message: "is not the email of the customer named by customerId", Value: e.CustomerEmail}))
 				continue
@@ -341,11 +377,11 @@ func rejected(err *models.Error) models.IngestResult {
 
 // mayUse reports whether the principal may attribute events to c.
 func (sc *Scoped) mayUse(c *models.Customer) bool {
-	return sc.p.PartnerID == "" || Deref(c.PartnerID) == sc.p.PartnerID
+	return sc.P.PartnerID == "" || store.Deref(c.PartnerID) == sc.P.PartnerID
 }
 
 func (sc *Scoped) ingestCreatesCustomers(ctx context.Context) (bool, error) {
-	t, err := sc.s.TenantByID(ctx, sc.p.TenantID)
+	t, err := sc.s.core.TenantByID(ctx, sc.P.TenantID)
 	if err != nil {
 		return false, err
 	}
@@ -356,15 +392,15 @@ func (sc *Scoped) ingestCreatesCustomers(ctx context.Context) (bool, error) {
 // another request is kept as it is.
 func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) error {
 	now := time.Now().UTC()
-	if _, err := sc.s.subscribed(ctx, sc.p.TenantID, models.EventCustomerCreated); err != nil {
+	if _, err := sc.s.core.Subscribed(ctx, sc.P.TenantID, models.EventCustomerCreated); err != nil {
 		return err // loaded before the transaction: see anySubscribed
 	}
 	// In one order for every request, so that two requests creating the same customers wait for
 	// each other instead of deadlocking.
 	emails = slices.Sorted(slices.Values(emails))
-	return sc.s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		for _, email := range emails {
-			c := &models.Customer{ID: models.NewID(), TenantID: sc.p.TenantID, Email: &email, PartnerID: NonEmpty(sc.p.PartnerID), CreatedAt: now, UpdatedAt: now}
+			c := &models.Customer{ID: models.NewID(), TenantID: sc.P.TenantID, Email: &email, PartnerID: store.NonEmpty(sc.P.PartnerID), CreatedAt: now, UpdatedAt: now}
 			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(c)
 			if res.Error != nil {
 				return res.Error
@@ -372,7 +408,7 @@ func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) er
 			if res.RowsAffected == 0 {
 				continue
 			}
-			if _, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: CustomerPayload(c)}); err != nil {
+			if _, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCustomerCreated, CustomerID: &c.ID, PartnerID: c.PartnerID, Payload: Payload(c)}); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package store
+package ingest
 
 import (
 	"context"
@@ -34,8 +34,6 @@ type copyState struct {
 	conflictAt atomic.Int64 // unix nanoseconds
 }
 
-func (s *Store) copyState() *copyState { return &s.ingest.copy }
-
 // worthTrying reports whether events should be copied: they are many, none of their client ids
 // repeats within them, and no COPY met a duplicate lately.
 func (c *copyState) worthTrying(events []*models.Event) bool {
@@ -56,15 +54,15 @@ func (c *copyState) worthTrying(events []*models.Event) bool {
 // subscribes to them (a COPY alone commits on its own), and reports per tenant the id stored
 // under each client id. copied is false when the group must be written by the INSERT instead (a
 // client id was stored before); nothing of it was written then.
-func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribed bool) (stored map[string]map[string]string, copied bool, err error) {
-	sqlDB, err := s.db.DB()
+func (s *Engine) copyGroup(ctx context.Context, events []*models.Event, subscribed bool) (stored map[string]map[string]string, copied bool, err error) {
+	sqlDB, err := s.core.DB(ctx).DB()
 	if err != nil {
 		return nil, false, err
 	}
-	ev := &Outbox{s: s}
+	ev := s.core.NewOutbox()
 	var outbox []models.OutboxEntry
 	if subscribed {
-		if outbox, err = ev.outboxRows(ctx, events); err != nil {
+		if outbox, err = ev.Rows(ctx, events); err != nil {
 			return nil, false, err
 		}
 	}
@@ -93,9 +91,9 @@ func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribe
 			return err
 		})
 	})
-	s.db.Logger.Trace(ctx, begin, func() (string, int64) { return "COPY events", int64(len(events)) }, err)
+	s.core.DB(ctx).Logger.Trace(ctx, begin, func() (string, int64) { return "COPY events", int64(len(events)) }, err)
 	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		s.copyState().conflictAt.Store(time.Now().UnixNano())
+		s.copy.conflictAt.Store(time.Now().UnixNano())
 		return nil, false, nil
 	}
 	if err != nil {
@@ -103,7 +101,7 @@ func (s *Store) copyGroup(ctx context.Context, events []*models.Event, subscribe
 	}
 	stored = map[string]map[string]string{}
 	noteStored(stored, events)
-	s.dispatchRefs(ctx, ev.refs)
+	ev.Dispatch(ctx)
 	return stored, true, nil
 }
 

@@ -44,8 +44,8 @@ func (s *Store) InvalidateSubscriptions(tenantID string) {
 	s.subs.mu.Unlock()
 }
 
-// subscribed reports whether anything subscribes to eventType in the tenant.
-func (s *Store) subscribed(ctx context.Context, tenantID, eventType string) (bool, error) {
+// Subscribed reports whether anything subscribes to eventType in the tenant.
+func (s *Store) Subscribed(ctx context.Context, tenantID, eventType string) (bool, error) {
 	s.subs.mu.Lock()
 	set, ok := s.subs.byTenant[tenantID]
 	s.subs.mu.Unlock()
@@ -103,18 +103,24 @@ func (s *Store) Transact(ctx context.Context, fn func(tx *gorm.DB, ev *Outbox) e
 	if err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error { return fn(tx, ev) }); err != nil {
 		return err
 	}
-	s.dispatchRefs(ctx, ev.refs)
+	ev.Dispatch(ctx)
 	return nil
 }
 
-func (s *Store) dispatchRefs(ctx context.Context, refs []models.EventRef) {
-	if len(refs) > 0 && s.dispatch != nil {
-		s.dispatch(context.WithoutCancel(ctx), refs)
+// NewOutbox is an outbox for a writer that commits its events outside Transact; it calls
+// Dispatch after its commit.
+func (s *Store) NewOutbox() *Outbox { return &Outbox{s: s} }
+
+// Dispatch hands the events recorded so far to the dispatcher; call it after they committed.
+func (ev *Outbox) Dispatch(ctx context.Context) {
+	if len(ev.refs) > 0 && ev.s.dispatch != nil {
+		ev.s.dispatch(context.WithoutCancel(ctx), ev.refs)
 	}
+	ev.refs = nil
 }
 
-// newEvent builds an event of tenantID caused by the caller in ctx.
-func newEvent(ctx context.Context, tenantID, source string, ne models.NewEvent, now time.Time) *models.Event {
+// EventOf builds an event of tenantID from source, caused by the caller in ctx.
+func EventOf(ctx context.Context, tenantID, source string, ne models.NewEvent, now time.Time) *models.Event {
 	e := &models.Event{
 		ID: models.NewID(), TenantID: tenantID, Type: ne.Type, Source: source,
 		CustomerID: ne.CustomerID, PartnerID: ne.PartnerID, Payload: ne.Payload,
@@ -139,28 +145,28 @@ func newEvent(ctx context.Context, tenantID, source string, ne models.NewEvent, 
 
 // Emit writes one internal event of tenantID in tx.
 func (ev *Outbox) Emit(ctx context.Context, tx *gorm.DB, tenantID string, ne models.NewEvent) (*models.Event, error) {
-	e := newEvent(ctx, tenantID, models.EventSourceInternal, ne, time.Now().UTC())
+	e := EventOf(ctx, tenantID, models.EventSourceInternal, ne, time.Now().UTC())
 	if err := tx.Create(e).Error; err != nil {
 		return nil, err
 	}
-	return e, ev.outbox(ctx, tx, e)
+	return e, ev.Add(ctx, tx, e)
 }
 
-// outbox records e for dispatch when something subscribes to its type.
-func (ev *Outbox) outbox(ctx context.Context, tx *gorm.DB, events ...*models.Event) error {
-	rows, err := ev.outboxRows(ctx, events)
+// Add records events for dispatch, in tx, when something subscribes to their types.
+func (ev *Outbox) Add(ctx context.Context, tx *gorm.DB, events ...*models.Event) error {
+	rows, err := ev.Rows(ctx, events)
 	if err != nil || len(rows) == 0 {
 		return err
 	}
 	return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error
 }
 
-// outboxRows are the outbox rows of those of events something subscribes to, which are
-// dispatched after the commit.
-func (ev *Outbox) outboxRows(ctx context.Context, events []*models.Event) ([]models.OutboxEntry, error) {
+// Rows are the outbox rows of those of events something subscribes to, which are dispatched
+// after the commit; for writers that store the rows themselves.
+func (ev *Outbox) Rows(ctx context.Context, events []*models.Event) ([]models.OutboxEntry, error) {
 	var rows []models.OutboxEntry
 	for _, e := range events {
-		sub, err := ev.s.subscribed(ctx, e.TenantID, e.Type)
+		sub, err := ev.s.Subscribed(ctx, e.TenantID, e.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -214,43 +220,3 @@ func (s *Store) EventByID(ctx context.Context, tenantID, id string) (*models.Eve
 	return &e, err
 }
 
-// eventRows starts a query on the events the principal may see: its tenant's, and for
-// partners only those attributed to its organisation.
-func (sc *Scoped) eventRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Event{}, "partner_id")
-}
-
-// ListEvents lists the events the principal may see, in the order they were received.
-func (sc *Scoped) ListEvents(ctx context.Context, f models.EventFilter, pg models.Page) ([]models.Event, string, error) {
-	q := sc.eventRows(ctx)
-	if f.Type != "" {
-		if models.ValidEventType(f.Type) {
-			q = q.Where("type = ?", f.Type)
-		} else {
-			q = q.Where(`type LIKE ? ESCAPE '\'`, models.EventPatternLike(f.Type))
-		}
-	}
-	if f.CustomerID != "" {
-		q = q.Where("customer_id = ?", f.CustomerID)
-	}
-	if f.PartnerID != "" {
-		q = q.Where("partner_id = ?", f.PartnerID)
-	}
-	if !f.From.IsZero() {
-		q = q.Where("occurred_at >= ?", f.From)
-	}
-	if !f.To.IsZero() {
-		q = q.Where("occurred_at < ?", f.To)
-	}
-	return Page(q, pg, func(e models.Event) string { return e.ID })
-}
-
-// Event finds one event the principal may see.
-func (sc *Scoped) Event(ctx context.Context, id string) (*models.Event, error) {
-	var e models.Event
-	err := sc.eventRows(ctx).Where("id = ?", id).Take(&e).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
-	}
-	return &e, err
-}

@@ -1,4 +1,6 @@
-package store
+// Package ingest writes the events integrations send: group commit of concurrent requests,
+// COPY on Postgres, and a cache of the customers they name.
+package ingest
 
 import (
 	"context"
@@ -10,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // Group commit of ingested events: concurrent ingest requests hand their events to one
@@ -49,27 +52,29 @@ type ingestWork struct {
 	asked    bool          // lead was signalled
 }
 
-// ingestEngine is the state ingest keeps per Store: the group-commit queue, the customer cache
-// and what COPY learnt of duplicates.
-type ingestEngine struct {
+// Engine writes ingested events: the group-commit queue, the customer cache and what COPY
+// learnt of duplicates, for one database.
+type Engine struct {
+	core      *store.Store
 	groups    ingestGroups
-	customers customerCache
+	customers CustomerCache
 	copy      copyState
 }
 
-func newIngestEngine() *ingestEngine {
-	return &ingestEngine{customers: customerCache{m: map[string]cachedCustomer{}}}
+// New is the ingest engine on core's database.
+func New(core *store.Store) *Engine {
+	return &Engine{core: core, customers: CustomerCache{m: map[string]cachedCustomer{}}}
 }
 
-// ingestQueue is the group-commit queue of s.
-func (s *Store) ingestQueue() *ingestGroups { return &s.ingest.groups }
+// Customers is the cache of the customers ingest resolved lately.
+func (s *Engine) Customers() *CustomerCache { return &s.customers }
 
-// commitIngest stores events (which carry their tenant) in a group transaction with those of
+// Commit stores events (which carry their tenant) in a group transaction with those of
 // concurrent requests and reports, for each client event id among them, the id of the event
 // stored under it. It returns after the commit.
-func (s *Store) commitIngest(ctx context.Context, events []*models.Event) (map[string]string, error) {
+func (s *Engine) Commit(ctx context.Context, events []*models.Event) (map[string]string, error) {
 	w := &ingestWork{ctx: ctx, events: events, done: make(chan struct{}), lead: make(chan struct{}, 1)}
-	q := s.ingestQueue()
+	q := &s.groups
 	q.mu.Lock()
 	q.queue = append(q.queue, w)
 	leading := q.inflight < ingestMaxInflight
@@ -100,7 +105,7 @@ func (s *Store) commitIngest(ctx context.Context, events []*models.Event) (map[s
 
 // runGroup commits the longest prefix of the queue that fits in a group, then hands its slot to
 // the first request still waiting, or frees it.
-func (q *ingestGroups) runGroup(s *Store) {
+func (q *ingestGroups) runGroup(s *Engine) {
 	q.mu.Lock()
 	n, size := 0, 0
 	for n < len(q.queue) && (n == 0 || size+len(q.queue[n].events) <= ingestMaxGroup) {
@@ -142,7 +147,7 @@ func (q *ingestGroups) runGroup(s *Store) {
 // that race for the same client ids wait for each other instead of deadlocking. The INSERT
 // returns the ids it stored; only the events it skipped (their client id was stored before, by
 // an earlier or concurrent transaction or by another event of this group) cost a read.
-func (s *Store) commitGroup(group []*ingestWork) {
+func (s *Engine) commitGroup(group []*ingestWork) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(group[0].ctx), ingestCommitTimeout)
 	defer cancel()
 	var events []*models.Event
@@ -153,24 +158,24 @@ func (s *Store) commitGroup(group []*ingestWork) {
 		if c := strings.Compare(a.TenantID, b.TenantID); c != 0 {
 			return c
 		}
-		return strings.Compare(Deref(a.ExternalID), Deref(b.ExternalID))
+		return strings.Compare(store.Deref(a.ExternalID), store.Deref(b.ExternalID))
 	})
 	var stored map[string]map[string]string // tenant → client id → stored id
 	subscribed, err := s.anySubscribed(ctx, events)
 	copied := false
-	if err == nil && s.dialect == Postgres && s.copyState().worthTrying(events) {
+	if err == nil && s.core.Dialect() == store.Postgres && s.copy.worthTrying(events) {
 		stored, copied, err = s.copyGroup(ctx, events, subscribed)
 	}
 	switch {
 	case err != nil || copied:
-	case s.dialect == Postgres && !subscribed:
+	case s.core.Dialect() == store.Postgres && !subscribed:
 		// Nothing to write beside the events, which one statement writes: it commits on its
 		// own, without BEGIN and COMMIT round trips.
-		stored, err = insertGroup(ctx, s.db.WithContext(ctx), nil, events, true)
+		stored, err = insertGroup(ctx, s.core.DB(ctx), nil, events, true)
 	default:
-		err = s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
+		err = s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 			var err error
-			stored, err = insertGroup(ctx, tx, ev, events, s.dialect == Postgres)
+			stored, err = insertGroup(ctx, tx, ev, events, s.core.Dialect() == store.Postgres)
 			return err
 		})
 	}
@@ -193,7 +198,7 @@ func (s *Store) commitGroup(group []*ingestWork) {
 
 // insertGroup writes events in tx and reports, per tenant, the id stored under each client id.
 // Without an Outbox (nothing subscribes to any of the events) it writes no outbox rows.
-func insertGroup(ctx context.Context, tx *gorm.DB, ev *Outbox, events []*models.Event, postgres bool) (map[string]map[string]string, error) {
+func insertGroup(ctx context.Context, tx *gorm.DB, ev *store.Outbox, events []*models.Event, postgres bool) (map[string]map[string]string, error) {
 	inserted := make(map[string]bool, len(events))
 	if postgres {
 		if err := insertEventsPostgres(ctx, tx, events, inserted); err != nil {
@@ -223,7 +228,7 @@ func insertGroup(ctx context.Context, tx *gorm.DB, ev *Outbox, events []*models.
 	if ev == nil {
 		return stored, nil
 	}
-	return stored, ev.outbox(ctx, tx, fresh...)
+	return stored, ev.Add(ctx, tx, fresh...)
 }
 
 // noteStored records in stored (tenant → client id → event id) the client ids of events, which
@@ -245,7 +250,7 @@ func noteStored(stored map[string]map[string]string, events []*models.Event) {
 // transaction that may follow read nothing on another connection: SQLite holds its one write
 // lock for the whole transaction, and a read waiting for a free connection of a pool held by
 // transactions queued on that lock would stall them all.
-func (s *Store) anySubscribed(ctx context.Context, events []*models.Event) (bool, error) {
+func (s *Engine) anySubscribed(ctx context.Context, events []*models.Event) (bool, error) {
 	found := false
 	seen := map[[2]string]bool{}
 	for _, e := range events {
@@ -254,7 +259,7 @@ func (s *Store) anySubscribed(ctx context.Context, events []*models.Event) (bool
 			continue
 		}
 		seen[key] = true
-		sub, err := s.subscribed(ctx, e.TenantID, e.Type)
+		sub, err := s.core.Subscribed(ctx, e.TenantID, e.Type)
 		if err != nil {
 			return false, err
 		}
@@ -314,7 +319,7 @@ func insertEventsPostgres(ctx context.Context, tx *gorm.DB, events []*models.Eve
 	occurred, received := make([]time.Time, n), make([]time.Time, n)
 	for i, e := range events {
 		id[i], tenant[i], typ[i], source[i] = e.ID, e.TenantID, e.Type, e.Source
-		customer[i], partner[i], causation[i], external[i] = Deref(e.CustomerID), Deref(e.PartnerID), Deref(e.CausationID), Deref(e.ExternalID)
+		customer[i], partner[i], causation[i], external[i] = store.Deref(e.CustomerID), store.Deref(e.PartnerID), store.Deref(e.CausationID), store.Deref(e.ExternalID)
 		actorKind[i], actorID[i], depth[i], payload[i] = e.ActorKind, e.ActorID, int64(e.Depth), e.Payload
 		occurred[i], received[i] = e.OccurredAt, e.ReceivedAt
 	}
@@ -358,12 +363,12 @@ func storedClientIDs(tx *gorm.DB, events []*models.Event) (map[string]map[string
 	out := make(map[string]map[string]string, len(byTenant)+1)
 	for tenant, ext := range byTenant {
 		ids := map[string]string{}
-		ext = uniq(ext)
+		ext = slices.Compact(slices.Sorted(slices.Values(ext)))
 		for start := 0; start < len(ext); start += ingestInsertChunk {
 			var have []struct{ ID, ExternalID string }
 			chunk := ext[start:min(start+ingestInsertChunk, len(ext))]
 			if err := tx.Model(&models.Event{}).Select("id, external_id").
-				Where(System(tenant).Tenant()).Where("external_id IN ?", chunk).Find(&have).Error; err != nil {
+				Where(store.System(tenant).Tenant()).Where("external_id IN ?", chunk).Find(&have).Error; err != nil {
 				return nil, err
 			}
 			for _, h := range have {
@@ -383,8 +388,8 @@ const (
 	customerCacheMax = 50_000
 )
 
-// customerCache maps tenant and email (or id) to a customer seen lately.
-type customerCache struct {
+// CustomerCache maps tenant and email (or id) to a customer seen lately.
+type CustomerCache struct {
 	mu sync.Mutex
 	m  map[string]cachedCustomer
 }
@@ -394,13 +399,20 @@ type cachedCustomer struct {
 	seen time.Time
 }
 
-func (s *Store) customerCache() *customerCache { return &s.ingest.customers }
-
 func byEmailKey(tenantID, email string) string { return tenantID + "\x00e\x00" + email }
 func byIDKey(tenantID, id string) string       { return tenantID + "\x00i\x00" + id }
 
-// get returns the customer cached under key, if it is fresh.
-func (cc *customerCache) get(key string, now time.Time) *models.Customer {
+// ByEmail returns the tenant's customer cached under email, if it is fresh.
+func (cc *CustomerCache) ByEmail(tenantID, email string, now time.Time) *models.Customer {
+	return cc.get(byEmailKey(tenantID, email), now)
+}
+
+// ByID returns the tenant's customer cached under id, if it is fresh.
+func (cc *CustomerCache) ByID(tenantID, id string, now time.Time) *models.Customer {
+	return cc.get(byIDKey(tenantID, id), now)
+}
+
+func (cc *CustomerCache) get(key string, now time.Time) *models.Customer {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	e, ok := cc.m[key]
@@ -410,8 +422,8 @@ func (cc *customerCache) get(key string, now time.Time) *models.Customer {
 	return e.c
 }
 
-// put remembers customers of a tenant by email and by id.
-func (cc *customerCache) put(tenantID string, found []models.Customer, now time.Time) {
+// Put remembers customers of a tenant by email and by id.
+func (cc *CustomerCache) Put(tenantID string, found []models.Customer, now time.Time) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if len(cc.m)+2*len(found) > customerCacheMax {

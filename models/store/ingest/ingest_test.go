@@ -1,4 +1,4 @@
-package store_test
+package ingest_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/ingest"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -28,7 +28,7 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 				ctx := context.Background()
 				rec := &storetest.Recorder{}
 				s.SetDispatcher(rec.Dispatch)
-				p := newTenant(t, s.Core(), "dups-"+tc.name)
+				p := storetest.Tenant(t, s.Core(), "dups-"+tc.name)
 				sc := s.For(p)
 				if tc.subscribed {
 					if err := sc.CreateWebhook(ctx, &models.Webhook{URL: "https://hooks.example.com/in", Enabled: true, Secret: "sealed"}, []string{"seat.*"}); err != nil {
@@ -38,7 +38,7 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 				stored := map[string]string{} // client id → event id answered when it was stored
 				calls := 0
 				// ingest sends ids after enough fresh events to make the group worth a COPY.
-				ingest := func(ids ...string) []models.IngestResult {
+				send := func(ids ...string) []models.IngestResult {
 					t.Helper()
 					calls++
 					var in []models.IngestEvent
@@ -80,23 +80,23 @@ func TestIngestStoresEachClientIDOnceWhateverTheGroupHolds(t *testing.T) {
 					}
 				}
 				fresh := []string{"a", "b", "c"}
-				expect("fresh", ingest(fresh...), fresh, []string{models.IngestStored, models.IngestStored, models.IngestStored})
+				expect("fresh", send(fresh...), fresh, []string{models.IngestStored, models.IngestStored, models.IngestStored})
 
 				// One stored id among new ones: on Postgres the COPY is refused and the group is
 				// written again, skipping only the stored one.
-				store.ForgetCopyConflict(s.Core())
+				ingest.ForgetCopyConflict(s.IngestEngine)
 				mixed := []string{"d", "b", "e"}
-				expect("mixed", ingest(mixed...), mixed, []string{models.IngestStored, models.IngestDuplicate, models.IngestStored})
+				expect("mixed", send(mixed...), mixed, []string{models.IngestStored, models.IngestDuplicate, models.IngestStored})
 				// Right after a refusal groups skip COPY; the outcome is the same.
 				again := []string{"f", "a", "f"}
-				expect("within the cool-down", ingest(again...), again, []string{models.IngestStored, models.IngestDuplicate, models.IngestDuplicate})
+				expect("within the cool-down", send(again...), again, []string{models.IngestStored, models.IngestDuplicate, models.IngestDuplicate})
 				// A group repeating one of its own client ids never tries COPY.
-				store.ForgetCopyConflict(s.Core())
+				ingest.ForgetCopyConflict(s.IngestEngine)
 				twins := []string{"g", "g", "h"}
-				expect("twins", ingest(twins...), twins, []string{models.IngestStored, models.IngestDuplicate, models.IngestStored})
-				store.ForgetCopyConflict(s.Core())
+				expect("twins", send(twins...), twins, []string{models.IngestStored, models.IngestDuplicate, models.IngestStored})
+				ingest.ForgetCopyConflict(s.IngestEngine)
 				all := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-				expect("all again", ingest(all...), all, []string{models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate,
+				expect("all again", send(all...), all, []string{models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate,
 					models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate, models.IngestDuplicate})
 
 				evs, _, err := sc.ListEvents(ctx, models.EventFilter{Type: tc.typ}, models.Page{Limit: 1000})

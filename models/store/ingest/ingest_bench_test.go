@@ -1,4 +1,4 @@
-package store_test
+package ingest_test
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
 // benchTenant creates a tenant with customers c-<n>@bench.test and returns the scope of a
 // machine key of it.
-func benchTenant(b *testing.B, st *store.Store, customers int) *store.Scoped {
+func benchTenant(b *testing.B, st *stores.Set, customers int) *stores.Scoped {
 	b.Helper()
 	ctx := context.Background()
 	tenant := &models.Tenant{Slug: "bench", Name: "Bench"}
@@ -47,7 +48,7 @@ func benchEvent(n int64) models.IngestEvent {
 // goroutines, on Postgres.
 func BenchmarkIngestRawInsert(b *testing.B) {
 	st, raw := storetest.BenchPostgres(b)
-	sc := benchTenant(b, st.Core(), 1)
+	sc := benchTenant(b, st, 1)
 	tenant := sc.Principal().TenantID
 	sqlDB, err := raw.DB()
 	if err != nil {
@@ -76,7 +77,7 @@ func BenchmarkIngestRawInsert(b *testing.B) {
 // BenchmarkIngestSingle ingests one event per call from 32 goroutines through the store (no
 // HTTP), and reports the median and 99th percentile latency besides the rate.
 func BenchmarkIngestSingle(b *testing.B) {
-	benchEngines(b, func(b *testing.B, st *store.Store) {
+	benchEngines(b, func(b *testing.B, st *stores.Set) {
 		sc := benchTenant(b, st, 100)
 		ctx := context.Background()
 		var mu sync.Mutex
@@ -109,7 +110,7 @@ func BenchmarkIngestSingle(b *testing.B) {
 
 // BenchmarkIngestBatch ingests 500 events per call from 4 goroutines.
 func BenchmarkIngestBatch(b *testing.B) {
-	benchEngines(b, func(b *testing.B, st *store.Store) {
+	benchEngines(b, func(b *testing.B, st *stores.Set) {
 		sc := benchTenant(b, st, 100)
 		ctx := context.Background()
 		b.SetParallelism(2)
@@ -133,10 +134,10 @@ func BenchmarkIngestBatch(b *testing.B) {
 
 // benchEngines runs fn on the embedded SQLite database and, with PARTNERD_TEST_DATABASE_URL,
 // on Postgres.
-func benchEngines(b *testing.B, fn func(b *testing.B, st *store.Store)) {
+func benchEngines(b *testing.B, fn func(b *testing.B, st *stores.Set)) {
 	b.Run("sqlite", func(b *testing.B) {
 		ctx := context.Background()
-		st, err := store.Open(ctx, store.Config{SQLitePath: filepath.Join(b.TempDir(), "bench.db")})
+		st, err := stores.Open(ctx, store.Config{SQLitePath: filepath.Join(b.TempDir(), "bench.db")})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,6 +149,6 @@ func benchEngines(b *testing.B, fn func(b *testing.B, st *store.Store)) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		st, _ := storetest.BenchPostgres(b)
-		fn(b, st.Core())
+		fn(b, st)
 	})
 }
