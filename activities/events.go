@@ -9,11 +9,7 @@ import (
 
 // EventStore is what the event activities need of storage.
 type EventStore interface {
-	EventByID(ctx context.Context, tenantID, id string) (*models.Event, error)
-	WebhooksFor(ctx context.Context, tenantID, eventType string) ([]string, error)
-	HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error)
-	PlaybooksFor(ctx context.Context, tenantID, eventType string) ([]models.PlaybookRef, error)
-	RunsWaitingFor(ctx context.Context, tenantID, eventType string, partnerID *string) ([]string, error)
+	EventRoutes(ctx context.Context, tenantID, eventID string) (models.EventRoutes, error)
 	PendingOutbox(ctx context.Context, olderThan time.Time, limit int) ([]models.EventRef, error)
 	MarkDispatched(ctx context.Context, eventIDs []string) error
 }
@@ -37,66 +33,9 @@ type RoutesInput struct {
 	Type     string
 }
 
-// EventRoutes are the subscribers of one event.
-type EventRoutes struct {
-	// Found is false when the event no longer exists (its tenant was removed).
-	Found bool
-	// Depth is the event's place in a causation chain.
-	Depth int
-	// Webhooks are the enabled webhook endpoints subscribed to the event's type.
-	Webhooks []string
-	// ProtectDeal is the deal whose protection timer the event starts (deal.approved).
-	ProtectDeal string
-	// Accrue and Clawback say whether commission plans accrue on the event or reverse
-	// accruals because of it.
-	Accrue   bool
-	Clawback bool
-	// PayWithdrawal is the withdrawal whose payout the event starts (withdrawal.approved).
-	PayWithdrawal string
-	// Playbooks says whether enabled playbooks trigger on the event (and its causation chain
-	// is short enough); Waiting whether runs wait for it.
-	Playbooks bool
-	Waiting   bool
-}
-
 // Routes finds the subscribers of an event at the time of its fan-out.
-func (a *Events) Routes(ctx context.Context, in RoutesInput) (EventRoutes, error) {
-	e, err := a.Store.EventByID(ctx, in.TenantID, in.EventID)
-	if models.ErrorKind(err) == models.KindNotFound {
-		return EventRoutes{}, nil
-	}
-	if err != nil {
-		return EventRoutes{}, err
-	}
-	hooks, err := a.Store.WebhooksFor(ctx, in.TenantID, e.Type)
-	if err != nil {
-		return EventRoutes{}, err
-	}
-	routes := EventRoutes{Found: true, Depth: e.Depth, Webhooks: hooks}
-	if e.Type == models.EventDealApproved && e.SubjectID != nil {
-		routes.ProtectDeal = *e.SubjectID
-	}
-	if e.Type == models.EventWithdrawalApproved && e.SubjectID != nil {
-		routes.PayWithdrawal = *e.SubjectID
-	}
-	if e.PartnerID != nil {
-		if routes.Accrue, routes.Clawback, err = a.Store.HasCommissionRoutes(ctx, in.TenantID, e.Type); err != nil {
-			return EventRoutes{}, err
-		}
-	}
-	if e.Depth < models.MaxPlaybookDepth {
-		refs, err := a.Store.PlaybooksFor(ctx, in.TenantID, e.Type)
-		if err != nil {
-			return EventRoutes{}, err
-		}
-		routes.Playbooks = len(refs) > 0
-	}
-	waiting, err := a.Store.RunsWaitingFor(ctx, in.TenantID, e.Type, e.PartnerID)
-	if err != nil {
-		return EventRoutes{}, err
-	}
-	routes.Waiting = len(waiting) > 0
-	return routes, nil
+func (a *Events) Routes(ctx context.Context, in RoutesInput) (models.EventRoutes, error) {
+	return a.Store.EventRoutes(ctx, in.TenantID, in.EventID)
 }
 
 // RelayInput says which outbox rows a relay pass takes.

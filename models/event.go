@@ -240,3 +240,25 @@ func CausationFrom(ctx context.Context) (Causation, bool) {
 	c, ok := ctx.Value(causationKey{}).(Causation)
 	return c, ok
 }
+
+// EventRoutes are what listens to one event at the time of its fan-out.
+type EventRoutes struct {
+	// Found is false when the event no longer exists (its tenant was removed).
+	Found bool
+	// Depth is the event's place in a causation chain.
+	Depth int
+	// Webhooks are the enabled webhook endpoints subscribed to the event's type.
+	Webhooks []string
+	// ProtectDeal is the deal whose protection timer the event starts (deal.approved).
+	ProtectDeal string
+	// Accrue and Clawback say whether commission plans accrue on the event or reverse
+	// accruals because of it.
+	Accrue   bool
+	Clawback bool
+	// PayWithdrawal is the withdrawal whose payout the event starts (withdrawal.approved).
+	PayWithdrawal string
+	// Playbooks says whether enabled playbooks trigger on the event (and its causation chain
+	// is short enough); Waiting whether runs wait for it.
+	Playbooks bool
+	Waiting   bool
+}

@@ -22,7 +22,7 @@ var activityRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffC
 func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
 	var ev *activities.Events
-	var routes activities.EventRoutes
+	var routes models.EventRoutes
 	if err := workflow.ExecuteActivity(ctx, ev.Routes, activities.RoutesInput{TenantID: in.TenantID, EventID: in.EventID, Type: in.Type}).Get(ctx, &routes); err != nil {
 		return EventFanoutResult{}, err
 	}
@@ -72,7 +72,7 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 // moneyRoutes accrues commissions on the event (an activity, idempotent on plan and event),
 // starts the holding timer of each pending accrual, and reverses the accruals the event
 // claws back.
-func moneyRoutes(ctx workflow.Context, in EventFanoutInput, routes activities.EventRoutes, res *EventFanoutResult) error {
+func moneyRoutes(ctx workflow.Context, in EventFanoutInput, routes models.EventRoutes, res *EventFanoutResult) error {
 	var money *activities.Money
 	ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
 	if routes.Accrue {
@@ -104,7 +104,7 @@ func moneyRoutes(ctx workflow.Context, in EventFanoutInput, routes activities.Ev
 
 // playbookRoutes starts a run for every playbook the event triggers and hands the event to
 // the runs waiting for it.
-func playbookRoutes(ctx workflow.Context, in EventFanoutInput, routes activities.EventRoutes, res *EventFanoutResult) error {
+func playbookRoutes(ctx workflow.Context, in EventFanoutInput, routes models.EventRoutes, res *EventFanoutResult) error {
 	var pb *activities.Playbooks
 	ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
 	if routes.Playbooks {

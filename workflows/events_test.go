@@ -44,20 +44,21 @@ func (s *eventStore) EventByID(_ context.Context, tenantID, id string) (*models.
 	return e, nil
 }
 
-func (s *eventStore) WebhooksFor(_ context.Context, _, eventType string) ([]string, error) {
-	return s.hooks[eventType], nil
-}
-
-func (s *eventStore) HasCommissionRoutes(context.Context, string, string) (bool, bool, error) {
-	return s.accrue, false, nil
-}
-
-func (s *eventStore) PlaybooksFor(context.Context, string, string) ([]models.PlaybookRef, error) {
-	return nil, nil
-}
-
-func (s *eventStore) RunsWaitingFor(context.Context, string, string, *string) ([]string, error) {
-	return nil, nil
+// EventRoutes routes like the store's listeners: webhooks by type, commissions (when accrue)
+// for events of a partner, the protection window of an approved deal.
+func (s *eventStore) EventRoutes(ctx context.Context, tenantID, id string) (models.EventRoutes, error) {
+	e, err := s.EventByID(ctx, tenantID, id)
+	if models.ErrorKind(err) == models.KindNotFound {
+		return models.EventRoutes{}, nil
+	}
+	if err != nil {
+		return models.EventRoutes{}, err
+	}
+	r := models.EventRoutes{Found: true, Depth: e.Depth, Webhooks: s.hooks[e.Type], Accrue: s.accrue && e.PartnerID != nil}
+	if e.Type == models.EventDealApproved && e.SubjectID != nil {
+		r.ProtectDeal = *e.SubjectID
+	}
+	return r, nil
 }
 
 func (s *eventStore) PendingOutbox(_ context.Context, olderThan time.Time, limit int) ([]models.EventRef, error) {

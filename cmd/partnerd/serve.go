@@ -102,7 +102,10 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	}
 	defer tc.Close()
 
-	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, tc, mailSender(cfg, log), log))
+	// Events written from now on reach their fan-out right after their commit.
+	dispatcher := app.Dispatcher(st, tc, log)
+	st.SetDispatcher(dispatcher.Dispatch)
+	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, dispatcher, mailSender(cfg, log)))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -331,7 +334,10 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 		return err
 	}
 	defer tc.Close()
-	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, tc, mailSender(cfg, log), log))
+	// Events written from now on reach their fan-out right after their commit.
+	dispatcher := app.Dispatcher(st, tc, log)
+	st.SetDispatcher(dispatcher.Dispatch)
+	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, dispatcher, mailSender(cfg, log)))
 	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
 		log.Warn("outbox relay not started", "error", err)
 	}

@@ -120,12 +120,16 @@ func modules(st *stores.Set) api.Modules {
 	}
 }
 
-// WorkerDeps builds the worker's activities and installs the event dispatcher on the store, so
-// that events written by the API and by activities reach their fan-out right after commit.
+// Dispatcher starts the fan-out of the events the store set writes. Install its Dispatch on the
+// store set (SetDispatcher) so that events reach their fan-out right after commit; the outbox
+// relay starts what it misses.
+func Dispatcher(st *stores.Set, tc client.Client, log *slog.Logger) *worker.Dispatcher {
+	return &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
+}
+
+// WorkerDeps builds the worker's activities; d starts fan-outs found by the outbox relay.
 // Email goes out through sender.
-func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, tc client.Client, sender activities.Sender, log *slog.Logger) worker.Deps {
-	d := &worker.Dispatcher{Client: tc, Outbox: st, Log: log}
-	st.SetDispatcher(d.Dispatch)
+func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Dispatcher, sender activities.Sender) worker.Deps {
 	hooks := &activities.Webhooks{
 		Store:           st,
 		Keyring:         keys,

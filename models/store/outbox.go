@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -20,75 +19,6 @@ type Dispatcher func(ctx context.Context, refs []models.EventRef)
 // SetDispatcher installs the dispatcher called after every commit that wrote events with
 // subscribers. Call it before serving.
 func (s *Store) SetDispatcher(d Dispatcher) { s.dispatch = d }
-
-// subscriptionTTL bounds how long this process may miss a subscription another process added.
-const subscriptionTTL = 2 * time.Second
-
-// subscriptions caches, per tenant, the event-type patterns something subscribes to (webhooks,
-// playbooks, commission plans), so that writing an event nobody listens to costs
-// no outbox row and no workflow.
-type subscriptions struct {
-	mu       sync.Mutex
-	byTenant map[string]subscriptionSet
-}
-
-type subscriptionSet struct {
-	patterns []string
-	loaded   time.Time
-}
-
-// InvalidateSubscriptions drops the cached subscriptions of a tenant after a change.
-func (s *Store) InvalidateSubscriptions(tenantID string) {
-	s.subs.mu.Lock()
-	delete(s.subs.byTenant, tenantID)
-	s.subs.mu.Unlock()
-}
-
-// Subscribed reports whether anything subscribes to eventType in the tenant.
-func (s *Store) Subscribed(ctx context.Context, tenantID, eventType string) (bool, error) {
-	s.subs.mu.Lock()
-	set, ok := s.subs.byTenant[tenantID]
-	s.subs.mu.Unlock()
-	if !ok || time.Since(set.loaded) > subscriptionTTL {
-		patterns, err := s.subscriptionPatterns(ctx, tenantID)
-		if err != nil {
-			return false, err
-		}
-		set = subscriptionSet{patterns: patterns, loaded: time.Now()}
-		s.subs.mu.Lock()
-		if s.subs.byTenant == nil {
-			s.subs.byTenant = map[string]subscriptionSet{}
-		}
-		s.subs.byTenant[tenantID] = set
-		s.subs.mu.Unlock()
-	}
-	return models.MatchAnyEventType(set.patterns, eventType), nil
-}
-
-// systemSubscriptions are the event types the service itself reacts to through the fan-out,
-// in every tenant: an approved deal starts its protection timer, an approved withdrawal its payout.
-var systemSubscriptions = []string{models.EventDealApproved, models.EventWithdrawalApproved}
-
-// Listeners lists the event-type patterns one kind of subscriber kept outside this package
-// (webhook endpoints, playbooks, commission plans) listens to in a tenant.
-type Listeners func(ctx context.Context, tenantID string) ([]string, error)
-
-// AddListeners adds a kind of subscriber whose patterns decide, with the plans, playbooks and
-// system subscriptions, which events reach the outbox. Call it before serving.
-func (s *Store) AddListeners(l Listeners) { s.listeners = append(s.listeners, l) }
-
-// subscriptionPatterns lists the patterns every kind of subscriber of a tenant listens to.
-func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]string, error) {
-	var patterns []string
-	for _, l := range s.listeners {
-		more, err := l(ctx, tenantID)
-		if err != nil {
-			return nil, err
-		}
-		patterns = append(patterns, more...)
-	}
-	return append(patterns, systemSubscriptions...), nil
-}
 
 // Outbox collects the events one transaction writes, to dispatch them after commit.
 type Outbox struct {
@@ -219,4 +149,3 @@ func (s *Store) EventByID(ctx context.Context, tenantID, id string) (*models.Eve
 	}
 	return &e, err
 }
-

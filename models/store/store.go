@@ -43,7 +43,7 @@ type Store struct {
 	dialect   Dialect
 	dispatch  Dispatcher
 	subs      subscriptions
-	listeners []Listeners
+	listeners []Listener
 	// tenantSetups run in the transaction that creates a tenant.
 	tenantSetups []TenantSetup
 }

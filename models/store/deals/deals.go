@@ -48,6 +48,19 @@ func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *go
 	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
 }
 
+// EventPatterns are the events the deals module reacts to in every tenant: an approved deal.
+func (s *Store) EventPatterns(context.Context, string) ([]string, error) {
+	return []string{models.EventDealApproved}, nil
+}
+
+// RouteEvent starts the protection window of an approved deal.
+func (s *Store) RouteEvent(_ context.Context, e *models.Event, r *models.EventRoutes) error {
+	if e.Type == models.EventDealApproved && e.SubjectID != nil {
+		r.ProtectDeal = *e.SubjectID
+	}
+	return nil
+}
+
 // SetUpTenant gives a new tenant its default pipeline, "Sales" with the default stages.
 func SetUpTenant(tx *gorm.DB, tenantID string) error {
 	_, err := createPipeline(tx, tenantID, "Sales", true, models.DefaultStages())

@@ -518,7 +518,7 @@ func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, e
 		Find(&plans).Error; err != nil {
 		return nil, err
 	}
-	var out []string
+	out := []string{models.EventWithdrawalApproved} // every approved withdrawal is paid out
 	for _, p := range plans {
 		if p.Status == models.PlanActive {
 			out = append(out, p.Trigger)
@@ -528,6 +528,20 @@ func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, e
 		}
 	}
 	return out, nil
+}
+
+// RouteEvent accrues commissions on e or claws them back because of it, when e is attributed to
+// a partner, and pays out an approved withdrawal.
+func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error {
+	if e.Type == models.EventWithdrawalApproved && e.SubjectID != nil {
+		r.PayWithdrawal = *e.SubjectID
+	}
+	if e.PartnerID == nil {
+		return nil
+	}
+	var err error
+	r.Accrue, r.Clawback, err = s.HasCommissionRoutes(ctx, e.TenantID, e.Type)
+	return err
 }
 
 // HasCommissionRoutes reports whether a tenant's active plans accrue on an event type, and

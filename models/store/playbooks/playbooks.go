@@ -359,6 +359,21 @@ func decodeGraph(raw string) (models.PlaybookGraph, error) {
 	return g, err
 }
 
+// RouteEvent starts the playbooks e triggers, unless its causation chain is too long, and
+// wakes the runs waiting for it.
+func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error {
+	if e.Depth < models.MaxPlaybookDepth {
+		refs, err := s.PlaybooksFor(ctx, e.TenantID, e.Type)
+		if err != nil {
+			return err
+		}
+		r.Playbooks = len(refs) > 0
+	}
+	waiting, err := s.RunsWaitingFor(ctx, e.TenantID, e.Type, e.PartnerID)
+	r.Waiting = len(waiting) > 0
+	return err
+}
+
 // PlaybooksFor lists the tenant's enabled playbooks whose published trigger selects eventType,
 // with the version a new run uses and the playbook's concurrency limit.
 func (s *Store) PlaybooksFor(ctx context.Context, tenantID, eventType string) ([]models.PlaybookRef, error) {

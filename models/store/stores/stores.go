@@ -109,9 +109,7 @@ func New(core *store.Store) *Set {
 		Playbooks:    playbooks.New(core, partner, pay),
 		Webhooks:     webhooks.New(core),
 	}
-	core.AddListeners(set.Webhooks.EventPatterns)
-	core.AddListeners(set.Money.EventPatterns)
-	core.AddListeners(set.Playbooks.EventPatterns)
+	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals)
 	return set
 }
 

@@ -51,6 +51,13 @@ func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, e
 	return slices.Compact(out), nil
 }
 
+// RouteEvent sends e to the enabled endpoints subscribed to its type.
+func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error {
+	var err error
+	r.Webhooks, err = s.WebhooksFor(ctx, e.TenantID, e.Type)
+	return err
+}
+
 // WebhooksFor lists the ids of a tenant's enabled webhook endpoints subscribed to eventType.
 func (s *Store) WebhooksFor(ctx context.Context, tenantID, eventType string) ([]string, error) {
 	hooks, err := s.enabledWebhooks(ctx, tenantID)
