@@ -98,11 +98,11 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 // store where the module has a package of its own, else the store set's.
 func modules(st *stores.Set) api.Modules {
 	return api.Modules{
-		APIKeys:      func(p *models.Principal) api.APIKeyStore { return st.For(p) },
-		Audit:        func(p *models.Principal) api.AuditStore { return st.For(p) },
+		APIKeys:      func(p *models.Principal) api.APIKeyStore { return st.Identity.For(p) },
+		Audit:        func(p *models.Principal) api.AuditStore { return st.Identity.For(p) },
 		People:       func(p *models.Principal) api.PeopleStore { return st.For(p) },
-		Roles:        func(p *models.Principal) api.RoleStore { return st.For(p) },
-		Tenant:       func(p *models.Principal) api.TenantStore { return st.For(p) },
+		Roles:        func(p *models.Principal) api.RoleStore { return st.Identity.For(p) },
+		Tenant:       func(p *models.Principal) api.TenantStore { return st.Store.For(p) },
 		Events:       func(p *models.Principal) api.EventsStore { return st.Customers.For(p) },
 		Customers:    func(p *models.Principal) api.CustomerStore { return st.Customers.For(p) },
 		Webhooks:     func(p *models.Principal) api.WebhookStore { return st.Webhooks.For(p) },

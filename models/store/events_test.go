@@ -16,8 +16,8 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 		ctx := context.Background()
 		rec := &storetest.Recorder{}
 		s.SetDispatcher(rec.Dispatch)
-		owner := newTenant(t, s.Core(), "bus")
-		other := newTenant(t, s.Core(), "other")
+		owner := storetest.Tenant(t, s.Core(), "bus")
+		other := storetest.Tenant(t, s.Core(), "other")
 		sc := s.For(owner)
 		ingest := func(sc *stores.Scoped, types ...string) {
 			t.Helper()
@@ -80,7 +80,7 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 func TestInternalEventsRecordActorAndCausation(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s.Core(), "causes")
+		owner := storetest.Tenant(t, s.Core(), "causes")
 		email := "x@example.com"
 		c := &models.Customer{Email: &email}
 		if err := s.For(owner).CreateCustomer(models.WithPrincipal(ctx, owner), c); err != nil {

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"context"
-
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
@@ -29,17 +27,6 @@ func (s *Store) For(p *models.Principal) *Scoped {
 
 // Principal is who the scope belongs to.
 func (sc *Scoped) Principal() models.Principal { return sc.p }
-
-// tenantRows starts a query limited to the principal's tenant.
-func (sc *Scoped) tenantRows(ctx context.Context, model any) *gorm.DB {
-	return sc.scope.Rows(sc.s.db.WithContext(ctx).Model(model))
-}
-
-// partnerRows is tenantRows plus, for partner principals, only rows of their partner
-// organisation in column.
-func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
-	return sc.scope.PartnerRows(sc.s.db.WithContext(ctx).Model(model), column)
-}
 
 // Page applies keyset pagination on ids (UUIDv7, so id order is creation order) and fetches
 // one row more than asked, to know whether another page follows.

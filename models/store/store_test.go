@@ -11,6 +11,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
@@ -64,7 +65,7 @@ func TestConcurrentMigrationsDoNotCollide(t *testing.T) {
 }
 
 func TestBootstrapCreatesTheDemoTenantOnce(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
 		owner := models.User{Email: "owner@example.test", Name: "Owner", PasswordHash: "$argon2id$hash"}
 		created, err := s.Bootstrap(ctx, models.Tenant{Slug: "demo", Name: "Demo"}, owner)

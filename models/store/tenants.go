@@ -140,3 +140,19 @@ func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*mo
 	})
 	return t, err
 }
+
+// TenantByID finds a tenant.
+func (s *Store) TenantByID(ctx context.Context, id string) (*models.Tenant, error) {
+	var t models.Tenant
+	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
+	}
+	return &t, err
+}
+
+// BumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
+func BumpPolicy(tx *gorm.DB, tenantID string) error {
+	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
+		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/idempotency"
+	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
 	"github.com/partnerd/partnerd/models/store/mail"
 	"github.com/partnerd/partnerd/models/store/metrics"
@@ -31,6 +32,10 @@ type (
 	Deals = deals.Store
 	// ScopedDeals is the deal store as one principal sees it.
 	ScopedDeals = deals.Scoped
+	// Identity keeps users, roles, machine keys, tokens and the audit log.
+	Identity = identity.Store
+	// ScopedIdentity is the identity store as one principal sees it.
+	ScopedIdentity = identity.Scoped
 	// Idempotency keeps the idempotency keys of writes.
 	Idempotency = idempotency.Store
 	// Mail keeps the record of every message sent.
@@ -68,6 +73,7 @@ type Set struct {
 	*store.Store
 	*Customers
 	*Deals
+	*Identity
 	*Idempotency
 	*Mail
 	*Metrics
@@ -100,6 +106,7 @@ func New(core *store.Store) *Set {
 		IngestEngine: engine,
 		Customers:    customer,
 		Deals:        deal,
+		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
 		Metrics:      metrics.New(core),
@@ -121,6 +128,7 @@ type Scoped struct {
 	*store.Scoped
 	*ScopedCustomers
 	*ScopedDeals
+	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
 	*ScopedMoney
@@ -136,6 +144,7 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		Scoped:           s.Store.For(p),
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
+		ScopedIdentity:   s.Identity.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),
 		ScopedMoney:      s.Money.For(p),

@@ -1,4 +1,4 @@
-package store
+package identity
 
 import (
 	"context"
@@ -8,25 +8,26 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // CreateAPIKey stores a new machine key of the principal's tenant, created by the principal.
 func (sc *Scoped) CreateAPIKey(ctx context.Context, k *models.APIKey) error {
 	k.ID = models.NewID()
-	k.TenantID = sc.p.TenantID
-	k.CreatedBy = sc.p.UserID
+	k.TenantID = sc.P.TenantID
+	k.CreatedBy = sc.P.UserID
 	k.CreatedAt = time.Now().UTC()
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(k).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, k.TenantID, "apikey.created", "apikey", k.ID, "name", "scopes", "partnerId", "expiresAt")
+		return store.WriteAudit(ctx, tx, k.TenantID, "apikey.created", "apikey", k.ID, "name", "scopes", "partnerId", "expiresAt")
 	})
 }
 
 // ListAPIKeys lists the tenant's machine keys, oldest first.
 func (sc *Scoped) ListAPIKeys(ctx context.Context, pg models.Page) ([]models.APIKey, string, error) {
-	return Page(sc.partnerRows(ctx, &models.APIKey{}, "partner_id"), pg, func(k models.APIKey) string { return k.ID })
+	return store.Page(sc.partnerRows(ctx, &models.APIKey{}, "partner_id"), pg, func(k models.APIKey) string { return k.ID })
 }
 
 // APIKey finds one machine key of the tenant.
@@ -46,11 +47,11 @@ func (sc *Scoped) RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, 
 		return k, err
 	}
 	now := time.Now().UTC()
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.APIKey{}).Where(sc.scope.Tenant()).Where("id = ?", id).Update("revoked_at", now).Error; err != nil {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.APIKey{}).Where(sc.Scope.Tenant()).Where("id = ?", id).Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, sc.p.TenantID, "apikey.revoked", "apikey", id, "revokedAt")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "apikey.revoked", "apikey", id, "revokedAt")
 	})
 	k.RevokedAt = &now
 	return k, err
@@ -58,7 +59,7 @@ func (sc *Scoped) RevokeAPIKey(ctx context.Context, id string) (*models.APIKey, 
 
 // ListAudit lists the tenant's audit entries, oldest first, filtered.
 func (sc *Scoped) ListAudit(ctx context.Context, f models.AuditFilter, pg models.Page) ([]models.AuditEntry, string, error) {
-	q := sc.scope.OperatorRows(sc.s.db.WithContext(ctx).Model(&models.AuditEntry{}))
+	q := sc.Scope.OperatorRows(sc.s.core.DB(ctx).Model(&models.AuditEntry{}))
 	if f.Action != "" {
 		q = q.Where("action = ?", f.Action)
 	}
@@ -77,5 +78,5 @@ func (sc *Scoped) ListAudit(ctx context.Context, f models.AuditFilter, pg models
 	if !f.To.IsZero() {
 		q = q.Where("created_at < ?", f.To)
 	}
-	return Page(q, pg, func(e models.AuditEntry) string { return e.ID })
+	return store.Page(q, pg, func(e models.AuditEntry) string { return e.ID })
 }

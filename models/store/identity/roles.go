@@ -1,4 +1,4 @@
-package store
+package identity
 
 import (
 	"context"
@@ -8,28 +8,29 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // CreateCustomRole adds a role to the principal's tenant.
 func (sc *Scoped) CreateCustomRole(ctx context.Context, r *models.CustomRole) error {
 	r.ID = models.NewID()
-	r.TenantID = sc.p.TenantID
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	r.TenantID = sc.P.TenantID
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(r).Error; err != nil {
 			return err
 		}
-		if err := BumpPolicy(tx, r.TenantID); err != nil {
+		if err := store.BumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, r.TenantID, "role.created", "role", r.ID, "name", "description", "audience", "permissions")
+		return store.WriteAudit(ctx, tx, r.TenantID, "role.created", "role", r.ID, "name", "description", "audience", "permissions")
 	})
-	return Translate(err, "ROLE_NAME_TAKEN", "a role with this name exists")
+	return store.Translate(err, "ROLE_NAME_TAKEN", "a role with this name exists")
 }
 
 // ListCustomRoles lists the tenant's custom roles.
 func (sc *Scoped) ListCustomRoles(ctx context.Context, pg models.Page) ([]models.CustomRole, string, error) {
-	q := sc.scope.OperatorRows(sc.s.db.WithContext(ctx).Model(&models.CustomRole{}))
-	return Page(q, pg, func(r models.CustomRole) string { return r.ID })
+	q := sc.Scope.OperatorRows(sc.s.core.DB(ctx).Model(&models.CustomRole{}))
+	return store.Page(q, pg, func(r models.CustomRole) string { return r.ID })
 }
 
 // CustomRole finds a custom role by id or, with byName, by name.
@@ -39,7 +40,7 @@ func (sc *Scoped) CustomRole(ctx context.Context, key string, byName bool) (*mod
 		col = "name"
 	}
 	var r models.CustomRole
-	q := sc.scope.OperatorRows(sc.s.db.WithContext(ctx).Model(&models.CustomRole{}))
+	q := sc.Scope.OperatorRows(sc.s.core.DB(ctx).Model(&models.CustomRole{}))
 	err := q.Where(col+" = ?", key).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("ROLE_NOT_FOUND", "role")
@@ -66,14 +67,14 @@ func (sc *Scoped) UpdateCustomRole(ctx context.Context, id string, description, 
 	if len(changed) == 0 {
 		return r, nil
 	}
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&models.CustomRole{}).Where(System(r.TenantID).Tenant()).Where("id = ?", r.ID).Updates(updates).Error; err != nil {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&models.CustomRole{}).Where(store.System(r.TenantID).Tenant()).Where("id = ?", r.ID).Updates(updates).Error; err != nil {
 			return err
 		}
-		if err := BumpPolicy(tx, r.TenantID); err != nil {
+		if err := store.BumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, r.TenantID, "role.updated", "role", r.ID, changed...)
+		return store.WriteAudit(ctx, tx, r.TenantID, "role.updated", "role", r.ID, changed...)
 	})
 	return r, err
 }
@@ -84,16 +85,16 @@ func (sc *Scoped) DeleteCustomRole(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Where(System(r.TenantID).Tenant()).Where("role = ?", r.Name).Delete(&models.RoleAssignment{}).Error; err != nil {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where(store.System(r.TenantID).Tenant()).Where("role = ?", r.Name).Delete(&models.RoleAssignment{}).Error; err != nil {
 			return err
 		}
 		if err := tx.Where("id = ?", r.ID).Delete(&models.CustomRole{}).Error; err != nil {
 			return err
 		}
-		if err := BumpPolicy(tx, r.TenantID); err != nil {
+		if err := store.BumpPolicy(tx, r.TenantID); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, r.TenantID, "role.deleted", "role", r.ID, "name")
+		return store.WriteAudit(ctx, tx, r.TenantID, "role.deleted", "role", r.ID, "name")
 	})
 }

@@ -1,4 +1,6 @@
-package store
+// Package identity keeps who may act in a tenant: users and their roles, custom roles, machine
+// keys, refresh tokens and one-time links, the access policy authorisation reads, and the audit log.
+package identity
 
 import (
 	"context"
@@ -11,11 +13,41 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
+
+// Store keeps users, their roles and custom roles, machine keys, refresh and one-time tokens, and the audit log.
+type Store struct {
+	core *store.Store
+}
+
+// New is the identity store on core's database.
+func New(core *store.Store) *Store { return &Store{core: core} }
+
+// Scoped is the identity store as one principal sees it: a partner manages only its own organisation's users and keys.
+type Scoped struct {
+	s *Store
+	store.Caller
+}
+
+// For returns the identity store scoped to p.
+func (s *Store) For(p *models.Principal) *Scoped {
+	return &Scoped{s: s, Caller: store.CallerOf(p)}
+}
+
+// rows starts a query on model limited to the caller's tenant.
+func (sc *Scoped) rows(ctx context.Context, model any) *gorm.DB {
+	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
+}
+
+// partnerRows is rows plus, for partner callers, only rows of their organisation in column.
+func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
+	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+}
 
 // AccessPolicy returns a tenant's custom roles and role assignments (authz.PolicySource).
 func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.AccessPolicy, error) {
-	db := s.db.WithContext(ctx)
+	db := s.core.DB(ctx)
 	var p models.AccessPolicy
 	var t models.Tenant
 	if err := db.Select("policy_version").Where("id = ?", tenantID).Take(&t).Error; err != nil {
@@ -26,7 +58,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 	}
 	p.Version = t.PolicyVersion
 	var roles []models.CustomRole
-	if err := db.Where(System(tenantID).Tenant()).Find(&roles).Error; err != nil {
+	if err := db.Where(store.System(tenantID).Tenant()).Find(&roles).Error; err != nil {
 		return p, err
 	}
 	for _, r := range roles {
@@ -38,7 +70,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 	}
 	var as []models.RoleAssignment
 	if err := db.Joins("JOIN users ON users.id = role_assignments.user_id AND users.status = ?", models.UserStatusActive).
-		Where(System(tenantID).TenantOf("role_assignments")).Find(&as).Error; err != nil {
+		Where(store.System(tenantID).TenantOf("role_assignments")).Find(&as).Error; err != nil {
 		return p, err
 	}
 	p.Assignments = map[string][]string{}
@@ -51,7 +83,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 // PolicyVersion returns the counter that changes with every change of a tenant's access policy.
 func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, error) {
 	var t models.Tenant
-	err := s.db.WithContext(ctx).Select("policy_version").Where("id = ?", tenantID).Take(&t).Error
+	err := s.core.DB(ctx).Select("policy_version").Where("id = ?", tenantID).Take(&t).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return 0, nil
 	}
@@ -61,15 +93,15 @@ func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, erro
 // RolesOf lists the role names a user holds.
 func (s *Store) RolesOf(ctx context.Context, tenantID, userID string) ([]string, error) {
 	var roles []string
-	err := s.db.WithContext(ctx).Model(&models.RoleAssignment{}).
-		Where(System(tenantID).Tenant()).Where("user_id = ?", userID).Order("role").Pluck("role", &roles).Error
+	err := s.core.DB(ctx).Model(&models.RoleAssignment{}).
+		Where(store.System(tenantID).Tenant()).Where("user_id = ?", userID).Order("role").Pluck("role", &roles).Error
 	return roles, err
 }
 
 // UsersByEmail finds the users with an email in every tenant, for sign-in; with tenantSlug set,
 // only in that tenant.
 func (s *Store) UsersByEmail(ctx context.Context, email, tenantSlug string) ([]models.User, error) {
-	q := s.db.WithContext(ctx).Where("users.email = ?", NormalizeEmail(email))
+	q := s.core.DB(ctx).Where("users.email = ?", store.NormalizeEmail(email))
 	if tenantSlug != "" {
 		q = q.Joins("JOIN tenants ON tenants.id = users.tenant_id AND tenants.slug = ?", tenantSlug)
 	}
@@ -81,27 +113,17 @@ func (s *Store) UsersByEmail(ctx context.Context, email, tenantSlug string) ([]m
 // UserByID finds a user of a tenant.
 func (s *Store) UserByID(ctx context.Context, tenantID, userID string) (*models.User, error) {
 	var u models.User
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", userID).Take(&u).Error
+	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("id = ?", userID).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("USER_NOT_FOUND", "user")
 	}
 	return &u, err
 }
 
-// TenantByID finds a tenant.
-func (s *Store) TenantByID(ctx context.Context, id string) (*models.Tenant, error) {
-	var t models.Tenant
-	err := s.db.WithContext(ctx).Where("id = ?", id).Take(&t).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, models.NotFound("TENANT_NOT_FOUND", "tenant")
-	}
-	return &t, err
-}
-
 // SetPassword replaces a user's password hash and revokes every refresh token of the user.
 func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.User{}).Where(System(tenantID).Tenant()).Where("id = ?", userID).Update("password_hash", hash)
+	return s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&models.User{}).Where(store.System(tenantID).Tenant()).Where("id = ?", userID).Update("password_hash", hash)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -109,11 +131,11 @@ func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) 
 			return models.NotFound("USER_NOT_FOUND", "user")
 		}
 		now := time.Now().UTC()
-		if err := tx.Model(&models.RefreshToken{}).Where(System(tenantID).Tenant()).Where("user_id = ? AND revoked_at IS NULL", userID).
+		if err := tx.Model(&models.RefreshToken{}).Where(store.System(tenantID).Tenant()).Where("user_id = ? AND revoked_at IS NULL", userID).
 			Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, tenantID, "user.password_changed", "user", userID, "password")
+		return store.WriteAudit(ctx, tx, tenantID, "user.password_changed", "user", userID, "password")
 	})
 }
 
@@ -130,7 +152,7 @@ func (s *Store) CreateRefreshToken(ctx context.Context, t *models.RefreshToken) 
 	if t.FamilyID == "" {
 		t.FamilyID = t.ID
 	}
-	return s.db.WithContext(ctx).Create(t).Error
+	return s.core.DB(ctx).Create(t).Error
 }
 
 // RotateRefreshToken consumes the token with hash oldHash and stores next in its family. A token
@@ -138,9 +160,9 @@ func (s *Store) CreateRefreshToken(ctx context.Context, t *models.RefreshToken) 
 func (s *Store) RotateRefreshToken(ctx context.Context, oldHash string, next *models.RefreshToken, now time.Time) (*models.RefreshToken, error) {
 	var old models.RefreshToken
 	reused := false
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		q := tx
-		if s.dialect == Postgres {
+		if s.core.Dialect() == store.Postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 		}
 		if err := q.Where("hash = ?", oldHash).Take(&old).Error; err != nil {
@@ -181,21 +203,21 @@ func (s *Store) RotateRefreshToken(ctx context.Context, oldHash string, next *mo
 // ignored, so sign-out never tells whether a token existed.
 func (s *Store) RevokeRefreshFamily(ctx context.Context, hash string, now time.Time) error {
 	var t models.RefreshToken
-	err := s.db.WithContext(ctx).Where("hash = ?", hash).Take(&t).Error
+	err := s.core.DB(ctx).Where("hash = ?", hash).Take(&t).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return s.db.WithContext(ctx).Model(&models.RefreshToken{}).
+	return s.core.DB(ctx).Model(&models.RefreshToken{}).
 		Where("family_id = ? AND revoked_at IS NULL", t.FamilyID).Update("revoked_at", now).Error
 }
 
 // APIKeyByLookup finds a machine key record by its lookup id, for authentication.
 func (s *Store) APIKeyByLookup(ctx context.Context, lookupID string) (*models.APIKey, error) {
 	var k models.APIKey
-	err := s.db.WithContext(ctx).Where("lookup_id = ?", lookupID).Take(&k).Error
+	err := s.core.DB(ctx).Where("lookup_id = ?", lookupID).Take(&k).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("API_KEY_NOT_FOUND", "machine key")
 	}
@@ -204,7 +226,7 @@ func (s *Store) APIKeyByLookup(ctx context.Context, lookupID string) (*models.AP
 
 // TouchAPIKey records a use of a key, writing at most once per interval per key.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, now time.Time, interval time.Duration) error {
-	return s.db.WithContext(ctx).Model(&models.APIKey{}).
+	return s.core.DB(ctx).Model(&models.APIKey{}).
 		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", id, now.Add(-interval)).
 		UpdateColumn("last_used_at", now).Error
 }

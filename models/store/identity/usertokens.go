@@ -1,4 +1,4 @@
-package store
+package identity
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // IssueUserToken stores a one-time token for a user the principal may see, replacing the user's
@@ -21,7 +22,7 @@ func (sc *Scoped) IssueUserToken(ctx context.Context, partnerUser bool, userID, 
 		return models.Conflict("USER_DEACTIVATED", "the user is deactivated")
 	}
 	now := time.Now().UTC()
-	return sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Model(&models.UserToken{}).Where("user_id = ? AND purpose = ? AND used_at IS NULL", u.ID, purpose).
 			Update("used_at", now).Error; err != nil {
 			return err
@@ -30,7 +31,7 @@ func (sc *Scoped) IssueUserToken(ctx context.Context, partnerUser bool, userID, 
 		if err := tx.Create(t).Error; err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, u.TenantID, "user."+purpose+"_issued", "user", u.ID)
+		return store.WriteAudit(ctx, tx, u.TenantID, "user."+purpose+"_issued", "user", u.ID)
 	})
 }
 
@@ -40,7 +41,7 @@ var errUserTokenInvalid = models.Errorf(models.KindUnauthenticated, "INVALID_TOK
 // if invited, and loses every session. The token never works again.
 func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash string, now time.Time) (*models.User, error) {
 	var u models.User
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		var t models.UserToken
 		if err := tx.Where("hash = ? AND purpose = ?", hash, purpose).Take(&t).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -58,7 +59,7 @@ func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash
 		if res.RowsAffected == 0 {
 			return errUserTokenInvalid
 		}
-		if err := tx.Where(System(t.TenantID).Tenant()).Where("id = ?", t.UserID).Take(&u).Error; err != nil {
+		if err := tx.Where(store.System(t.TenantID).Tenant()).Where("id = ?", t.UserID).Take(&u).Error; err != nil {
 			return err
 		}
 		if u.Status == models.UserStatusDeactivated {
@@ -72,7 +73,7 @@ func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash
 			return err
 		}
 		if u.Status == models.UserStatusInvited {
-			if err := BumpPolicy(tx, u.TenantID); err != nil { // an invited user's roles start to count
+			if err := store.BumpPolicy(tx, u.TenantID); err != nil { // an invited user's roles start to count
 				return err
 			}
 		}
@@ -82,7 +83,7 @@ func (s *Store) RedeemUserToken(ctx context.Context, purpose, hash, passwordHash
 			actor.Kind, actor.PartnerID = models.PrincipalPartner, *u.PartnerID
 		}
 		ctx := models.WithPrincipal(ctx, actor)
-		return WriteAudit(ctx, tx, u.TenantID, "user."+purpose+"_redeemed", "user", u.ID, "password", "status")
+		return store.WriteAudit(ctx, tx, u.TenantID, "user."+purpose+"_redeemed", "user", u.ID, "password", "status")
 	})
 	if err != nil {
 		return nil, err

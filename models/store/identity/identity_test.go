@@ -1,4 +1,4 @@
-package store_test
+package identity_test
 
 import (
 	"context"
@@ -7,19 +7,14 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/identity"
+	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
 
-// newTenant creates a tenant with an owner and returns the owner as a principal.
-func newTenant(t *testing.T, s *store.Store, slug string) *models.Principal {
-	t.Helper()
-	return storetest.Tenant(t, s, slug)
-}
-
 func TestTenantSlugsAreUnique(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
-		newTenant(t, s, "acme")
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		storetest.Tenant(t, s.Core(), "acme")
 		err := s.CreateTenant(context.Background(), &models.Tenant{Slug: "acme", Name: "Again"}, &models.User{Email: "x@y.test"})
 		if e, ok := models.AsError(err); !ok || e.Code != "TENANT_SLUG_TAKEN" {
 			t.Fatalf("a second acme: %v", err)
@@ -28,9 +23,9 @@ func TestTenantSlugsAreUnique(t *testing.T) {
 }
 
 func TestAccessPolicyReflectsAssignmentsAndVersions(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
+		owner := storetest.Tenant(t, s.Core(), "acme")
 		p, err := s.AccessPolicy(ctx, owner.TenantID)
 		if err != nil {
 			t.Fatal(err)
@@ -38,7 +33,7 @@ func TestAccessPolicyReflectsAssignmentsAndVersions(t *testing.T) {
 		if got := p.Assignments[owner.UserID]; len(got) != 1 || got[0] != models.RoleOwner {
 			t.Fatalf("assignments = %v", p.Assignments)
 		}
-		other := newTenant(t, s, "globex")
+		other := storetest.Tenant(t, s.Core(), "globex")
 		po, _ := s.AccessPolicy(ctx, other.TenantID)
 		if _, leaked := po.Assignments[owner.UserID]; leaked {
 			t.Fatal("one tenant's policy lists another tenant's user")
@@ -47,9 +42,9 @@ func TestAccessPolicyReflectsAssignmentsAndVersions(t *testing.T) {
 }
 
 func TestRefreshTokensRotateAndReuseRevokesTheFamily(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		owner := newTenant(t, s, "acme")
+		owner := storetest.Tenant(t, s.Core(), "acme")
 		now := time.Now().UTC()
 		first := &models.RefreshToken{TenantID: owner.TenantID, UserID: owner.UserID, Hash: "h1", ExpiresAt: now.Add(time.Hour)}
 		if err := s.CreateRefreshToken(ctx, first); err != nil {
@@ -59,7 +54,7 @@ func TestRefreshTokensRotateAndReuseRevokesTheFamily(t *testing.T) {
 		if err != nil || old.UserID != owner.UserID {
 			t.Fatalf("rotate = %+v, %v", old, err)
 		}
-		if _, err := s.RotateRefreshToken(ctx, "h1", &models.RefreshToken{Hash: "h3", ExpiresAt: now.Add(time.Hour)}, now); !errors.Is(err, store.ErrRefreshReused) {
+		if _, err := s.RotateRefreshToken(ctx, "h1", &models.RefreshToken{Hash: "h3", ExpiresAt: now.Add(time.Hour)}, now); !errors.Is(err, identity.ErrRefreshReused) {
 			t.Fatalf("reusing h1: %v, want reuse", err)
 		}
 		if _, err := s.RotateRefreshToken(ctx, "h2", &models.RefreshToken{Hash: "h4", ExpiresAt: now.Add(time.Hour)}, now); err == nil {
@@ -77,10 +72,10 @@ func TestRefreshTokensRotateAndReuseRevokesTheFamily(t *testing.T) {
 }
 
 func TestAPIKeysAreScopedToTheirTenantAndAudited(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := models.WithRequestMeta(context.Background(), models.RequestMeta{RequestID: "req-1", ClientAddress: "192.0.2.9"})
-		acme := newTenant(t, s, "acme")
-		globex := newTenant(t, s, "globex")
+		acme := storetest.Tenant(t, s.Core(), "acme")
+		globex := storetest.Tenant(t, s.Core(), "globex")
 		ctx = models.WithPrincipal(ctx, acme)
 
 		for i := range 3 {
@@ -128,9 +123,9 @@ func TestAPIKeysAreScopedToTheirTenantAndAudited(t *testing.T) {
 }
 
 func TestAPIKeyUseIsRecordedAtMostOncePerInterval(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, s *store.Store) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
-		acme := newTenant(t, s, "acme")
+		acme := storetest.Tenant(t, s.Core(), "acme")
 		k := &models.APIKey{Name: "k", LookupID: "lookupzz", Hash: "h", Scopes: "[]"}
 		if err := s.For(acme).CreateAPIKey(ctx, k); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package store
+package identity
 
 import (
 	"context"
@@ -8,25 +8,26 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 // CreateUser adds a user to the principal's tenant with the given roles. For partner principals
 // the user joins their own partner organisation, whatever the input says.
 func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string) error {
 	u.ID = models.NewID()
-	u.TenantID = sc.p.TenantID
-	if sc.p.PartnerID != "" {
-		pid := sc.p.PartnerID
+	u.TenantID = sc.P.TenantID
+	if sc.P.PartnerID != "" {
+		pid := sc.P.PartnerID
 		u.PartnerID = &pid
 	}
-	u.Email = NormalizeEmail(u.Email)
+	u.Email = store.NormalizeEmail(u.Email)
 	if u.Status == "" {
 		u.Status = models.UserStatusActive
 	}
-	err := sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if u.PartnerID != nil {
 			var n int64
-			if err := tx.Model(&models.Partner{}).Where(System(u.TenantID).Tenant()).Where("id = ?", *u.PartnerID).Count(&n).Error; err != nil {
+			if err := tx.Model(&models.Partner{}).Where(store.System(u.TenantID).Tenant()).Where("id = ?", *u.PartnerID).Count(&n).Error; err != nil {
 				return err
 			}
 			if n == 0 {
@@ -41,12 +42,12 @@ func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string
 				return err
 			}
 		}
-		if err := BumpPolicy(tx, u.TenantID); err != nil {
+		if err := store.BumpPolicy(tx, u.TenantID); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, u.TenantID, "user.created", "user", u.ID, "email", "name", "partnerId", "roles", "status")
+		return store.WriteAudit(ctx, tx, u.TenantID, "user.created", "user", u.ID, "email", "name", "partnerId", "roles", "status")
 	})
-	return Translate(err, "EMAIL_TAKEN", "a user with this email exists in the tenant")
+	return store.Translate(err, "EMAIL_TAKEN", "a user with this email exists in the tenant")
 }
 
 // usersOf starts a query on the users the principal may see: operators see every user of the
@@ -66,7 +67,7 @@ func (sc *Scoped) ListUsers(ctx context.Context, partnerUsers bool, partnerID st
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
-	return Page(q, pg, func(u models.User) string { return u.ID })
+	return store.Page(q, pg, func(u models.User) string { return u.ID })
 }
 
 // User finds one user the principal may see.
@@ -86,7 +87,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 		return nil, err
 	}
 	var changed []string
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if name != nil && *name != u.Name {
 			if err := tx.Model(&models.User{}).Where("id = ?", u.ID).Update("name", *name).Error; err != nil {
 				return err
@@ -95,7 +96,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 			changed = append(changed, "name")
 		}
 		if roles != nil {
-			if err := tx.Where(System(u.TenantID).Tenant()).Where("user_id = ?", u.ID).Delete(&models.RoleAssignment{}).Error; err != nil {
+			if err := tx.Where(store.System(u.TenantID).Tenant()).Where("user_id = ?", u.ID).Delete(&models.RoleAssignment{}).Error; err != nil {
 				return err
 			}
 			for _, r := range roles {
@@ -103,7 +104,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 					return err
 				}
 			}
-			if err := BumpPolicy(tx, u.TenantID); err != nil {
+			if err := store.BumpPolicy(tx, u.TenantID); err != nil {
 				return err
 			}
 			changed = append(changed, "roles")
@@ -111,7 +112,7 @@ func (sc *Scoped) UpdateUser(ctx context.Context, partnerUser bool, id string, n
 		if len(changed) == 0 {
 			return nil
 		}
-		return WriteAudit(ctx, tx, u.TenantID, "user.updated", "user", u.ID, changed...)
+		return store.WriteAudit(ctx, tx, u.TenantID, "user.updated", "user", u.ID, changed...)
 	})
 	return u, err
 }
@@ -123,24 +124,18 @@ func (sc *Scoped) DeactivateUser(ctx context.Context, partnerUser bool, id strin
 		return u, err
 	}
 	now := time.Now().UTC()
-	err = sc.s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Model(&models.User{}).Where("id = ?", u.ID).Updates(map[string]any{"status": models.UserStatusDeactivated, "deactivated_at": now}).Error; err != nil {
 			return err
 		}
 		if err := tx.Model(&models.RefreshToken{}).Where("user_id = ? AND revoked_at IS NULL", u.ID).Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		if err := BumpPolicy(tx, u.TenantID); err != nil {
+		if err := store.BumpPolicy(tx, u.TenantID); err != nil {
 			return err
 		}
-		return WriteAudit(ctx, tx, u.TenantID, "user.deactivated", "user", u.ID, "status")
+		return store.WriteAudit(ctx, tx, u.TenantID, "user.deactivated", "user", u.ID, "status")
 	})
 	u.Status, u.DeactivatedAt = models.UserStatusDeactivated, &now
 	return u, err
-}
-
-// BumpPolicy marks a tenant's access policy changed, in the transaction that changed it.
-func BumpPolicy(tx *gorm.DB, tenantID string) error {
-	return tx.Model(&models.Tenant{}).Where("id = ?", tenantID).
-		UpdateColumn("policy_version", gorm.Expr("policy_version + 1")).Error
 }
