@@ -98,7 +98,7 @@ type Deps struct {
 // to the principal's tenant and, for partner principals, to its partner organisation. Handlers
 // reach tenant-owned data only through them, each module through its accessor (Server.deals, ...).
 type Modules struct {
-	APIKeys      func(*models.Principal) APIKeyStore
+	APIKeys      func(*models.Principal) KeyStore
 	Audit        func(*models.Principal) AuditStore
 	People       func(*models.Principal) PeopleStore
 	Roles        func(*models.Principal) RoleStore

@@ -75,8 +75,8 @@ type IDPath struct {
 	ID string `path:"id" maxLength:"36"`
 }
 
-// APIKeyStore is what the machine key operations need of storage, as the caller sees it.
-type APIKeyStore interface {
+// KeyStore is what the machine key operations need of storage, as the caller sees it.
+type KeyStore interface {
 	CreateAPIKey(ctx context.Context, k *models.APIKey) error
 	ListAPIKeys(ctx context.Context, pg models.Page) ([]models.APIKey, string, error)
 	APIKey(ctx context.Context, id string) (*models.APIKey, error)
@@ -84,7 +84,7 @@ type APIKeyStore interface {
 }
 
 // apiKeys is the machine key store as the caller sees it.
-func (s *Server) apiKeys(ctx context.Context) APIKeyStore {
+func (s *Server) apiKeys(ctx context.Context) KeyStore {
 	return s.deps.Modules.APIKeys(models.PrincipalFrom(ctx))
 }
 

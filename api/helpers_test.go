@@ -36,7 +36,7 @@ func (b *syncBuffer) String() string {
 // modulesOf is every module store of st as one principal sees it.
 func modulesOf(st *stores.Set) Modules {
 	return Modules{
-		APIKeys:      func(p *models.Principal) APIKeyStore { return st.For(p) },
+		APIKeys:      func(p *models.Principal) KeyStore { return st.For(p) },
 		Audit:        func(p *models.Principal) AuditStore { return st.For(p) },
 		People:       func(p *models.Principal) PeopleStore { return st.For(p) },
 		Roles:        func(p *models.Principal) RoleStore { return st.For(p) },

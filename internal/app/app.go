@@ -98,7 +98,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 // store where the module has a package of its own, else the store set's.
 func modules(st *stores.Set) api.Modules {
 	return api.Modules{
-		APIKeys:      func(p *models.Principal) api.APIKeyStore { return st.Identity.For(p) },
+		APIKeys:      func(p *models.Principal) api.KeyStore { return st.Identity.For(p) },
 		Audit:        func(p *models.Principal) api.AuditStore { return st.Identity.For(p) },
 		People:       func(p *models.Principal) api.PeopleStore { return st.For(p) },
 		Roles:        func(p *models.Principal) api.RoleStore { return st.Identity.For(p) },

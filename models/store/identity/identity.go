@@ -35,12 +35,8 @@ func (s *Store) For(p *models.Principal) *Scoped {
 	return &Scoped{s: s, Caller: store.CallerOf(p)}
 }
 
-// rows starts a query on model limited to the caller's tenant.
-func (sc *Scoped) rows(ctx context.Context, model any) *gorm.DB {
-	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
-}
-
-// partnerRows is rows plus, for partner callers, only rows of their organisation in column.
+// partnerRows starts a query on model limited to the caller's tenant and, for partner
+// callers, to the rows of their organisation in column.
 func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
 	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
 }
