@@ -9,7 +9,7 @@ import (
 
 // DealStore is what the deal activities need of storage.
 type DealStore interface {
-	AdvanceDealProtection(ctx context.Context, tenantID, dealID string, at time.Time) (models.DealProtection, error)
+	AdvanceDealProtection(ctx context.Context, sys models.Scope, dealID string, at time.Time) (models.DealProtection, error)
 }
 
 // Deals holds the activities of deal registration.
@@ -28,5 +28,5 @@ type DealProtectionStep struct {
 // AdvanceDealProtection sends a due expiry reminder or expires the deal, and says when to look
 // again.
 func (a *Deals) AdvanceDealProtection(ctx context.Context, in DealProtectionStep) (models.DealProtection, error) {
-	return a.Store.AdvanceDealProtection(ctx, in.TenantID, in.DealID, in.At)
+	return a.Store.AdvanceDealProtection(ctx, models.System(in.TenantID), in.DealID, in.At)
 }

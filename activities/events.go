@@ -9,7 +9,7 @@ import (
 
 // EventStore is what the event activities need of storage.
 type EventStore interface {
-	EventRoutes(ctx context.Context, tenantID, eventID string) (models.EventRoutes, error)
+	EventRoutes(ctx context.Context, sys models.Scope, eventID string) (models.EventRoutes, error)
 	PendingOutbox(ctx context.Context, olderThan time.Time, limit int) ([]models.EventRef, error)
 	MarkDispatched(ctx context.Context, eventIDs []string) error
 }
@@ -35,7 +35,7 @@ type RoutesInput struct {
 
 // Routes finds the subscribers of an event at the time of its fan-out.
 func (a *Events) Routes(ctx context.Context, in RoutesInput) (models.EventRoutes, error) {
-	return a.Store.EventRoutes(ctx, in.TenantID, in.EventID)
+	return a.Store.EventRoutes(ctx, models.System(in.TenantID), in.EventID)
 }
 
 // RelayInput says which outbox rows a relay pass takes.

@@ -25,7 +25,7 @@ type Sender interface {
 // MailStore records outgoing messages, the audit of the service's mail.
 type MailStore interface {
 	// MailByIdempotencyKey finds the message recorded under key; KindNotFound when none is.
-	MailByIdempotencyKey(ctx context.Context, tenantID, key string) (*models.MailMessage, error)
+	MailByIdempotencyKey(ctx context.Context, sys models.Scope, key string) (*models.MailMessage, error)
 	// RecordMail records m once per idempotency key and returns the record as stored.
 	RecordMail(ctx context.Context, m *models.MailMessage) (*models.MailMessage, error)
 }
@@ -89,7 +89,7 @@ func (a *Mail) SendEmail(ctx context.Context, in SendEmailInput) (SendEmailResul
 	}
 	var prev *models.MailMessage
 	if in.IdempotencyKey != "" {
-		m, err := a.Store.MailByIdempotencyKey(ctx, in.TenantID, in.IdempotencyKey)
+		m, err := a.Store.MailByIdempotencyKey(ctx, models.System(in.TenantID), in.IdempotencyKey)
 		switch {
 		case err == nil && m.Delivered():
 			return SendEmailResult{MailID: m.ID, Status: m.Status, Transport: m.Transport, Replayed: true}, nil

@@ -20,11 +20,11 @@ type memoryOutbox struct {
 	msgs []*models.MailMessage
 }
 
-func (o *memoryOutbox) MailByIdempotencyKey(_ context.Context, tenantID, key string) (*models.MailMessage, error) {
+func (o *memoryOutbox) MailByIdempotencyKey(_ context.Context, sys models.Scope, key string) (*models.MailMessage, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, m := range o.msgs {
-		if m.TenantID == tenantID && m.IdempotencyKey != nil && *m.IdempotencyKey == key {
+		if m.TenantID == sys.TenantID() && m.IdempotencyKey != nil && *m.IdempotencyKey == key {
 			c := *m
 			return &c, nil
 		}

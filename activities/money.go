@@ -15,13 +15,13 @@ import (
 
 // MoneyStore is what the commission and payout activities need of storage.
 type MoneyStore interface {
-	AccrueCommissions(ctx context.Context, tenantID, eventID string) ([]models.AccrualResult, error)
-	ClawbackCommissions(ctx context.Context, tenantID, eventID string) ([]string, error)
-	ReleaseAccrual(ctx context.Context, tenantID, accrualID string, at time.Time) (models.AccrualRelease, error)
-	PayoutOrder(ctx context.Context, tenantID, withdrawalID string) (models.PayoutOrder, models.Sealed, models.Sealed, bool, error)
-	CountPayoutAttempt(ctx context.Context, tenantID, payoutID string) error
-	CompletePayout(ctx context.Context, tenantID, withdrawalID, reference string) (*models.Withdrawal, error)
-	FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error)
+	AccrueCommissions(ctx context.Context, sys models.Scope, eventID string) ([]models.AccrualResult, error)
+	ClawbackCommissions(ctx context.Context, sys models.Scope, eventID string) ([]string, error)
+	ReleaseAccrual(ctx context.Context, sys models.Scope, accrualID string, at time.Time) (models.AccrualRelease, error)
+	PayoutOrder(ctx context.Context, sys models.Scope, withdrawalID string) (models.PayoutOrder, models.Sealed, models.Sealed, bool, error)
+	CountPayoutAttempt(ctx context.Context, sys models.Scope, payoutID string) error
+	CompletePayout(ctx context.Context, sys models.Scope, withdrawalID, reference string) (*models.Withdrawal, error)
+	FailPayout(ctx context.Context, sys models.Scope, withdrawalID, reason string) (*models.Withdrawal, error)
 }
 
 // HTTPDoer sends one HTTP request.
@@ -61,13 +61,13 @@ type EventRef struct {
 // Accrue runs the commission plans an event triggers. A refusal of the domain (an amount out
 // of range) is final: retrying cannot change it.
 func (a *Money) Accrue(ctx context.Context, in EventRef) ([]models.AccrualResult, error) {
-	res, err := a.Store.AccrueCommissions(ctx, in.TenantID, in.EventID)
+	res, err := a.Store.AccrueCommissions(ctx, models.System(in.TenantID), in.EventID)
 	return res, final(err)
 }
 
 // Clawback reverses the accruals an event undoes and returns their ids.
 func (a *Money) Clawback(ctx context.Context, in EventRef) ([]string, error) {
-	res, err := a.Store.ClawbackCommissions(ctx, in.TenantID, in.EventID)
+	res, err := a.Store.ClawbackCommissions(ctx, models.System(in.TenantID), in.EventID)
 	return res, final(err)
 }
 
@@ -89,7 +89,7 @@ type AccrualRef struct {
 
 // ReleaseAccrual makes an accrual available once its holding period ended.
 func (a *Money) ReleaseAccrual(ctx context.Context, in AccrualRef) (models.AccrualRelease, error) {
-	return a.Store.ReleaseAccrual(ctx, in.TenantID, in.AccrualID, in.At)
+	return a.Store.ReleaseAccrual(ctx, models.System(in.TenantID), in.AccrualID, in.At)
 }
 
 // WithdrawalRef names one withdrawal of a tenant.
@@ -113,7 +113,7 @@ type PayoutPlan struct {
 
 // PreparePayout reads what the payout of a withdrawal needs.
 func (a *Money) PreparePayout(ctx context.Context, in WithdrawalRef) (PayoutPlan, error) {
-	order, _, _, ok, err := a.Store.PayoutOrder(ctx, in.TenantID, in.WithdrawalID)
+	order, _, _, ok, err := a.Store.PayoutOrder(ctx, models.System(in.TenantID), in.WithdrawalID)
 	if err != nil || !ok {
 		return PayoutPlan{}, err
 	}
@@ -152,7 +152,7 @@ type PayoutProvider interface {
 // SendPayout pays a withdrawal through the tenant's provider: it reads the order, opens the
 // payout details and the provider's secret, counts the attempt and calls the provider.
 func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error) {
-	order, sealedDetails, sealedSecret, ok, err := a.Store.PayoutOrder(ctx, in.TenantID, in.WithdrawalID)
+	order, sealedDetails, sealedSecret, ok, err := a.Store.PayoutOrder(ctx, models.System(in.TenantID), in.WithdrawalID)
 	if err != nil {
 		return "", err
 	}
@@ -171,7 +171,7 @@ func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error
 			return "", temporal.NewNonRetryableApplicationError("the provider's signing secret cannot be opened", "PayoutSecretSealed", err)
 		}
 	}
-	if err := a.Store.CountPayoutAttempt(ctx, in.TenantID, order.PayoutID); err != nil {
+	if err := a.Store.CountPayoutAttempt(ctx, models.System(in.TenantID), order.PayoutID); err != nil {
 		return "", err
 	}
 	return provider.Pay(ctx, order)
@@ -236,7 +236,7 @@ func settleContext(ctx context.Context, in SettleInput) context.Context {
 
 // CompletePayout records a payout as paid and moves the held money to paid.
 func (a *Money) CompletePayout(ctx context.Context, in SettleInput) (string, error) {
-	w, err := a.Store.CompletePayout(settleContext(ctx, in), in.TenantID, in.WithdrawalID, in.Reference)
+	w, err := a.Store.CompletePayout(settleContext(ctx, in), models.System(in.TenantID), in.WithdrawalID, in.Reference)
 	if err != nil {
 		return "", err
 	}
@@ -245,7 +245,7 @@ func (a *Money) CompletePayout(ctx context.Context, in SettleInput) (string, err
 
 // FailPayout records a payout as failed for good and releases the held money.
 func (a *Money) FailPayout(ctx context.Context, in SettleInput) (string, error) {
-	w, err := a.Store.FailPayout(settleContext(ctx, in), in.TenantID, in.WithdrawalID, in.Reason)
+	w, err := a.Store.FailPayout(settleContext(ctx, in), models.System(in.TenantID), in.WithdrawalID, in.Reason)
 	if err != nil {
 		return "", err
 	}

@@ -18,20 +18,20 @@ import (
 
 // PlaybookStore is what the playbook activities need of storage.
 type PlaybookStore interface {
-	EventByID(ctx context.Context, tenantID, id string) (*models.Event, error)
-	PlaybookPartner(ctx context.Context, tenantID, partnerID string) (*models.Partner, error)
-	PlaybooksFor(ctx context.Context, tenantID, eventType string) ([]models.PlaybookRef, error)
-	PlaybookVersion(ctx context.Context, tenantID, playbookID string, version int) (*models.PlaybookVersion, error)
+	EventByID(ctx context.Context, sys models.Scope, id string) (*models.Event, error)
+	PlaybookPartner(ctx context.Context, sys models.Scope, partnerID string) (*models.Partner, error)
+	PlaybooksFor(ctx context.Context, sys models.Scope, eventType string) ([]models.PlaybookRef, error)
+	PlaybookVersion(ctx context.Context, sys models.Scope, playbookID string, version int) (*models.PlaybookVersion, error)
 	BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, limit int) (*models.PlaybookRun, bool, error)
 	RecordPlaybookStep(ctx context.Context, step *models.PlaybookStep) error
-	FinishPlaybookRun(ctx context.Context, tenantID, runID, status, errMsg string) error
-	RunsWaitingFor(ctx context.Context, tenantID, eventType string, partnerID *string) ([]string, error)
-	PlaybookCreateTask(ctx context.Context, tenantID, key string, t *models.Task) (string, error)
-	PlaybookCreateDocument(ctx context.Context, tenantID, key string, d *models.Document) (string, error)
-	PlaybookBonus(ctx context.Context, tenantID, key, partnerID string, amount int64, currency, reason string) (string, error)
-	PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error
-	PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne models.NewEvent) (string, error)
-	PlaybookWebhookSecret(ctx context.Context, tenantID string) (models.Sealed, error)
+	FinishPlaybookRun(ctx context.Context, sys models.Scope, runID, status, errMsg string) error
+	RunsWaitingFor(ctx context.Context, sys models.Scope, eventType string, partnerID *string) ([]string, error)
+	PlaybookCreateTask(ctx context.Context, sys models.Scope, key string, t *models.Task) (string, error)
+	PlaybookCreateDocument(ctx context.Context, sys models.Scope, key string, d *models.Document) (string, error)
+	PlaybookBonus(ctx context.Context, sys models.Scope, key, partnerID string, amount int64, currency, reason string) (string, error)
+	PlaybookUpdatePartner(ctx context.Context, sys models.Scope, key, partnerID string, ch models.PlaybookUpdatePartner) error
+	PlaybookEmitEvent(ctx context.Context, sys models.Scope, key string, ne models.NewEvent) (string, error)
+	PlaybookWebhookSecret(ctx context.Context, sys models.Scope) (models.Sealed, error)
 }
 
 // Playbooks holds the activities of playbook runs: starting them, recording their steps and
@@ -58,7 +58,7 @@ type RunStart struct {
 // matches the event, unless the event is too deep in a causation chain. Runs are idempotent
 // on (playbook, event): a second fan-out finds the same runs.
 func (a *Playbooks) StartRuns(ctx context.Context, in EventRef) ([]RunStart, error) {
-	e, err := a.Store.EventByID(ctx, in.TenantID, in.EventID)
+	e, err := a.Store.EventByID(ctx, models.System(in.TenantID), in.EventID)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return nil, nil
 	} else if err != nil {
@@ -67,7 +67,7 @@ func (a *Playbooks) StartRuns(ctx context.Context, in EventRef) ([]RunStart, err
 	if e.Depth >= models.MaxPlaybookDepth {
 		return nil, nil
 	}
-	refs, err := a.Store.PlaybooksFor(ctx, in.TenantID, e.Type)
+	refs, err := a.Store.PlaybooksFor(ctx, models.System(in.TenantID), e.Type)
 	if err != nil || len(refs) == 0 {
 		return nil, err
 	}
@@ -104,13 +104,13 @@ type Waiting struct {
 // WaitingRuns lists the runs waiting in a wait_for_event step for an event of this type and
 // partner, for the fan-out to signal.
 func (a *Playbooks) WaitingRuns(ctx context.Context, in EventRef) (Waiting, error) {
-	e, err := a.Store.EventByID(ctx, in.TenantID, in.EventID)
+	e, err := a.Store.EventByID(ctx, models.System(in.TenantID), in.EventID)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return Waiting{}, nil
 	} else if err != nil {
 		return Waiting{}, err
 	}
-	runs, err := a.Store.RunsWaitingFor(ctx, in.TenantID, e.Type, e.PartnerID)
+	runs, err := a.Store.RunsWaitingFor(ctx, models.System(in.TenantID), e.Type, e.PartnerID)
 	if err != nil || len(runs) == 0 {
 		return Waiting{}, err
 	}
@@ -152,11 +152,11 @@ func (a *Playbooks) AdmitRun(ctx context.Context, in RunRef) (RunData, error) {
 	if !admitted {
 		return out, nil
 	}
-	v, err := a.Store.PlaybookVersion(ctx, in.TenantID, in.PlaybookID, run.Version)
+	v, err := a.Store.PlaybookVersion(ctx, models.System(in.TenantID), in.PlaybookID, run.Version)
 	if err != nil {
 		return out, err
 	}
-	e, err := a.Store.EventByID(ctx, in.TenantID, run.EventID)
+	e, err := a.Store.EventByID(ctx, models.System(in.TenantID), run.EventID)
 	if err != nil {
 		return out, err
 	}
@@ -177,7 +177,7 @@ func (a *Playbooks) env(ctx context.Context, e *models.Event) (playbook.Env, err
 	}
 	if e.PartnerID != nil {
 		env.Event.PartnerID = *e.PartnerID
-		p, err := a.Store.PlaybookPartner(ctx, e.TenantID, *e.PartnerID)
+		p, err := a.Store.PlaybookPartner(ctx, models.System(e.TenantID), *e.PartnerID)
 		if err != nil && models.ErrorKind(err) != models.KindNotFound {
 			return env, err
 		}
@@ -204,7 +204,7 @@ type FinishInput struct {
 
 // FinishRun records how a run ended.
 func (a *Playbooks) FinishRun(ctx context.Context, in FinishInput) error {
-	return a.Store.FinishPlaybookRun(ctx, in.TenantID, in.RunID, in.Status, in.Error)
+	return a.Store.FinishPlaybookRun(ctx, models.System(in.TenantID), in.RunID, in.Status, in.Error)
 }
 
 // ActInput is one action of a run, with its templates rendered.
@@ -248,11 +248,11 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 			due := time.Now().UTC().AddDate(0, 0, p.DueInDays).Format(time.DateOnly)
 			t.DueDate = &due
 		}
-		id, err := a.Store.PlaybookCreateTask(ctx, in.TenantID, key, t)
+		id, err := a.Store.PlaybookCreateTask(ctx, models.System(in.TenantID), key, t)
 		return map[string]any{"taskId": id}, err
 	case models.NodeCreateDocument:
 		p := n.CreateDocument
-		id, err := a.Store.PlaybookCreateDocument(ctx, in.TenantID, key, &models.Document{PartnerID: partner, Title: p.Title,
+		id, err := a.Store.PlaybookCreateDocument(ctx, models.System(in.TenantID), key, &models.Document{PartnerID: partner, Title: p.Title,
 			Body: p.Body, Template: p.Template, RunID: &in.RunID})
 		return map[string]any{"documentId": id}, err
 	case models.NodeAccrueCommission:
@@ -260,16 +260,16 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 			return nil, err
 		}
 		p := n.AccrueCommission
-		id, err := a.Store.PlaybookBonus(ctx, in.TenantID, key, in.PartnerID, p.AmountMinor, p.Currency, p.Reason)
+		id, err := a.Store.PlaybookBonus(ctx, models.System(in.TenantID), key, in.PartnerID, p.AmountMinor, p.Currency, p.Reason)
 		return map[string]any{"movementId": id, "amount": p.AmountMinor, "currency": p.Currency}, err
 	case models.NodeUpdatePartner:
 		if err := needPartner(); err != nil {
 			return nil, err
 		}
-		return map[string]any{"partnerId": in.PartnerID}, a.Store.PlaybookUpdatePartner(ctx, in.TenantID, key, in.PartnerID, *n.UpdatePartner)
+		return map[string]any{"partnerId": in.PartnerID}, a.Store.PlaybookUpdatePartner(ctx, models.System(in.TenantID), key, in.PartnerID, *n.UpdatePartner)
 	case models.NodeEmitEvent:
 		p := n.EmitEvent
-		id, err := a.Store.PlaybookEmitEvent(ctx, in.TenantID, key, models.NewEvent{Type: p.Type, Payload: p.Payload, PartnerID: partner})
+		id, err := a.Store.PlaybookEmitEvent(ctx, models.System(in.TenantID), key, models.NewEvent{Type: p.Type, Payload: p.Payload, PartnerID: partner})
 		return map[string]any{"eventId": id}, err
 	case models.NodeCallWebhook:
 		return a.callWebhook(ctx, in, key)
@@ -282,7 +282,7 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 // signingSecret is the secret a tenant's call_webhook actions are signed with: the one set
 // through the API, or until then one derived from the master key.
 func (a *Playbooks) signingSecret(ctx context.Context, tenantID string) (models.Secret, error) {
-	sealed, err := a.Store.PlaybookWebhookSecret(ctx, tenantID)
+	sealed, err := a.Store.PlaybookWebhookSecret(ctx, models.System(tenantID))
 	if err != nil || sealed == "" {
 		if err != nil {
 			return "", err

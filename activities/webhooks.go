@@ -22,9 +22,9 @@ import (
 // WebhookStore is what the webhook activities need of storage.
 type WebhookStore interface {
 	BeginWebhookDelivery(ctx context.Context, in models.DeliveryStart) (*models.WebhookDelivery, error)
-	WebhookDispatch(ctx context.Context, tenantID, webhookID, deliveryID string) (*models.WebhookDispatch, error)
+	WebhookDispatch(ctx context.Context, sys models.Scope, webhookID, deliveryID string) (*models.WebhookDispatch, error)
 	RecordWebhookAttempt(ctx context.Context, rec models.AttemptRecord) (models.AttemptOutcome, error)
-	EndWebhookDelivery(ctx context.Context, tenantID, deliveryID, status string) error
+	EndWebhookDelivery(ctx context.Context, sys models.Scope, deliveryID, status string) error
 }
 
 // Defaults of the delivery settings.
@@ -132,7 +132,7 @@ type SendResult struct {
 // SendWebhook makes one signed HTTP attempt of a delivery. Failures to reach the endpoint are results,
 // not errors; the workflow never retries this activity by itself.
 func (a *Webhooks) SendWebhook(ctx context.Context, in SendInput) (SendResult, error) {
-	disp, err := a.Store.WebhookDispatch(ctx, in.TenantID, in.WebhookID, in.DeliveryID)
+	disp, err := a.Store.WebhookDispatch(ctx, models.System(in.TenantID), in.WebhookID, in.DeliveryID)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return SendResult{Skipped: true, Error: err.Error()}, nil
 	}
@@ -328,5 +328,5 @@ type EndInput struct {
 
 // EndWebhookDelivery sets a delivery's final status.
 func (a *Webhooks) EndWebhookDelivery(ctx context.Context, in EndInput) error {
-	return a.Store.EndWebhookDelivery(ctx, in.TenantID, in.DeliveryID, in.Status)
+	return a.Store.EndWebhookDelivery(ctx, models.System(in.TenantID), in.DeliveryID, in.Status)
 }

@@ -22,7 +22,7 @@ type oneDispatch struct {
 	d models.WebhookDispatch
 }
 
-func (o *oneDispatch) WebhookDispatch(context.Context, string, string, string) (*models.WebhookDispatch, error) {
+func (o *oneDispatch) WebhookDispatch(context.Context, models.Scope, string, string) (*models.WebhookDispatch, error) {
 	d := o.d
 	return &d, nil
 }

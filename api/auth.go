@@ -285,7 +285,7 @@ func (s *Server) refresh(ctx context.Context, in *RefreshInput) (*TokenOutput, e
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.deps.Identity.UserByID(ctx, old.TenantID, old.UserID)
+	u, err := s.deps.Identity.UserByID(ctx, models.System(old.TenantID), old.UserID)
 	if err != nil || u.Status != models.UserStatusActive {
 		_ = s.deps.Identity.RevokeRefreshFamily(ctx, authn.HashKey(next), now)
 		return nil, invalidCredentials("the account is not active")
@@ -296,7 +296,7 @@ func (s *Server) refresh(ctx context.Context, in *RefreshInput) (*TokenOutput, e
 // changePassword changes the caller's own password and signs out every session.
 func (s *Server) changePassword(ctx context.Context, in *PasswordChangeInput) (*struct{}, error) {
 	p := models.PrincipalFrom(ctx)
-	u, err := s.deps.Identity.UserByID(ctx, p.TenantID, p.UserID)
+	u, err := s.deps.Identity.UserByID(ctx, models.System(p.TenantID), p.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *Server) changePassword(ctx context.Context, in *PasswordChangeInput) (*
 	if err != nil {
 		return nil, err
 	}
-	return nil, s.deps.Identity.SetPassword(ctx, p.TenantID, p.UserID, hash)
+	return nil, s.deps.Identity.SetPassword(ctx, models.System(p.TenantID), p.UserID, hash)
 }
 
 // me answers the caller: the user or machine key, its tenant and its permissions.
@@ -319,7 +319,7 @@ func (s *Server) me(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 	b.Kind, b.UserID, b.KeyID, b.PartnerID, b.Scopes = string(p.Kind), p.UserID, p.KeyID, p.PartnerID, p.Scopes
 	b.Roles = []string{}
 	if p.UserID != "" {
-		roles, err := s.deps.Identity.RolesOf(ctx, p.TenantID, p.UserID)
+		roles, err := s.deps.Identity.RolesOf(ctx, models.System(p.TenantID), p.UserID)
 		if err != nil {
 			return nil, err
 		}
@@ -331,7 +331,7 @@ func (s *Server) me(ctx context.Context, _ *struct{}) (*MeOutput, error) {
 	}
 	b.Tenant = TenantRef{ID: tenant.ID, Slug: tenant.Slug, Name: tenant.Name}
 	if p.UserID != "" {
-		u, err := s.deps.Identity.UserByID(ctx, p.TenantID, p.UserID)
+		u, err := s.deps.Identity.UserByID(ctx, models.System(p.TenantID), p.UserID)
 		if err != nil {
 			return nil, err
 		}

@@ -149,7 +149,7 @@ func (a *credentialAuthenticator) accessToken(ctx context.Context, token string)
 	if err != nil {
 		return nil, invalidCredentials("invalid or expired access token")
 	}
-	u, err := a.store.UserByID(ctx, claims.TenantID, claims.Subject)
+	u, err := a.store.UserByID(ctx, models.System(claims.TenantID), claims.Subject)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return nil, invalidCredentials("invalid or expired access token")
 	}

@@ -54,11 +54,11 @@ type IdempotencyStore interface {
 	// ClaimIdempotencyKey claims key for a request with fingerprint. It returns the caller's
 	// claim and true when the key was free (or expired, or abandoned in flight), and the key as
 	// stored and false otherwise. Of concurrent claims of one key exactly one wins.
-	ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerprint string, now time.Time) (*models.IdempotencyKey, bool, error)
+	ClaimIdempotencyKey(ctx context.Context, sys models.Scope, key, fingerprint string, now time.Time) (*models.IdempotencyKey, bool, error)
 	// FinishIdempotencyKey stores the response of the request holding claimID.
-	FinishIdempotencyKey(ctx context.Context, tenantID, key, claimID string, resp models.IdempotentResponse) error
+	FinishIdempotencyKey(ctx context.Context, sys models.Scope, key, claimID string, resp models.IdempotentResponse) error
 	// ReleaseIdempotencyKey gives up the claim claimID so that the key can be used again.
-	ReleaseIdempotencyKey(ctx context.Context, tenantID, key, claimID string) error
+	ReleaseIdempotencyKey(ctx context.Context, sys models.Scope, key, claimID string) error
 }
 
 // idempotent makes op accept an Idempotency-Key header: the first request with a key runs, and
@@ -146,7 +146,7 @@ func (s *Server) idempotency(hctx huma.Context, next func(huma.Context)) {
 	fp := requestFingerprint(hctx, op, principal, body)
 	store := s.deps.Idempotency
 	tenantID := principal.TenantID
-	claim, won, err := store.ClaimIdempotencyKey(ctx, tenantID, key, fp, time.Now())
+	claim, won, err := store.ClaimIdempotencyKey(ctx, models.System(tenantID), key, fp, time.Now())
 	if err != nil {
 		s.deny(hctx, s.problem(ctx, err))
 		return
@@ -186,13 +186,13 @@ func (s *Server) idempotency(hctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	resp := models.IdempotentResponse{Status: status, ContentType: rec.contentType, Body: rec.out.Bytes()}
-	if err := store.FinishIdempotencyKey(bg, tenantID, key, claim.ClaimID, resp); err != nil {
+	if err := store.FinishIdempotencyKey(bg, models.System(tenantID), key, claim.ClaimID, resp); err != nil {
 		s.log.ErrorContext(ctx, "storing an idempotent response failed", "request_id", RequestID(ctx), "error", err.Error())
 	}
 }
 
 func (s *Server) releaseKey(ctx context.Context, tenantID, key, claimID string) {
-	if err := s.deps.Idempotency.ReleaseIdempotencyKey(ctx, tenantID, key, claimID); err != nil {
+	if err := s.deps.Idempotency.ReleaseIdempotencyKey(ctx, models.System(tenantID), key, claimID); err != nil {
 		s.log.ErrorContext(ctx, "releasing an idempotency key failed", "request_id", RequestID(ctx), "error", err.Error())
 	}
 }

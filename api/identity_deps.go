@@ -11,10 +11,10 @@ import (
 // the module stores.
 type IdentityStore interface {
 	UsersByEmail(ctx context.Context, email, tenantSlug string) ([]models.User, error)
-	UserByID(ctx context.Context, tenantID, userID string) (*models.User, error)
+	UserByID(ctx context.Context, sys models.Scope, userID string) (*models.User, error)
 	TenantByID(ctx context.Context, id string) (*models.Tenant, error)
-	RolesOf(ctx context.Context, tenantID, userID string) ([]string, error)
-	SetPassword(ctx context.Context, tenantID, userID, hash string) error
+	RolesOf(ctx context.Context, sys models.Scope, userID string) ([]string, error)
+	SetPassword(ctx context.Context, sys models.Scope, userID, hash string) error
 	CreateRefreshToken(ctx context.Context, t *models.RefreshToken) error
 	RotateRefreshToken(ctx context.Context, oldHash string, next *models.RefreshToken, now time.Time) (*models.RefreshToken, error)
 	RevokeRefreshFamily(ctx context.Context, hash string, now time.Time) error

@@ -31,9 +31,9 @@ func init() {
 		f.ids["plan"] = newPlan("invoice.paid")
 		f.fresh["plan"] = func(string) string { return newPlan("matrix.unused") }
 		accrue := func(partnerID string) string {
-			ev, err := f.st.EmitEvent(ctx, tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partnerID, Payload: `{"amount":10000,"currency":"EUR"}`})
+			ev, err := f.st.EmitEvent(ctx, models.System(tenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &partnerID, Payload: `{"amount":10000,"currency":"EUR"}`})
 			must(err)
-			res, err := f.st.AccrueCommissions(ctx, tenantID, ev.ID)
+			res, err := f.st.AccrueCommissions(ctx, models.System(tenantID), ev.ID)
 			must(err)
 			for _, r := range res {
 				if r.PlanID == f.ids["plan"] && r.AccrualID != "" {

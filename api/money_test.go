@@ -173,12 +173,12 @@ func (e *moneyEnv) balance(token, partnerID string) Balance {
 func (e *moneyEnv) accrue(partnerID string, amount int64) []models.AccrualResult {
 	e.t.Helper()
 	ctx := context.Background()
-	ev, err := e.st.EmitEvent(ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partnerID,
+	ev, err := e.st.EmitEvent(ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &partnerID,
 		Payload: `{"amount":` + strconv.FormatInt(amount, 10) + `,"currency":"EUR","invoiceId":"` + models.NewID() + `"}`})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	res, err := e.st.AccrueCommissions(ctx, e.tenantID, ev.ID)
+	res, err := e.st.AccrueCommissions(ctx, models.System(e.tenantID), ev.ID)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -318,7 +318,7 @@ func (s *Server) resetPartnerUserPassword(ctx context.Context, in *IDPath) (*One
 }
 
 func (s *Server) userOf(ctx context.Context, u *models.User) (User, error) {
-	roles, err := s.deps.Identity.RolesOf(ctx, u.TenantID, u.ID)
+	roles, err := s.deps.Identity.RolesOf(ctx, models.System(u.TenantID), u.ID)
 	if err != nil {
 		return User{}, err
 	}

@@ -46,7 +46,7 @@ func init() {
 		f.ids["run"] = run()
 		f.fresh["run"] = func(string) string { return run() }
 		doc := func(partnerID string) string {
-			id, err := f.st.PlaybookCreateDocument(ctx, tenantID, "matrix:"+models.NewID(), &models.Document{PartnerID: &partnerID, Title: "Matrix", Body: "<p>Matrix</p>"})
+			id, err := f.st.PlaybookCreateDocument(ctx, models.System(tenantID), "matrix:"+models.NewID(), &models.Document{PartnerID: &partnerID, Title: "Matrix", Body: "<p>Matrix</p>"})
 			must(err)
 			return id
 		}

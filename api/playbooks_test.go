@@ -122,7 +122,7 @@ func (e *moneyEnv) createPublished(name string) playbookView {
 func seedRun(t *testing.T, st *stores.Set, tenantID, playbookID, partnerID string) *models.PlaybookRun {
 	t.Helper()
 	ctx := context.Background()
-	ev, err := st.EmitEvent(ctx, tenantID, models.NewEvent{Type: "deal.won", PartnerID: &partnerID, Payload: `{"amountMinor":150000}`})
+	ev, err := st.EmitEvent(ctx, models.System(tenantID), models.NewEvent{Type: "deal.won", PartnerID: &partnerID, Payload: `{"amountMinor":150000}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestDocumentsOverHTTP(t *testing.T) {
 		doc := func(partnerID, title string) string {
 			t.Helper()
 			d := &models.Document{PartnerID: &partnerID, Title: title, Body: "<p>" + title + "</p>", Template: "welcome"}
-			id, err := st.PlaybookCreateDocument(ctx, e.tenantID, "doc:"+models.NewID(), d)
+			id, err := st.PlaybookCreateDocument(ctx, models.System(e.tenantID), "doc:"+models.NewID(), d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -530,7 +530,7 @@ func TestThePlaybookWebhookSecretIsShownOnceAndRotates(t *testing.T) {
 		if !strings.HasPrefix(first.Secret, "whsec_") || first.Secret == second.Secret || second.UpdatedAt.IsZero() {
 			t.Fatalf("secrets %q, %q", first.Secret, second.Secret)
 		}
-		sealed, err := st.PlaybookWebhookSecret(context.Background(), e.tenantID)
+		sealed, err := st.PlaybookWebhookSecret(context.Background(), models.System(e.tenantID))
 		if err != nil || sealed == "" || strings.Contains(string(sealed), second.Secret) {
 			t.Fatalf("stored %q, %v", sealed, err)
 		}

@@ -239,7 +239,7 @@ func TestDeliveriesAreListedReplayedAndTested(t *testing.T) {
 			"url": "https://hooks.example.com/in", "eventTypes": []string{"customer.*"}}), auth...))
 		path := "/api/webhooks/" + created.ID
 
-		e, err := st.EmitEvent(ctx, tenantID, models.NewEvent{Type: "customer.created"})
+		e, err := st.EmitEvent(ctx, models.System(tenantID), models.NewEvent{Type: "customer.created"})
 		if err != nil {
 			t.Fatal(err)
 		}

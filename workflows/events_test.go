@@ -31,14 +31,14 @@ type eventStore struct {
 	accrue bool
 }
 
-func (s *eventStore) EventByID(_ context.Context, tenantID, id string) (*models.Event, error) {
+func (s *eventStore) EventByID(_ context.Context, sys models.Scope, id string) (*models.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
 		return nil, s.fail
 	}
 	e, ok := s.events[id]
-	if !ok || e.TenantID != tenantID {
+	if !ok || e.TenantID != sys.TenantID() {
 		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
 	}
 	return e, nil
@@ -46,8 +46,8 @@ func (s *eventStore) EventByID(_ context.Context, tenantID, id string) (*models.
 
 // EventRoutes routes like the store's listeners: webhooks by type, commissions (when accrue)
 // for events of a partner, the protection window of an approved deal.
-func (s *eventStore) EventRoutes(ctx context.Context, tenantID, id string) (models.EventRoutes, error) {
-	e, err := s.EventByID(ctx, tenantID, id)
+func (s *eventStore) EventRoutes(ctx context.Context, sys models.Scope, id string) (models.EventRoutes, error) {
+	e, err := s.EventByID(ctx, models.System(sys.TenantID()), id)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return models.EventRoutes{}, nil
 	}
@@ -216,7 +216,7 @@ func TestOutboxRelayPassesOnItsIntervalAndContinuesAsNew(t *testing.T) {
 // refusingLedger refuses every accrual for good.
 type refusingLedger struct{ activities.MoneyStore }
 
-func (refusingLedger) AccrueCommissions(context.Context, string, string) ([]models.AccrualResult, error) {
+func (refusingLedger) AccrueCommissions(context.Context, models.Scope, string) ([]models.AccrualResult, error) {
 	return nil, models.Conflict("BALANCE_OUT_OF_RANGE", "the pending balance would leave the range of 64-bit minor units")
 }
 

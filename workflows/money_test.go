@@ -85,7 +85,7 @@ func (e *payoutEnv) balance(t *testing.T) models.Balance {
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("balances %+v, %v", bs, err)
 	}
-	chk, err := e.st.CheckLedger(e.ctx, e.tenantID)
+	chk, err := e.st.CheckLedger(e.ctx, models.System(e.tenantID))
 	if err != nil || len(chk.Mismatches)+len(chk.Unbalanced) > 0 {
 		t.Fatalf("ledger check %+v, %v", chk, err)
 	}
@@ -115,7 +115,7 @@ func TestAWonDealAccruesOnceBecomesAvailableAfterFourteenDaysAndIsPaidOut(t *tes
 		t.Fatal(err)
 	}
 	partner := e.partnerID
-	won, err := e.st.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventDealWon, PartnerID: &partner,
+	won, err := e.st.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: models.EventDealWon, PartnerID: &partner,
 		Payload: `{"dealId":"d1","amountMinor":123456,"currency":"EUR"}`})
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func TestAPlaybookRunWaitsAWeekThenActsInParallelOnce(t *testing.T) {
 		Playbooks: &activities.Playbooks{Store: e.st, HTTP: http.DefaultClient, Keyring: e.keys}}
 	partner := e.partnerID
 	run := func(amount string) (workflows.EventFanoutResult, time.Duration) {
-		won, err := e.st.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventDealWon, PartnerID: &partner,
+		won, err := e.st.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: models.EventDealWon, PartnerID: &partner,
 			Payload: `{"dealId":"acme-` + amount + `","amountMinor":` + amount + `,"currency":"EUR"}`})
 		if err != nil {
 			t.Fatal(err)

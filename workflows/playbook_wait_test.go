@@ -30,7 +30,7 @@ func onboardingRun(t *testing.T, e *payoutEnv) workflows.PlaybookRunInput {
 		t.Fatal(err)
 	}
 	partner := e.partnerID
-	ev, err := e.st.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &partner,
+	ev, err := e.st.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &partner,
 		Payload: `{"applicationId":"a1","organisation":"Alpha","partnerType":"reseller","contactEmail":"ada@alpha.test","status":"approved","partnerId":"` + partner + `"}`})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestTheOnboardingPlaybookStopsWaitingWhenTheAgreementIsSigned(t *testing.T)
 	env.RegisterDelayedCallback(func() {
 		partner := e.partnerID
 		var err error
-		if waiting, err = e.st.RunsWaitingFor(e.ctx, e.tenantID, models.EventTaskCompleted, &partner); err != nil {
+		if waiting, err = e.st.RunsWaitingFor(e.ctx, models.System(e.tenantID), models.EventTaskCompleted, &partner); err != nil {
 			t.Error(err)
 		}
 		tasks, _, _ := e.partner.ListTasks(e.ctx, models.TaskFilter{}, models.Page{Limit: 10})
@@ -196,7 +196,7 @@ func TestTheFanOutSignalsRunsWaitingForAnEventOfTheirPartner(t *testing.T) {
 		t.Fatalf("fan-out %+v signalled %+v", res, sent)
 	}
 	// Another partner's completed task reaches no run.
-	if ids, err := e.st.RunsWaitingFor(e.ctx, e.tenantID, models.EventTaskCompleted, new(string)); err != nil || len(ids) != 0 {
+	if ids, err := e.st.RunsWaitingFor(e.ctx, models.System(e.tenantID), models.EventTaskCompleted, new(string)); err != nil || len(ids) != 0 {
 		t.Fatalf("runs waiting for another partner's events: %v, %v", ids, err)
 	}
 }
@@ -207,7 +207,7 @@ func TestAPlaybookStopsStartingRunsAtTheCausationDepthLimit(t *testing.T) {
 	partner := e.partnerID
 	starts := func(depth int) int {
 		cause := models.NewID()
-		ev, err := e.st.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &partner,
+		ev, err := e.st.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: models.EventPartnerApproved, PartnerID: &partner,
 			CausationID: &cause, Depth: depth, Payload: `{"contactEmail":"ada@alpha.test","organisation":"Alpha"}`})
 		if err != nil {
 			t.Fatal(err)

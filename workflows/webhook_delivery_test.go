@@ -108,7 +108,7 @@ func newDeliveryFixture(t *testing.T, st *stores.Set, url string) *deliveryFixtu
 func (f *deliveryFixture) event(t *testing.T) *models.Event {
 	t.Helper()
 	cid := models.NewID()
-	e, err := f.st.EmitEvent(context.Background(), f.tenant, models.NewEvent{Type: "customer.created", CustomerID: &cid, Payload: `{"seats":12345678901234567890}`})
+	e, err := f.st.EmitEvent(context.Background(), models.System(f.tenant), models.NewEvent{Type: "customer.created", CustomerID: &cid, Payload: `{"seats":12345678901234567890}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestAnEndpointFailingForTheConfiguredPeriodIsDisabled(t *testing.T) {
 			t.Fatalf("delivery %s, endpoint %+v", d.Status, hook)
 		}
 		assertDisabledEvent(t, f, models.WebhookDisabledFailing)
-		if ids, _ := st.WebhooksFor(context.Background(), f.tenant, "customer.created"); len(ids) != 0 {
+		if ids, _ := st.WebhooksFor(context.Background(), models.System(f.tenant), "customer.created"); len(ids) != 0 {
 			t.Fatalf("a disabled endpoint still receives events: %v", ids)
 		}
 	})

@@ -17,17 +17,17 @@ type memorySource struct {
 	loads    int
 }
 
-func (m *memorySource) AccessPolicy(_ context.Context, tenantID string) (models.AccessPolicy, error) {
+func (m *memorySource) AccessPolicy(_ context.Context, sys models.Scope) (models.AccessPolicy, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.loads++
-	return m.policies[tenantID], nil
+	return m.policies[sys.TenantID()], nil
 }
 
-func (m *memorySource) PolicyVersion(_ context.Context, tenantID string) (int64, error) {
+func (m *memorySource) PolicyVersion(_ context.Context, sys models.Scope) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.policies[tenantID].Version, nil
+	return m.policies[sys.TenantID()].Version, nil
 }
 
 func (m *memorySource) set(tenantID string, p models.AccessPolicy) {

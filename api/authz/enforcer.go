@@ -21,8 +21,8 @@ var modelText string
 
 // PolicySource reads tenants' access policies; the store implements it.
 type PolicySource interface {
-	AccessPolicy(ctx context.Context, tenantID string) (models.AccessPolicy, error)
-	PolicyVersion(ctx context.Context, tenantID string) (int64, error)
+	AccessPolicy(ctx context.Context, sys models.Scope) (models.AccessPolicy, error)
+	PolicyVersion(ctx context.Context, sys models.Scope) (int64, error)
 }
 
 // Authorizer evaluates permissions with one Casbin enforcer per tenant, built from our own
@@ -105,7 +105,7 @@ func (a *Authorizer) enforcer(ctx context.Context, tenantID string) (*casbin.Enf
 		return te.enforcer, nil
 	}
 	if te.enforcer != nil {
-		v, err := a.source.PolicyVersion(ctx, tenantID)
+		v, err := a.source.PolicyVersion(ctx, models.System(tenantID))
 		if err != nil {
 			return nil, fmt.Errorf("authz: policy version: %w", err)
 		}
@@ -114,7 +114,7 @@ func (a *Authorizer) enforcer(ctx context.Context, tenantID string) (*casbin.Enf
 			return te.enforcer, nil
 		}
 	}
-	policy, err := a.source.AccessPolicy(ctx, tenantID)
+	policy, err := a.source.AccessPolicy(ctx, models.System(tenantID))
 	if err != nil {
 		return nil, fmt.Errorf("authz: load policy: %w", err)
 	}

@@ -61,7 +61,7 @@ func TestOnlyEventsWithSubscribersReachTheOutboxAndTheDispatcher(t *testing.T) {
 		if left, _ := s.PendingOutbox(ctx, time.Now().Add(time.Second), 100); len(left) != 1 || left[0].EventID != pending[1].EventID {
 			t.Fatalf("after marking one: %v", left)
 		}
-		ids, err := s.WebhooksFor(ctx, owner.TenantID, "invoice.paid")
+		ids, err := s.WebhooksFor(ctx, models.System(owner.TenantID), "invoice.paid")
 		if err != nil || !slices.Equal(ids, []string{hook.ID}) {
 			t.Fatalf("webhooks for invoice.paid = %v %v", ids, err)
 		}
@@ -94,7 +94,7 @@ func TestInternalEventsRecordActorAndCausation(t *testing.T) {
 		if first.ActorKind != string(models.PrincipalOperator) || first.ActorID != owner.UserID || first.Source != models.EventSourceInternal || first.Depth != 0 {
 			t.Fatalf("first event = %+v", first)
 		}
-		caused, err := s.EmitEvent(models.WithCausation(ctx, models.Causation{EventID: first.ID, Depth: first.Depth}), owner.TenantID,
+		caused, err := s.EmitEvent(models.WithCausation(ctx, models.Causation{EventID: first.ID, Depth: first.Depth}), models.System(owner.TenantID),
 			models.NewEvent{Type: models.EventWebhookTested, Payload: `{"webhookId":"w"}`})
 		if err != nil {
 			t.Fatal(err)

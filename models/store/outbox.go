@@ -96,7 +96,7 @@ func (ev *Outbox) Add(ctx context.Context, tx *gorm.DB, events ...*models.Event)
 func (ev *Outbox) Rows(ctx context.Context, events []*models.Event) ([]models.OutboxEntry, error) {
 	var rows []models.OutboxEntry
 	for _, e := range events {
-		sub, err := ev.s.Subscribed(ctx, e.TenantID, e.Type)
+		sub, err := ev.s.Subscribed(ctx, models.System(e.TenantID), e.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -110,11 +110,11 @@ func (ev *Outbox) Rows(ctx context.Context, events []*models.Event) ([]models.Ou
 
 // EmitEvent writes one internal event outside of any other change, for activities that report
 // what they did (an endpoint disabled, a run finished).
-func (s *Store) EmitEvent(ctx context.Context, tenantID string, ne models.NewEvent) (*models.Event, error) {
+func (s *Store) EmitEvent(ctx context.Context, sys models.Scope, ne models.NewEvent) (*models.Event, error) {
 	var e *models.Event
 	err := s.Transact(ctx, func(tx *gorm.DB, ev *Outbox) error {
 		var err error
-		e, err = ev.Emit(ctx, tx, tenantID, ne)
+		e, err = ev.Emit(ctx, tx, sys.TenantID(), ne)
 		return err
 	})
 	return e, err
@@ -141,9 +141,9 @@ func (s *Store) MarkDispatched(ctx context.Context, eventIDs []string) error {
 }
 
 // EventByID finds an event of a tenant, for workflows.
-func (s *Store) EventByID(ctx context.Context, tenantID, id string) (*models.Event, error) {
+func (s *Store) EventByID(ctx context.Context, sys models.Scope, id string) (*models.Event, error) {
 	var e models.Event
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("id = ?", id).Take(&e).Error
+	err := s.db.WithContext(ctx).Where(Of(sys).Tenant()).Where("id = ?", id).Take(&e).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("EVENT_NOT_FOUND", "event")
 	}

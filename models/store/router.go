@@ -35,12 +35,12 @@ func (s *Store) InvalidateSubscriptions(tenantID string) {
 }
 
 // Subscribed reports whether anything subscribes to eventType in the tenant.
-func (s *Store) Subscribed(ctx context.Context, tenantID, eventType string) (bool, error) {
+func (s *Store) Subscribed(ctx context.Context, sys models.Scope, eventType string) (bool, error) {
 	s.subs.mu.Lock()
-	set, ok := s.subs.byTenant[tenantID]
+	set, ok := s.subs.byTenant[sys.TenantID()]
 	s.subs.mu.Unlock()
 	if !ok || time.Since(set.loaded) > subscriptionTTL {
-		patterns, err := s.subscriptionPatterns(ctx, tenantID)
+		patterns, err := s.subscriptionPatterns(ctx, sys.TenantID())
 		if err != nil {
 			return false, err
 		}
@@ -49,7 +49,7 @@ func (s *Store) Subscribed(ctx context.Context, tenantID, eventType string) (boo
 		if s.subs.byTenant == nil {
 			s.subs.byTenant = map[string]subscriptionSet{}
 		}
-		s.subs.byTenant[tenantID] = set
+		s.subs.byTenant[sys.TenantID()] = set
 		s.subs.mu.Unlock()
 	}
 	return models.MatchAnyEventType(set.patterns, eventType), nil
@@ -61,7 +61,7 @@ func (s *Store) Subscribed(ctx context.Context, tenantID, eventType string) (boo
 type Listener interface {
 	// EventPatterns lists the event-type patterns it listens to in a tenant: whether an event
 	// is worth an outbox row and a fan-out at all.
-	EventPatterns(ctx context.Context, tenantID string) ([]string, error)
+	EventPatterns(ctx context.Context, sys models.Scope) ([]string, error)
 	// RouteEvent records in r what it does with e when e fans out.
 	RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error
 }
@@ -73,7 +73,7 @@ func (s *Store) AddListeners(ls ...Listener) { s.listeners = append(s.listeners,
 func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]string, error) {
 	var patterns []string
 	for _, l := range s.listeners {
-		more, err := l.EventPatterns(ctx, tenantID)
+		more, err := l.EventPatterns(ctx, models.System(tenantID))
 		if err != nil {
 			return nil, err
 		}
@@ -84,8 +84,8 @@ func (s *Store) subscriptionPatterns(ctx context.Context, tenantID string) ([]st
 
 // EventRoutes is what listens to the event eventID of a tenant, asked when it fans out; Found
 // is false when the event no longer exists.
-func (s *Store) EventRoutes(ctx context.Context, tenantID, eventID string) (models.EventRoutes, error) {
-	e, err := s.EventByID(ctx, tenantID, eventID)
+func (s *Store) EventRoutes(ctx context.Context, sys models.Scope, eventID string) (models.EventRoutes, error) {
+	e, err := s.EventByID(ctx, sys, eventID)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return models.EventRoutes{}, nil
 	}

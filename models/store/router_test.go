@@ -18,7 +18,7 @@ func TestTheRouterAnswersTheOutboxAndTheFanOutFromOneTable(t *testing.T) {
 		subscribed := func(typ string) bool {
 			t.Helper()
 			s.InvalidateSubscriptions(e.TenantID)
-			ok, err := s.Subscribed(ctx, e.TenantID, typ)
+			ok, err := s.Subscribed(ctx, models.System(e.TenantID), typ)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -26,7 +26,7 @@ func TestTheRouterAnswersTheOutboxAndTheFanOutFromOneTable(t *testing.T) {
 		}
 		routes := func(id string) models.EventRoutes {
 			t.Helper()
-			r, err := s.EventRoutes(ctx, e.TenantID, id)
+			r, err := s.EventRoutes(ctx, models.System(e.TenantID), id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func TestTheRouterAnswersTheOutboxAndTheFanOutFromOneTable(t *testing.T) {
 		if subscribed("invoice.paid") || !subscribed(models.EventDealApproved) || !subscribed(models.EventWithdrawalApproved) {
 			t.Fatal("before any subscriber only the service's own reactions listen")
 		}
-		before, err := s.EmitEvent(ctx, e.TenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &e.PartnerA})
+		before, err := s.EmitEvent(ctx, models.System(e.TenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &e.PartnerA})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestTheRouterAnswersTheOutboxAndTheFanOutFromOneTable(t *testing.T) {
 		if r := routes(models.NewID()); r.Found {
 			t.Fatalf("routes of a missing event = %+v", r)
 		}
-		if r, err := s.EventRoutes(ctx, models.NewID(), before.ID); err != nil || r.Found {
+		if r, err := s.EventRoutes(ctx, models.System(models.NewID()), before.ID); err != nil || r.Found {
 			t.Fatalf("another tenant's routes of the event = %+v, %v", r, err)
 		}
 	})

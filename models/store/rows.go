@@ -23,9 +23,9 @@ func MustJSON(v any) string {
 	return string(b)
 }
 
-// LockRow reads the row of model with id in tenantID, locked for the rest of tx on Postgres.
-func LockRow(s *Store, tx *gorm.DB, dest any, tenantID, id string) error {
-	q := tx.Where(System(tenantID).Tenant()).Where("id = ?", id)
+// LockRow reads the row of model with id in scope sc, locked for the rest of tx on Postgres.
+func LockRow(s *Store, tx *gorm.DB, dest any, sc Scope, id string) error {
+	q := tx.Where(sc.Tenant()).Where("id = ?", id)
 	if s.dialect == Postgres {
 		q = q.Clauses(LockForUpdate)
 	}

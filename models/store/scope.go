@@ -9,31 +9,19 @@ import (
 	"github.com/partnerd/partnerd/models"
 )
 
-// Scope is the part of the database one caller may touch: the rows of one tenant and, for a
-// partner principal, of its partner organisation. It is the only place that writes a tenant
-// condition; every query on tenant-owned tables takes its condition from a Scope.
-type Scope struct {
-	tenantID  string
-	partnerID string
-}
+// Scope is a models.Scope with the conditions it puts on queries. It is the only place that
+// writes a tenant condition; every query on tenant-owned tables takes its condition from a Scope.
+type Scope struct{ models.Scope }
 
 // ScopeOf is the scope of a principal. A nil principal or one without a tenant sees nothing.
-func ScopeOf(p *models.Principal) Scope {
-	if p == nil {
-		return Scope{}
-	}
-	return Scope{tenantID: p.TenantID, partnerID: p.PartnerID}
-}
+func ScopeOf(p *models.Principal) Scope { return Scope{models.ScopeOf(p)} }
 
 // System is a whole tenant's scope for the service's own work (workflows, activities, the
 // relay): no partner restriction.
-func System(tenantID string) Scope { return Scope{tenantID: tenantID} }
+func System(tenantID string) Scope { return Scope{models.System(tenantID)} }
 
-// TenantID is the tenant the scope belongs to.
-func (s Scope) TenantID() string { return s.tenantID }
-
-// PartnerID is the partner organisation a partner scope is limited to, or "".
-func (s Scope) PartnerID() string { return s.partnerID }
+// Of is the store's side of scope s.
+func Of(s models.Scope) Scope { return Scope{s} }
 
 // Tenant is the condition "the row belongs to the scope's tenant"; with no tenant it matches
 // nothing.
@@ -41,14 +29,14 @@ func (s Scope) Tenant() clause.Expression { return s.TenantOf("") }
 
 // TenantOf is Tenant for the rows of one table or alias of a join.
 func (s Scope) TenantOf(table string) clause.Expression {
-	if s.tenantID == "" {
+	if s.TenantID() == "" {
 		return clause.Expr{SQL: "1 = 0"}
 	}
 	column := "tenant_id"
 	if table != "" {
 		column = table + ".tenant_id"
 	}
-	return clause.Expr{SQL: column + " = ?", Vars: []any{s.tenantID}}
+	return clause.Expr{SQL: column + " = ?", Vars: []any{s.TenantID()}}
 }
 
 // Rows limits q to the scope's tenant.
@@ -58,8 +46,8 @@ func (s Scope) Rows(q *gorm.DB) *gorm.DB { return q.Where(s.Tenant()) }
 // organisation.
 func (s Scope) PartnerRows(q *gorm.DB, column string) *gorm.DB {
 	q = s.Rows(q)
-	if s.partnerID != "" {
-		q = q.Where(column+" = ?", s.partnerID)
+	if s.PartnerID() != "" {
+		q = q.Where(column+" = ?", s.PartnerID())
 	}
 	return q
 }
@@ -67,13 +55,13 @@ func (s Scope) PartnerRows(q *gorm.DB, column string) *gorm.DB {
 // PostgresTenantOf is TenantOf for a statement written for Postgres's own placeholders: the
 // condition on table's tenant as parameter $n, and the value to pass there.
 func (s Scope) PostgresTenantOf(table string, n int) (string, string) {
-	return fmt.Sprintf("%s.tenant_id = $%d", table, n), s.tenantID
+	return fmt.Sprintf("%s.tenant_id = $%d", table, n), s.TenantID()
 }
 
 // OperatorRows is Rows for records only the tenant's operators read (audit, mail, custom roles,
 // webhooks): a partner scope sees none of them.
 func (s Scope) OperatorRows(q *gorm.DB) *gorm.DB {
-	if s.partnerID != "" {
+	if s.PartnerID() != "" {
 		return q.Where("1 = 0")
 	}
 	return s.Rows(q)
@@ -82,10 +70,10 @@ func (s Scope) OperatorRows(q *gorm.DB) *gorm.DB {
 // OperatorsOnly refuses partner scopes what only the tenant's operators manage (what names it,
 // in the plural), and answers a scope without a tenant as a missing tenant.
 func (s Scope) OperatorsOnly(what string) error {
-	if s.tenantID == "" {
+	if s.TenantID() == "" {
 		return models.NotFound("TENANT_NOT_FOUND", "tenant")
 	}
-	if s.partnerID != "" {
+	if s.PartnerID() != "" {
 		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "%s are managed by operators", what)
 	}
 	return nil
@@ -94,7 +82,7 @@ func (s Scope) OperatorsOnly(what string) error {
 // CheckPartner checks that partnerID names a partner organisation of the scope's tenant that the
 // scope may act for (a partner scope only its own); location names the field in a problem.
 func (s Scope) CheckPartner(tx *gorm.DB, partnerID, location string) error {
-	if s.partnerID != "" && partnerID != s.partnerID {
+	if s.PartnerID() != "" && partnerID != s.PartnerID() {
 		return models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only act for your own partner organisation")
 	}
 	var n int64

@@ -92,14 +92,14 @@ func TestBootstrapCreatesTheDemoTenantOnce(t *testing.T) {
 		if _, err := s.TenantBySlug(ctx, "other"); models.ErrorKind(err) != models.KindNotFound {
 			t.Fatalf("second bootstrap tenant lookup: err = %v, want not found", err)
 		}
-		u, err := s.UserByEmail(ctx, tenant.ID, "OWNER@example.test")
+		u, err := s.UserByEmail(ctx, models.System(tenant.ID), "OWNER@example.test")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if u.PasswordHash != owner.PasswordHash || u.Status != models.UserStatusActive {
 			t.Fatalf("owner = %+v", u)
 		}
-		roles, err := s.RolesOf(ctx, tenant.ID, u.ID)
+		roles, err := s.RolesOf(ctx, models.System(tenant.ID), u.ID)
 		if err != nil || len(roles) != 1 || roles[0] != models.RoleOwner {
 			t.Fatalf("owner roles = %v, %v", roles, err)
 		}

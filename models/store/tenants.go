@@ -93,9 +93,9 @@ func (s *Store) TenantBySlug(ctx context.Context, slug string) (*models.Tenant, 
 }
 
 // UserByEmail finds a user of a tenant by email, compared case-insensitively.
-func (s *Store) UserByEmail(ctx context.Context, tenantID, email string) (*models.User, error) {
+func (s *Store) UserByEmail(ctx context.Context, sys models.Scope, email string) (*models.User, error) {
 	var u models.User
-	err := s.db.WithContext(ctx).Where(System(tenantID).Tenant()).Where("email = ?", NormalizeEmail(email)).Take(&u).Error
+	err := s.db.WithContext(ctx).Where(Of(sys).Tenant()).Where("email = ?", NormalizeEmail(email)).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("USER_NOT_FOUND", "user")
 	}

@@ -388,7 +388,7 @@ func (sc *Scoped) ingestCreatesCustomers(ctx context.Context) (bool, error) {
 // another request is kept as it is.
 func (sc *Scoped) createIngestCustomers(ctx context.Context, emails []string) error {
 	now := time.Now().UTC()
-	if _, err := sc.s.core.Subscribed(ctx, sc.P.TenantID, models.EventCustomerCreated); err != nil {
+	if _, err := sc.s.core.Subscribed(ctx, models.System(sc.P.TenantID), models.EventCustomerCreated); err != nil {
 		return err // loaded before the transaction: see anySubscribed
 	}
 	// In one order for every request, so that two requests creating the same customers wait for

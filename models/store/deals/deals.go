@@ -49,7 +49,7 @@ func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *go
 }
 
 // EventPatterns are the events the deals module reacts to in every tenant: an approved deal.
-func (s *Store) EventPatterns(context.Context, string) ([]string, error) {
+func (s *Store) EventPatterns(context.Context, models.Scope) ([]string, error) {
 	return []string{models.EventDealApproved}, nil
 }
 
@@ -753,10 +753,10 @@ func (sc *Scoped) DealTimeline(ctx context.Context, id string, pg models.Page) (
 // AdvanceDealProtection is the protection timer's step for a deal at time at: it sends the
 // expiry reminder when due (once per protection end), expires the deal when its protection
 // ended, and says when to look again.
-func (s *Store) AdvanceDealProtection(ctx context.Context, tenantID, dealID string, at time.Time) (models.DealProtection, error) {
+func (s *Store) AdvanceDealProtection(ctx context.Context, sys models.Scope, dealID string, at time.Time) (models.DealProtection, error) {
 	var out models.DealProtection
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		q := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", dealID)
+		q := tx.Where(store.Of(sys).Tenant()).Where("id = ?", dealID)
 		if s.core.Dialect() == store.Postgres {
 			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 		}

@@ -240,7 +240,7 @@ func TestDealProtectionRemindsThenExpiresUnlessExtended(t *testing.T) {
 		}
 		step := func(at time.Time) models.DealProtection {
 			t.Helper()
-			p, err := s.AdvanceDealProtection(e.Ctx, e.TenantID, d.ID, at)
+			p, err := s.AdvanceDealProtection(e.Ctx, models.System(e.TenantID), d.ID, at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,7 +306,7 @@ func TestApprovedDealsReachTheDispatcherForTheirTimer(t *testing.T) {
 		if got := rec.Types(); len(got) != 1 || got[0] != models.EventDealApproved {
 			t.Fatalf("dispatched %v, want only deal.approved", got)
 		}
-		ev, err := s.EventByID(e.Ctx, e.TenantID, rec.Refs()[0].EventID)
+		ev, err := s.EventByID(e.Ctx, models.System(e.TenantID), rec.Refs()[0].EventID)
 		if err != nil || ev.SubjectID == nil || *ev.SubjectID != d.ID {
 			t.Fatalf("the approval event's subject = %+v, %v", ev, err)
 		}
@@ -355,7 +355,7 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 		if err != nil || len(pbs) != 2 || pbs[0].PublishedVersion != 1 || pbs[1].PublishedVersion != 1 {
 			t.Fatalf("demo playbooks %+v, %v", pbs, err)
 		}
-		if refs, err := s.PlaybooksFor(context.Background(), owner.TenantID, models.EventPartnerApproved); err != nil || len(refs) != 1 {
+		if refs, err := s.PlaybooksFor(context.Background(), models.System(owner.TenantID), models.EventPartnerApproved); err != nil || len(refs) != 1 {
 			t.Fatalf("playbooks on partner.approved %+v, %v", refs, err)
 		}
 		if seen[models.DealSubmitted] != 2 || seen[models.DealApproved] != 1 || seen[models.DealWon] != 2 || seen[models.DealLost] != 1 || review != 1 {

@@ -31,13 +31,13 @@ var errIdempotencyClaimLost = models.Conflict("IDEMPOTENCY_CLAIM_LOST", "the ide
 // finish or release it. Otherwise it gets the key as stored and false; comparing fingerprints
 // and states is up to the caller. Claims are atomic: of concurrent claims of one key exactly
 // one wins.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerprint string, now time.Time) (*models.IdempotencyKey, bool, error) {
-	if tenantID == "" || key == "" {
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, sys models.Scope, key, fingerprint string, now time.Time) (*models.IdempotencyKey, bool, error) {
+	if sys.TenantID() == "" || key == "" {
 		return nil, false, models.Invalid("IDEMPOTENCY_KEY_INVALID", "an idempotency key needs a tenant and a key")
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	claim := &models.IdempotencyKey{
-		TenantID:    tenantID,
+		TenantID:    sys.TenantID(),
 		Key:         key,
 		Fingerprint: fingerprint,
 		Status:      models.IdempotencyInFlight,
@@ -63,7 +63,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerpr
 				return nil
 			}
 			var row models.IdempotencyKey
-			err := idempotencyRow(tx, tenantID, key).Take(&row).Error
+			err := idempotencyRow(tx, sys.TenantID(), key).Take(&row).Error
 			if errors.Is(err, gorm.ErrRecordNotFound) {
 				continue
 			}
@@ -76,7 +76,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerpr
 			}
 			// Expired, or abandoned in flight: remove exactly the row that was read, so that
 			// of two requests taking it over only one succeeds.
-			del := idempotencyRow(tx, tenantID, key).Where("claim_id = ?", row.ClaimID).Delete(&models.IdempotencyKey{})
+			del := idempotencyRow(tx, sys.TenantID(), key).Where("claim_id = ?", row.ClaimID).Delete(&models.IdempotencyKey{})
 			if del.Error != nil {
 				return del.Error
 			}
@@ -87,7 +87,7 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, tenantID, key, fingerpr
 		return nil, false, err
 	}
 	if won {
-		s.sweepIdempotencyKeys(ctx, tenantID, now)
+		s.sweepIdempotencyKeys(ctx, sys.TenantID(), now)
 		return claim, true, nil
 	}
 	return existing, false, nil
@@ -104,12 +104,12 @@ func replaceable(row *models.IdempotencyKey, now time.Time) bool {
 
 // FinishIdempotencyKey stores the response of the request holding claimID, for replays until
 // the key expires.
-func (s *Store) FinishIdempotencyKey(ctx context.Context, tenantID, key, claimID string, resp models.IdempotentResponse) error {
+func (s *Store) FinishIdempotencyKey(ctx context.Context, sys models.Scope, key, claimID string, resp models.IdempotentResponse) error {
 	body := resp.Body
 	if body == nil {
 		body = []byte{}
 	}
-	res := idempotencyRow(s.core.DB(ctx), tenantID, key).
+	res := idempotencyRow(s.core.DB(ctx), sys.TenantID(), key).
 		Where("claim_id = ? AND status = ?", claimID, models.IdempotencyInFlight).
 		Updates(map[string]any{
 			"status":                string(models.IdempotencyDone),
@@ -128,8 +128,8 @@ func (s *Store) FinishIdempotencyKey(ctx context.Context, tenantID, key, claimID
 
 // ReleaseIdempotencyKey gives up the claim claimID without a response, so that the client may
 // retry with the same key. A claim that is no longer held is left alone.
-func (s *Store) ReleaseIdempotencyKey(ctx context.Context, tenantID, key, claimID string) error {
-	return idempotencyRow(s.core.DB(ctx), tenantID, key).
+func (s *Store) ReleaseIdempotencyKey(ctx context.Context, sys models.Scope, key, claimID string) error {
+	return idempotencyRow(s.core.DB(ctx), sys.TenantID(), key).
 		Where("claim_id = ? AND status = ?", claimID, models.IdempotencyInFlight).
 		Delete(&models.IdempotencyKey{}).Error
 }

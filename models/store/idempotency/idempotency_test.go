@@ -18,14 +18,14 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 		tenantA, tenantB := seedIdempotencyTenant(t, s, "idem-a"), seedIdempotencyTenant(t, s, "idem-b")
 
 		t.Run("the first claim of a key wins and holds it in flight", func(t *testing.T) {
-			claim, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k1", "fp-1", now)
+			claim, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k1", "fp-1", now)
 			if err != nil || !won {
 				t.Fatalf("first claim = %v, %v", won, err)
 			}
 			if claim.ClaimID == "" || claim.Status != models.IdempotencyInFlight || !claim.ExpiresAt.After(now.Add(23*time.Hour)) {
 				t.Fatalf("claim = %+v", claim)
 			}
-			again, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k1", "fp-1", now.Add(time.Second))
+			again, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k1", "fp-1", now.Add(time.Second))
 			if err != nil || won {
 				t.Fatalf("a second claim in flight = %v, %v", won, err)
 			}
@@ -34,73 +34,73 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 			}
 
 			resp := models.IdempotentResponse{Status: 201, ContentType: "application/json", Body: []byte(`{"id":"x"}`)}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k1", claim.ClaimID, resp); err != nil {
+			if err := s.FinishIdempotencyKey(ctx, models.System(tenantA), "k1", claim.ClaimID, resp); err != nil {
 				t.Fatal(err)
 			}
-			done, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k1", "fp-1", now.Add(time.Hour))
+			done, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k1", "fp-1", now.Add(time.Hour))
 			if err != nil || won {
 				t.Fatalf("a claim of a finished key = %v, %v", won, err)
 			}
 			if done.Status != models.IdempotencyDone || done.ResponseStatus != 201 || done.ResponseContentType != "application/json" || string(done.ResponseBody) != `{"id":"x"}` {
 				t.Fatalf("the stored response = %+v", done)
 			}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k1", claim.ClaimID, resp); storetest.Code(err) != "IDEMPOTENCY_CLAIM_LOST" {
+			if err := s.FinishIdempotencyKey(ctx, models.System(tenantA), "k1", claim.ClaimID, resp); storetest.Code(err) != "IDEMPOTENCY_CLAIM_LOST" {
 				t.Fatalf("finishing twice = %v", err)
 			}
 		})
 
 		t.Run("a claim with another fingerprint gets the stored key to compare", func(t *testing.T) {
-			other, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k1", "fp-2", now.Add(time.Minute))
+			other, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k1", "fp-2", now.Add(time.Minute))
 			if err != nil || won || other.Fingerprint != "fp-1" {
 				t.Fatalf("claim with another fingerprint = %+v, %v, %v", other, won, err)
 			}
 		})
 
 		t.Run("keys of different tenants are independent", func(t *testing.T) {
-			claim, won, err := s.ClaimIdempotencyKey(ctx, tenantB, "k1", "fp-2", now)
+			claim, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantB), "k1", "fp-2", now)
 			if err != nil || !won || claim.TenantID != tenantB {
 				t.Fatalf("the same key in another tenant = %+v, %v, %v", claim, won, err)
 			}
 		})
 
 		t.Run("a released claim frees the key and a stale holder cannot release it again", func(t *testing.T) {
-			claim, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k2", "fp-1", now)
+			claim, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k2", "fp-1", now)
 			if err != nil || !won {
 				t.Fatalf("claim = %v, %v", won, err)
 			}
-			if err := s.ReleaseIdempotencyKey(ctx, tenantA, "k2", claim.ClaimID); err != nil {
+			if err := s.ReleaseIdempotencyKey(ctx, models.System(tenantA), "k2", claim.ClaimID); err != nil {
 				t.Fatal(err)
 			}
-			next, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k2", "fp-other", now)
+			next, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k2", "fp-other", now)
 			if err != nil || !won {
 				t.Fatalf("a claim after the release = %v, %v", won, err)
 			}
-			if err := s.ReleaseIdempotencyKey(ctx, tenantA, "k2", claim.ClaimID); err != nil {
+			if err := s.ReleaseIdempotencyKey(ctx, models.System(tenantA), "k2", claim.ClaimID); err != nil {
 				t.Fatal(err)
 			}
-			if _, won, _ := s.ClaimIdempotencyKey(ctx, tenantA, "k2", "fp-other", now); won {
+			if _, won, _ := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k2", "fp-other", now); won {
 				t.Fatal("an old claim id released the new holder's claim")
 			}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k2", next.ClaimID, models.IdempotentResponse{Status: 200}); err != nil {
+			if err := s.FinishIdempotencyKey(ctx, models.System(tenantA), "k2", next.ClaimID, models.IdempotentResponse{Status: 200}); err != nil {
 				t.Fatal(err)
 			}
 		})
 
 		t.Run("an expired key may be claimed for a new request", func(t *testing.T) {
 			later := now.Add(models.IdempotencyKeyLifetime + time.Minute)
-			claim, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k1", "fp-3", later)
+			claim, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k1", "fp-3", later)
 			if err != nil || !won || claim.Fingerprint != "fp-3" || claim.Status != models.IdempotencyInFlight {
 				t.Fatalf("claiming an expired key = %+v, %v, %v", claim, won, err)
 			}
-			if _, won, _ := s.ClaimIdempotencyKey(ctx, tenantB, "k1", "fp-2", now.Add(time.Second)); won {
+			if _, won, _ := s.ClaimIdempotencyKey(ctx, models.System(tenantB), "k1", "fp-2", now.Add(time.Second)); won {
 				t.Fatal("another tenant's live key was swept")
 			}
 			// The claim swept the tenant's other expired keys: k2 is free again.
-			k2, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k2", "fp-4", now.Add(time.Second))
+			k2, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k2", "fp-4", now.Add(time.Second))
 			if err != nil || !won {
 				t.Fatalf("an expired key of the tenant survived a claim: %v, %v", won, err)
 			}
-			if err := s.ReleaseIdempotencyKey(ctx, tenantA, "k2", k2.ClaimID); err != nil {
+			if err := s.ReleaseIdempotencyKey(ctx, models.System(tenantA), "k2", k2.ClaimID); err != nil {
 				t.Fatal(err)
 			}
 			if n, err := s.DeleteExpiredIdempotencyKeys(ctx, later); err != nil || n != 1 {
@@ -109,24 +109,24 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 		})
 
 		t.Run("a claim left in flight by a crashed request is taken over once abandoned", func(t *testing.T) {
-			first, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k3", "fp-1", now)
+			first, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k3", "fp-1", now)
 			if err != nil || !won {
 				t.Fatalf("claim = %v, %v", won, err)
 			}
-			if _, won, _ := s.ClaimIdempotencyKey(ctx, tenantA, "k3", "fp-1", now.Add(models.IdempotencyClaimTimeout-time.Second)); won {
+			if _, won, _ := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k3", "fp-1", now.Add(models.IdempotencyClaimTimeout-time.Second)); won {
 				t.Fatal("a fresh in-flight claim was taken over")
 			}
-			taken, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "k3", "fp-1", now.Add(models.IdempotencyClaimTimeout+time.Second))
+			taken, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k3", "fp-1", now.Add(models.IdempotencyClaimTimeout+time.Second))
 			if err != nil || !won || taken.ClaimID == first.ClaimID {
 				t.Fatalf("taking over an abandoned claim = %+v, %v, %v", taken, won, err)
 			}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k3", first.ClaimID, models.IdempotentResponse{Status: 201}); storetest.Code(err) != "IDEMPOTENCY_CLAIM_LOST" {
+			if err := s.FinishIdempotencyKey(ctx, models.System(tenantA), "k3", first.ClaimID, models.IdempotentResponse{Status: 201}); storetest.Code(err) != "IDEMPOTENCY_CLAIM_LOST" {
 				t.Fatalf("the crashed holder finishing late = %v", err)
 			}
-			if err := s.FinishIdempotencyKey(ctx, tenantA, "k3", taken.ClaimID, models.IdempotentResponse{Status: 201}); err != nil {
+			if err := s.FinishIdempotencyKey(ctx, models.System(tenantA), "k3", taken.ClaimID, models.IdempotentResponse{Status: 201}); err != nil {
 				t.Fatal(err)
 			}
-			if _, won, _ := s.ClaimIdempotencyKey(ctx, tenantA, "k3", "fp-1", now.Add(time.Hour)); won {
+			if _, won, _ := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "k3", "fp-1", now.Add(time.Hour)); won {
 				t.Fatal("a finished key was taken over as abandoned")
 			}
 		})
@@ -143,7 +143,7 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 			for i := range n {
 				wg.Go(func() {
 					<-start
-					_, won, err := s.ClaimIdempotencyKey(ctx, tenantA, "race", "fp-"+string(rune('a'+i)), now)
+					_, won, err := s.ClaimIdempotencyKey(ctx, models.System(tenantA), "race", "fp-"+string(rune('a'+i)), now)
 					mu.Lock()
 					defer mu.Unlock()
 					if err != nil {
@@ -162,7 +162,7 @@ func TestIdempotencyKeysAreClaimedOnceAndReplayTheirResponse(t *testing.T) {
 		})
 
 		t.Run("a claim needs a tenant and a key", func(t *testing.T) {
-			if _, _, err := s.ClaimIdempotencyKey(ctx, "", "k", "fp", now); storetest.Code(err) != "IDEMPOTENCY_KEY_INVALID" {
+			if _, _, err := s.ClaimIdempotencyKey(ctx, models.System(""), "k", "fp", now); storetest.Code(err) != "IDEMPOTENCY_KEY_INVALID" {
 				t.Fatalf("a claim without a tenant = %v", err)
 			}
 		})

@@ -42,11 +42,11 @@ func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *go
 }
 
 // AccessPolicy returns a tenant's custom roles and role assignments (authz.PolicySource).
-func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.AccessPolicy, error) {
+func (s *Store) AccessPolicy(ctx context.Context, sys models.Scope) (models.AccessPolicy, error) {
 	db := s.core.DB(ctx)
 	var p models.AccessPolicy
 	var t models.Tenant
-	if err := db.Select("policy_version").Where("id = ?", tenantID).Take(&t).Error; err != nil {
+	if err := db.Select("policy_version").Where("id = ?", sys.TenantID()).Take(&t).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return p, nil
 		}
@@ -54,7 +54,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 	}
 	p.Version = t.PolicyVersion
 	var roles []models.CustomRole
-	if err := db.Where(store.System(tenantID).Tenant()).Find(&roles).Error; err != nil {
+	if err := db.Where(store.Of(sys).Tenant()).Find(&roles).Error; err != nil {
 		return p, err
 	}
 	for _, r := range roles {
@@ -66,7 +66,7 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 	}
 	var as []models.RoleAssignment
 	if err := db.Joins("JOIN users ON users.id = role_assignments.user_id AND users.status = ?", models.UserStatusActive).
-		Where(store.System(tenantID).TenantOf("role_assignments")).Find(&as).Error; err != nil {
+		Where(store.Of(sys).TenantOf("role_assignments")).Find(&as).Error; err != nil {
 		return p, err
 	}
 	p.Assignments = map[string][]string{}
@@ -77,9 +77,9 @@ func (s *Store) AccessPolicy(ctx context.Context, tenantID string) (models.Acces
 }
 
 // PolicyVersion returns the counter that changes with every change of a tenant's access policy.
-func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, error) {
+func (s *Store) PolicyVersion(ctx context.Context, sys models.Scope) (int64, error) {
 	var t models.Tenant
-	err := s.core.DB(ctx).Select("policy_version").Where("id = ?", tenantID).Take(&t).Error
+	err := s.core.DB(ctx).Select("policy_version").Where("id = ?", sys.TenantID()).Take(&t).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return 0, nil
 	}
@@ -87,10 +87,10 @@ func (s *Store) PolicyVersion(ctx context.Context, tenantID string) (int64, erro
 }
 
 // RolesOf lists the role names a user holds.
-func (s *Store) RolesOf(ctx context.Context, tenantID, userID string) ([]string, error) {
+func (s *Store) RolesOf(ctx context.Context, sys models.Scope, userID string) ([]string, error) {
 	var roles []string
 	err := s.core.DB(ctx).Model(&models.RoleAssignment{}).
-		Where(store.System(tenantID).Tenant()).Where("user_id = ?", userID).Order("role").Pluck("role", &roles).Error
+		Where(store.Of(sys).Tenant()).Where("user_id = ?", userID).Order("role").Pluck("role", &roles).Error
 	return roles, err
 }
 
@@ -107,9 +107,9 @@ func (s *Store) UsersByEmail(ctx context.Context, email, tenantSlug string) ([]m
 }
 
 // UserByID finds a user of a tenant.
-func (s *Store) UserByID(ctx context.Context, tenantID, userID string) (*models.User, error) {
+func (s *Store) UserByID(ctx context.Context, sys models.Scope, userID string) (*models.User, error) {
 	var u models.User
-	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("id = ?", userID).Take(&u).Error
+	err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Where("id = ?", userID).Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("USER_NOT_FOUND", "user")
 	}
@@ -117,9 +117,9 @@ func (s *Store) UserByID(ctx context.Context, tenantID, userID string) (*models.
 }
 
 // SetPassword replaces a user's password hash and revokes every refresh token of the user.
-func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) error {
+func (s *Store) SetPassword(ctx context.Context, sys models.Scope, userID, hash string) error {
 	return s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&models.User{}).Where(store.System(tenantID).Tenant()).Where("id = ?", userID).Update("password_hash", hash)
+		res := tx.Model(&models.User{}).Where(store.Of(sys).Tenant()).Where("id = ?", userID).Update("password_hash", hash)
 		if res.Error != nil {
 			return res.Error
 		}
@@ -127,11 +127,11 @@ func (s *Store) SetPassword(ctx context.Context, tenantID, userID, hash string) 
 			return models.NotFound("USER_NOT_FOUND", "user")
 		}
 		now := time.Now().UTC()
-		if err := tx.Model(&models.RefreshToken{}).Where(store.System(tenantID).Tenant()).Where("user_id = ? AND revoked_at IS NULL", userID).
+		if err := tx.Model(&models.RefreshToken{}).Where(store.Of(sys).Tenant()).Where("user_id = ? AND revoked_at IS NULL", userID).
 			Update("revoked_at", now).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, tenantID, "user.password_changed", "user", userID, "password")
+		return store.WriteAudit(ctx, tx, sys.TenantID(), "user.password_changed", "user", userID, "password")
 	})
 }
 

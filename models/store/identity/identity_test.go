@@ -26,7 +26,7 @@ func TestAccessPolicyReflectsAssignmentsAndVersions(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		ctx := context.Background()
 		owner := storetest.Tenant(t, s.Core(), "acme")
-		p, err := s.AccessPolicy(ctx, owner.TenantID)
+		p, err := s.AccessPolicy(ctx, models.System(owner.TenantID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestAccessPolicyReflectsAssignmentsAndVersions(t *testing.T) {
 			t.Fatalf("assignments = %v", p.Assignments)
 		}
 		other := storetest.Tenant(t, s.Core(), "globex")
-		po, _ := s.AccessPolicy(ctx, other.TenantID)
+		po, _ := s.AccessPolicy(ctx, models.System(other.TenantID))
 		if _, leaked := po.Assignments[owner.UserID]; leaked {
 			t.Fatal("one tenant's policy lists another tenant's user")
 		}

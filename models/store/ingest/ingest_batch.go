@@ -259,7 +259,7 @@ func (s *Engine) anySubscribed(ctx context.Context, events []*models.Event) (boo
 			continue
 		}
 		seen[key] = true
-		sub, err := s.core.Subscribed(ctx, e.TenantID, e.Type)
+		sub, err := s.core.Subscribed(ctx, models.System(e.TenantID), e.Type)
 		if err != nil {
 			return false, err
 		}

@@ -73,7 +73,7 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 		return m, nil
 	}
 	for range 3 {
-		prev, err := s.MailByIdempotencyKey(ctx, m.TenantID, *m.IdempotencyKey)
+		prev, err := s.MailByIdempotencyKey(ctx, models.System(m.TenantID), *m.IdempotencyKey)
 		if err != nil {
 			return nil, err
 		}
@@ -103,9 +103,9 @@ func (s *Store) RecordMail(ctx context.Context, m *models.MailMessage) (*models.
 }
 
 // MailByIdempotencyKey finds the message a tenant recorded under an idempotency key.
-func (s *Store) MailByIdempotencyKey(ctx context.Context, tenantID, key string) (*models.MailMessage, error) {
+func (s *Store) MailByIdempotencyKey(ctx context.Context, sys models.Scope, key string) (*models.MailMessage, error) {
 	var m models.MailMessage
-	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("idempotency_key = ?", key).Take(&m).Error
+	err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Where("idempotency_key = ?", key).Take(&m).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("MAIL_MESSAGE_NOT_FOUND", "mail message")
 	}

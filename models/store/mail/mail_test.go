@@ -145,7 +145,7 @@ func TestMailWithAnIdempotencyKeyIsRecordedOnce(t *testing.T) {
 			return m
 		}
 
-		if _, err := s.MailByIdempotencyKey(ctx, owner.TenantID, key); models.ErrorKind(err) != models.KindNotFound {
+		if _, err := s.MailByIdempotencyKey(ctx, models.System(owner.TenantID), key); models.ErrorKind(err) != models.KindNotFound {
 			t.Fatalf("unknown key: %v", err)
 		}
 		failed := keyed(owner.TenantID, models.MailFailed)
@@ -163,7 +163,7 @@ func TestMailWithAnIdempotencyKeyIsRecordedOnce(t *testing.T) {
 			if got.ID != first.ID || got.Status != models.MailSent || got.Attempts != 2 || got.Error != "" {
 				t.Fatalf("after the retry = %+v, want the first record sent on attempt 2", got)
 			}
-			stored, err := s.MailByIdempotencyKey(ctx, owner.TenantID, key)
+			stored, err := s.MailByIdempotencyKey(ctx, models.System(owner.TenantID), key)
 			if err != nil || stored.ID != first.ID || stored.Status != models.MailSent || stored.SentAt == nil {
 				t.Fatalf("stored = %+v, %v", stored, err)
 			}

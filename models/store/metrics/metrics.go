@@ -262,8 +262,8 @@ func idBound(t time.Time) string {
 // transactions of a few thousand events that each advance the metric's watermark. Concurrent
 // catch-ups of one metric take turns on the metric's row. Events received after settledBefore
 // (never later than now) stay out, so that an event whose transaction commits late is not missed.
-func (s *Store) RollUpMetric(ctx context.Context, tenantID, metricID string, settledBefore time.Time) error {
-	_, err := s.rollUp(ctx, tenantID, metricID, settledBefore, 0)
+func (s *Store) RollUpMetric(ctx context.Context, sys models.Scope, metricID string, settledBefore time.Time) error {
+	_, err := s.rollUp(ctx, sys.TenantID(), metricID, settledBefore, 0)
 	return err
 }
 

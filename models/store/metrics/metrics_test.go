@@ -91,7 +91,7 @@ func (env *metricEnv) compute(t *testing.T, sc *stores.Scoped, id string, q mode
 // rollUp folds every event received so far into the metric's rollup, lag or not.
 func (env *metricEnv) rollUp(t *testing.T, id string) {
 	t.Helper()
-	if err := env.s.RollUpMetric(env.ctx, env.tenantID, id, time.Now()); err != nil {
+	if err := env.s.RollUpMetric(env.ctx, models.System(env.tenantID), id, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Millisecond) // later events get ids above the watermark
@@ -358,7 +358,7 @@ func TestConcurrentCatchUpsCountEveryEventOnce(t *testing.T) {
 		m := env.metric(t, "Seats", models.MetricSum, "seat.added", "n")
 		errs := make(chan error, 4)
 		for range 4 {
-			go func() { errs <- s.RollUpMetric(env.ctx, env.tenantID, m.ID, time.Now()) }()
+			go func() { errs <- s.RollUpMetric(env.ctx, models.System(env.tenantID), m.ID, time.Now()) }()
 		}
 		for range 4 {
 			if err := <-errs; err != nil {
@@ -438,7 +438,7 @@ func TestRolledUpSumsRefuseToOverflow(t *testing.T) {
 		// A second batch into the same hour would pass 2^63 - 1 in the stored row.
 		env.ingest(t, env.c1, "invoice.paid", `{"amount": 300000000000000000}`, env.base)
 		time.Sleep(5 * time.Millisecond) // the catch-up takes events of earlier milliseconds
-		err := env.s.RollUpMetric(env.ctx, env.tenantID, m.ID, time.Now())
+		err := env.s.RollUpMetric(env.ctx, models.System(env.tenantID), m.ID, time.Now())
 		if e, ok := models.AsError(err); !ok || e.Code != "METRIC_OVERFLOW" {
 			t.Fatalf("catch-up past 64 bits: %v", err)
 		}

@@ -61,7 +61,7 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 	}
 	var p models.CommissionPlan
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := store.LockRow(sc.s.core, tx, &p, sc.P.TenantID, id); err != nil {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.Scope, id); err != nil {
 			return store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
@@ -92,7 +92,7 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 	}
 	var p models.CommissionPlan
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := store.LockRow(sc.s.core, tx, &p, sc.P.TenantID, id); err != nil {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.Scope, id); err != nil {
 			return store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 		}
 		if p.Status == models.PlanArchived {
@@ -157,7 +157,7 @@ func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]mod
 	}
 	var partner *models.Partner
 	if e.PartnerID != nil {
-		p, err := sc.s.partners.PartnerOf(ctx, sc.P.TenantID, *e.PartnerID)
+		p, err := sc.s.partners.PartnerOf(ctx, models.System(sc.P.TenantID), *e.PartnerID)
 		if err != nil {
 			return nil, models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: *e.PartnerID})
 		}
@@ -228,7 +228,7 @@ func accrualSubject(tx *gorm.DB, e *models.Event, partner *models.Partner, p *mo
 // names its type; none when the event is attributed to no partner. The returned context makes
 // events written for it part of its causation chain.
 func (s *Store) plansFor(ctx context.Context, tenantID, eventID, column string) (context.Context, *models.Event, []models.CommissionPlan, error) {
-	e, err := s.core.EventByID(ctx, tenantID, eventID)
+	e, err := s.core.EventByID(ctx, models.System(tenantID), eventID)
 	if err != nil || e.PartnerID == nil {
 		return ctx, e, nil, err
 	}
@@ -246,8 +246,8 @@ func (s *Store) plansFor(ctx context.Context, tenantID, eventID, column string) 
 // AccrueCommissions runs every active plan triggered by the event's type: each matching plan
 // books one accrual, idempotent on (plan, event), and emits commission.accrued. Replays find
 // the accruals booked before and book nothing.
-func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string) ([]models.AccrualResult, error) {
-	ctx, e, plans, err := s.plansFor(ctx, tenantID, eventID, "trigger_type")
+func (s *Store) AccrueCommissions(ctx context.Context, sys models.Scope, eventID string) ([]models.AccrualResult, error) {
+	ctx, e, plans, err := s.plansFor(ctx, sys.TenantID(), eventID, "trigger_type")
 	if err != nil || len(plans) == 0 {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func (s *Store) AccrueCommissions(ctx context.Context, tenantID, eventID string)
 func (s *Store) accrue(ctx context.Context, e *models.Event, plan *models.CommissionPlan) (models.AccrualResult, error) {
 	res := models.AccrualResult{PlanID: plan.ID}
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		partner, err := s.LockPartner(tx, e.TenantID, *e.PartnerID)
+		partner, err := s.LockPartner(tx, store.System(e.TenantID), *e.PartnerID)
 		if models.ErrorKind(err) == models.KindNotFound {
 			res.Reason = "the event's partner no longer exists"
 			return nil
@@ -345,12 +345,12 @@ func accrualEvent(typ string, a *models.Accrual, reason string) models.NewEvent 
 // ReleaseAccrual moves a pending accrual whose holding period has ended at time at (the
 // caller's clock: a workflow's) to available and emits commission.available. Released,
 // reversed or missing accruals are left alone.
-func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, at time.Time) (models.AccrualRelease, error) {
+func (s *Store) ReleaseAccrual(ctx context.Context, sys models.Scope, accrualID string, at time.Time) (models.AccrualRelease, error) {
 	var out models.AccrualRelease
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var a models.Accrual
-		read := func() *gorm.DB { return tx.Where(store.System(tenantID).Tenant()).Where("id = ?", accrualID) }
-		err := lockedRead(s, tx, tenantID, read, &a, accrualPartner)
+		read := func() *gorm.DB { return tx.Where(store.Of(sys).Tenant()).Where("id = ?", accrualID) }
+		err := lockedRead(s, tx, sys.TenantID(), read, &a, accrualPartner)
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			out.Done = true
 			return nil
@@ -366,7 +366,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 			out.WakeAt = a.AvailableAt
 			return nil
 		}
-		if _, _, err := s.post(ctx, tx, tenantID, models.NewMovement{
+		if _, _, err := s.post(ctx, tx, sys.TenantID(), models.NewMovement{
 			PartnerID: a.PartnerID, Currency: a.Currency, Kind: models.MoveRelease, Key: "release:" + a.ID,
 			SourceType: models.SourceAccrual, SourceID: a.ID,
 			Postings: models.Transfer(models.AccountPending, models.AccountAvailable, a.Amount),
@@ -378,7 +378,7 @@ func (s *Store) ReleaseAccrual(ctx context.Context, tenantID, accrualID string, 
 			return err
 		}
 		out.Done = true
-		_, err = ev.Emit(ctx, tx, tenantID, accrualEvent(models.EventCommissionAvailable, &a, ""))
+		_, err = ev.Emit(ctx, tx, sys.TenantID(), accrualEvent(models.EventCommissionAvailable, &a, ""))
 		return err
 	})
 	return out, err
@@ -415,8 +415,8 @@ func (s *Store) reverseAccrual(ctx context.Context, tx *gorm.DB, ev *store.Outbo
 // ClawbackCommissions reverses the accruals an event undoes: for every active plan whose
 // clawback trigger is the event's type, the accruals of the same partner whose reference
 // equals the event's. It returns the ids of the accruals reversed now.
-func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID string) ([]string, error) {
-	ctx, e, plans, err := s.plansFor(ctx, tenantID, eventID, "clawback_trigger")
+func (s *Store) ClawbackCommissions(ctx context.Context, sys models.Scope, eventID string) ([]string, error) {
+	ctx, e, plans, err := s.plansFor(ctx, sys.TenantID(), eventID, "clawback_trigger")
 	if err != nil || len(plans) == 0 {
 		return nil, err
 	}
@@ -431,16 +431,16 @@ func (s *Store) ClawbackCommissions(ctx context.Context, tenantID, eventID strin
 			continue
 		}
 		err = s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-			if _, err := s.LockPartner(tx, tenantID, *e.PartnerID); err != nil {
+			if _, err := s.LockPartner(tx, store.Of(sys), *e.PartnerID); err != nil {
 				return err
 			}
 			// Remembered for an accrual whose source event is processed later than this one.
-			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CommissionClawback{TenantID: tenantID, PlanID: plans[i].ID,
+			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&models.CommissionClawback{TenantID: sys.TenantID(), PlanID: plans[i].ID,
 				PartnerID: *e.PartnerID, Reference: reference, EventID: e.ID, CreatedAt: time.Now().UTC()}).Error; err != nil {
 				return err
 			}
 			var accruals []models.Accrual
-			if err := tx.Where(store.System(tenantID).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?", plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
+			if err := tx.Where(store.Of(sys).Tenant()).Where("plan_id = ? AND partner_id = ? AND reference = ? AND status <> ?", plans[i].ID, *e.PartnerID, reference, models.AccrualReversed).Order("id").Find(&accruals).Error; err != nil {
 				return err
 			}
 			for j := range accruals {
@@ -503,18 +503,18 @@ func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, erro
 
 // PendingAccruals lists accruals still in their holding period, for the release timers to
 // pick up after a restore.
-func (s *Store) PendingAccruals(ctx context.Context, tenantID string, limit int) ([]models.Accrual, error) {
+func (s *Store) PendingAccruals(ctx context.Context, sys models.Scope, limit int) ([]models.Accrual, error) {
 	var out []models.Accrual
-	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("status = ?", models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
+	err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Where("status = ?", models.AccrualPending).Order("available_at").Limit(limit).Find(&out).Error
 	return out, err
 }
 
 // EventPatterns lists the event types a tenant's plans act on: active plans accrue on
 // their trigger, and every plan, archived ones too, claws back on its clawback trigger.
-func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, error) {
+func (s *Store) EventPatterns(ctx context.Context, sys models.Scope) ([]string, error) {
 	var plans []models.CommissionPlan
 	if err := s.core.DB(ctx).Select("trigger_type", "clawback_trigger", "status").
-		Where(store.System(tenantID).Tenant()).Where("(status = ? OR clawback_trigger <> '')", models.PlanActive).
+		Where(store.Of(sys).Tenant()).Where("(status = ? OR clawback_trigger <> '')", models.PlanActive).
 		Find(&plans).Error; err != nil {
 		return nil, err
 	}
@@ -540,17 +540,17 @@ func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.Event
 		return nil
 	}
 	var err error
-	r.Accrue, r.Clawback, err = s.HasCommissionRoutes(ctx, e.TenantID, e.Type)
+	r.Accrue, r.Clawback, err = s.HasCommissionRoutes(ctx, models.System(e.TenantID), e.Type)
 	return err
 }
 
 // HasCommissionRoutes reports whether a tenant's active plans accrue on an event type, and
 // whether any of its plans (archived ones too: their accruals can still be refunded) claws back
 // on it.
-func (s *Store) HasCommissionRoutes(ctx context.Context, tenantID, eventType string) (accrue, clawback bool, err error) {
+func (s *Store) HasCommissionRoutes(ctx context.Context, sys models.Scope, eventType string) (accrue, clawback bool, err error) {
 	var plans []models.CommissionPlan
 	err = s.core.DB(ctx).Select("trigger_type", "clawback_trigger", "status").
-		Where(store.System(tenantID).Tenant()).Where("((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", models.PlanActive, eventType, eventType).
+		Where(store.Of(sys).Tenant()).Where("((status = ? AND trigger_type = ?) OR clawback_trigger = ?)", models.PlanActive, eventType, eventType).
 		Find(&plans).Error
 	for _, p := range plans {
 		accrue = accrue || (p.Status == models.PlanActive && p.Trigger == eventType)

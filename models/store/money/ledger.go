@@ -44,8 +44,8 @@ func (s *Store) For(p *models.Principal) *Scoped {
 // the rest of tx on Postgres (SQLite transactions are immediate and serialised anyway). Every
 // transaction that books ledger movements takes this lock first, so balances read after it
 // cannot change before commit.
-func (s *Store) LockPartner(tx *gorm.DB, tenantID, partnerID string) (*models.Partner, error) {
-	q := tx.Model(&models.Partner{}).Where(store.System(tenantID).Tenant()).Where("id = ?", partnerID)
+func (s *Store) LockPartner(tx *gorm.DB, sc store.Scope, partnerID string) (*models.Partner, error) {
+	q := tx.Model(&models.Partner{}).Where(sc.Tenant()).Where("id = ?", partnerID)
 	if s.core.Dialect() == store.Postgres {
 		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
 	}
@@ -65,7 +65,7 @@ func lockedRead[T any](s *Store, tx *gorm.DB, tenantID string, read func() *gorm
 	if err := read().Take(dest).Error; err != nil {
 		return err
 	}
-	if _, err := s.LockPartner(tx, tenantID, partnerID(dest)); err != nil {
+	if _, err := s.LockPartner(tx, store.System(tenantID), partnerID(dest)); err != nil {
 		return err
 	}
 	return read().Take(dest).Error
@@ -225,7 +225,7 @@ func (sc *Scoped) Statement(ctx context.Context, partnerID, currency string, fro
 	if sc.P.PartnerID != "" && partnerID != sc.P.PartnerID {
 		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you can only see your own statements")
 	}
-	if _, err := sc.s.partners.PartnerOf(ctx, sc.P.TenantID, partnerID); err != nil {
+	if _, err := sc.s.partners.PartnerOf(ctx, models.System(sc.P.TenantID), partnerID); err != nil {
 		return nil, err
 	}
 	st := &models.Statement{PartnerID: partnerID, Currency: currency, From: from, To: to}
@@ -273,7 +273,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 	}
 	var mv *models.LedgerMovement
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, a.PartnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.Scope, a.PartnerID); err != nil {
 			if models.ErrorKind(err) == models.KindNotFound {
 				return models.Invalid("PARTNER_NOT_FOUND", "no such partner", models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: a.PartnerID})
 			}
@@ -281,7 +281,7 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 		}
 		var created bool
 		var err error
-		mv, created, err = sc.s.BookAdjustment(ctx, tx, ev, sc.P.TenantID, a.PartnerID, a.Currency, a.Amount, a.Reason,
+		mv, created, err = sc.s.BookAdjustment(ctx, tx, ev, sc.Scope, a.PartnerID, a.Currency, a.Amount, a.Reason,
 			"adjustment:"+a.Key, models.SourceAdjustment, a.Key)
 		if err != nil || created {
 			return err
@@ -306,9 +306,9 @@ func (sc *Scoped) AdjustBalance(ctx context.Context, a models.Adjustment) (*mode
 // BookAdjustment moves amount between a partner's earned and available accounts under the
 // movement key (once per key), and when it books it audits it and emits ledger.adjusted. The
 // caller holds the partner's lock.
-func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *store.Outbox, tenantID, partnerID, currency string, amount int64,
+func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *store.Outbox, sc store.Scope, partnerID, currency string, amount int64,
 	reason, key, sourceType, sourceID string) (*models.LedgerMovement, bool, error) {
-	mv, created, err := s.post(ctx, tx, tenantID, models.NewMovement{
+	mv, created, err := s.post(ctx, tx, sc.TenantID(), models.NewMovement{
 		PartnerID: partnerID, Currency: currency, Kind: models.MoveAdjustment, Key: key,
 		SourceType: sourceType, SourceID: sourceID, Reason: reason,
 		Postings: models.Transfer(models.AccountEarned, models.AccountAvailable, amount),
@@ -316,11 +316,11 @@ func (s *Store) BookAdjustment(ctx context.Context, tx *gorm.DB, ev *store.Outbo
 	if err != nil || !created {
 		return mv, created, err
 	}
-	if err := store.WriteAudit(ctx, tx, tenantID, "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
+	if err := store.WriteAudit(ctx, tx, sc.TenantID(), "ledger.adjusted", "ledger_movement", mv.ID, "partnerId", "amount", "currency", "reason"); err != nil {
 		return nil, false, err
 	}
 	pid := partnerID
-	_, err = ev.Emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
+	_, err = ev.Emit(ctx, tx, sc.TenantID(), models.NewEvent{Type: models.EventLedgerAdjusted, PartnerID: &pid, SubjectID: &mv.ID,
 		Payload: store.MustJSON(models.LedgerMovedPayload{MovementID: mv.ID, PartnerID: partnerID, Kind: mv.Kind, Amount: amount, Currency: currency, Reason: reason})})
 	return mv, true, err
 }
@@ -345,7 +345,7 @@ type LedgerCheck struct {
 
 // CheckLedger recomputes every balance of a tenant from its entries and checks that every
 // movement sums to zero.
-func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, error) {
+func (s *Store) CheckLedger(ctx context.Context, sys models.Scope) (LedgerCheck, error) {
 	var out LedgerCheck
 	type sum struct {
 		PartnerID, Currency, Account string
@@ -353,12 +353,12 @@ func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, 
 	}
 	var sums []sum
 	db := s.core.DB(ctx)
-	if err := db.Model(&models.LedgerEntry{}).Where(store.System(tenantID).Tenant()).
+	if err := db.Model(&models.LedgerEntry{}).Where(store.Of(sys).Tenant()).
 		Select("partner_id, currency, account, SUM(amount) AS total").Group("partner_id, currency, account").Scan(&sums).Error; err != nil {
 		return out, err
 	}
 	var balances []models.LedgerBalance
-	if err := db.Where(store.System(tenantID).Tenant()).Find(&balances).Error; err != nil {
+	if err := db.Where(store.Of(sys).Tenant()).Find(&balances).Error; err != nil {
 		return out, err
 	}
 	have := map[string]int64{}
@@ -378,7 +378,7 @@ func (s *Store) CheckLedger(ctx context.Context, tenantID string) (LedgerCheck, 
 		}
 	}
 	var unbalanced []string
-	err := db.Model(&models.LedgerEntry{}).Where(store.System(tenantID).Tenant()).Group("movement_id").
+	err := db.Model(&models.LedgerEntry{}).Where(store.Of(sys).Tenant()).Group("movement_id").
 		Having("SUM(amount) <> 0").Pluck("movement_id", &unbalanced).Error
 	out.Unbalanced = unbalanced
 	return out, err

@@ -61,7 +61,7 @@ func (e *moneyEnv) expect(t *testing.T, step string, pending, available, held, p
 	if b.Pending != pending || b.Available != available || b.Held != held || b.Paid != paid || b.TotalEarned != earned {
 		t.Fatalf("%s: balance %+v; want pending %d available %d held %d paid %d earned %d", step, b, pending, available, held, paid, earned)
 	}
-	chk, err := e.s.CheckLedger(e.ctx, e.tenantID)
+	chk, err := e.s.CheckLedger(e.ctx, models.System(e.tenantID))
 	if err != nil || len(chk.Mismatches) > 0 || len(chk.Unbalanced) > 0 {
 		t.Fatalf("%s: ledger check %+v, %v", step, chk, err)
 	}
@@ -70,7 +70,7 @@ func (e *moneyEnv) expect(t *testing.T, step string, pending, available, held, p
 func (e *moneyEnv) won(t *testing.T, dealID string, amount int64, occurred time.Time) string {
 	t.Helper()
 	partner := e.partnerID
-	ev, err := e.s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: models.EventDealWon, PartnerID: &partner, OccurredAt: occurred,
+	ev, err := e.s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: models.EventDealWon, PartnerID: &partner, OccurredAt: occurred,
 		Payload: `{"dealId":"` + dealID + `","amountMinor":` + strconv.FormatInt(amount, 10) + `,"currency":"EUR"}`})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		// A deal won now is pending for 14 days; the accrual is booked once however often it runs.
 		ev1 := e.won(t, "deal-1", 1_000_00, time.Now().UTC())
 		for range 3 {
-			res, err := s.AccrueCommissions(e.ctx, e.tenantID, ev1)
+			res, err := s.AccrueCommissions(e.ctx, models.System(e.tenantID), ev1)
 			if err != nil || len(res) != 1 || res[0].AccrualID == "" || !res[0].Pending {
 				t.Fatalf("accrual = %+v, %v", res, err)
 			}
@@ -100,7 +100,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		if len(accruals) != 1 || accruals[0].PlanVersion != 1 || accruals[0].RateBps != 1000 || accruals[0].Amount != 100_00 {
 			t.Fatalf("accruals = %+v", accruals)
 		}
-		rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID, time.Now())
+		rel, err := s.ReleaseAccrual(e.ctx, models.System(e.tenantID), accruals[0].ID, time.Now())
 		if err != nil || rel.Done || !rel.WakeAt.Equal(accruals[0].AvailableAt) {
 			t.Fatalf("early release = %+v, %v", rel, err)
 		}
@@ -114,7 +114,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev2 := e.won(t, "deal-2", 500_00, time.Now().UTC().AddDate(0, 0, -13))
-		res, err := s.AccrueCommissions(e.ctx, e.tenantID, ev2)
+		res, err := s.AccrueCommissions(e.ctx, models.System(e.tenantID), ev2)
 		if err != nil || len(res) != 1 || !res[0].Created {
 			t.Fatalf("second accrual = %+v, %v", res, err)
 		}
@@ -123,13 +123,13 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 			t.Fatalf("the second accrual = %+v", a2)
 		}
 		e.expect(t, "after the second accrual", 200_00, 0, 0, 0, 200_00)
-		if rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID, a2.AvailableAt.Add(-time.Second)); err != nil || rel.Done {
+		if rel, err := s.ReleaseAccrual(e.ctx, models.System(e.tenantID), a2.ID, a2.AvailableAt.Add(-time.Second)); err != nil || rel.Done {
 			t.Fatalf("a release a second early = %+v, %v", rel, err)
 		}
-		if rel, err := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID, a2.AvailableAt); err != nil || !rel.Done {
+		if rel, err := s.ReleaseAccrual(e.ctx, models.System(e.tenantID), a2.ID, a2.AvailableAt); err != nil || !rel.Done {
 			t.Fatalf("a release when due = %+v, %v", rel, err)
 		}
-		if again, _ := s.ReleaseAccrual(e.ctx, e.tenantID, a2.ID, time.Now()); !again.Done {
+		if again, _ := s.ReleaseAccrual(e.ctx, models.System(e.tenantID), a2.ID, time.Now()); !again.Done {
 			t.Fatal("a released accrual asks to wait")
 		}
 		e.expect(t, "after the release", 100_00, 100_00, 0, 0, 200_00)
@@ -159,12 +159,12 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		}
 		e.expect(t, "after the approval", 100_00, 0, 100_00, 0, 200_00)
 		for range 2 {
-			if w, err := s.CompletePayout(e.ctx, e.tenantID, w2.ID, "BANK-REF-1"); err != nil || w.Status != models.WithdrawalPaid {
+			if w, err := s.CompletePayout(e.ctx, models.System(e.tenantID), w2.ID, "BANK-REF-1"); err != nil || w.Status != models.WithdrawalPaid {
 				t.Fatalf("payout = %+v, %v", w, err)
 			}
 		}
 		e.expect(t, "after the payout", 100_00, 0, 0, 100_00, 200_00)
-		if _, err := s.FailPayout(e.ctx, e.tenantID, w2.ID, "too late"); err != nil {
+		if _, err := s.FailPayout(e.ctx, models.System(e.tenantID), w2.ID, "too late"); err != nil {
 			t.Fatal(err)
 		}
 		e.expect(t, "after a late failure of a paid payout", 100_00, 0, 0, 100_00, 200_00)
@@ -172,12 +172,12 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		// A refund of the paid-out deal claws its accrual back: available goes negative and
 		// blocks withdrawals until an adjustment recovers it.
 		partner := e.partnerID
-		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "crm.deal_refunded", PartnerID: &partner, Payload: `{"dealId":"deal-2"}`})
+		refund, err := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "crm.deal_refunded", PartnerID: &partner, Payload: `{"dealId":"deal-2"}`})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if _, err := s.ClawbackCommissions(e.ctx, e.tenantID, refund.ID); err != nil {
+			if _, err := s.ClawbackCommissions(e.ctx, models.System(e.tenantID), refund.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -193,7 +193,7 @@ func TestCommissionLifecycleKeepsEveryBalanceRight(t *testing.T) {
 		if _, err := e.op.ReverseAccrual(e.ctx, accruals[0].ID, "again"); storetest.Code(err) != "ACCRUAL_REVERSED" {
 			t.Fatalf("a second reversal: %v", err)
 		}
-		if rel, _ := s.ReleaseAccrual(e.ctx, e.tenantID, accruals[0].ID, time.Now().AddDate(1, 0, 0)); !rel.Done {
+		if rel, _ := s.ReleaseAccrual(e.ctx, models.System(e.tenantID), accruals[0].ID, time.Now().AddDate(1, 0, 0)); !rel.Done {
 			t.Fatal("a reversed accrual waits for release")
 		}
 		for range 2 {
@@ -371,23 +371,23 @@ func TestARefundProcessedBeforeItsSaleLeavesNothingToPay(t *testing.T) {
 			t.Fatal(err)
 		}
 		partner := e.partnerID
-		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-9"}`})
+		refund, err := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-9"}`})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if reversed, err := s.ClawbackCommissions(e.ctx, e.tenantID, refund.ID); err != nil || len(reversed) != 0 {
+		if reversed, err := s.ClawbackCommissions(e.ctx, models.System(e.tenantID), refund.ID); err != nil || len(reversed) != 0 {
 			t.Fatalf("an early refund reversed %v, %v", reversed, err)
 		}
-		paid, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-9","total":50000}`})
+		paid, err := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-9","total":50000}`})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.AccrueCommissions(e.ctx, e.tenantID, paid.ID)
+		res, err := s.AccrueCommissions(e.ctx, models.System(e.tenantID), paid.ID)
 		if err != nil || len(res) != 1 || res[0].AccrualID != "" || res[0].Reason == "" {
 			t.Fatalf("the late sale accrued %+v, %v", res, err)
 		}
-		other, _ := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-10","total":50000}`})
-		if res, err := s.AccrueCommissions(e.ctx, e.tenantID, other.ID); err != nil || len(res) != 1 || !res[0].Created {
+		other, _ := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-10","total":50000}`})
+		if res, err := s.AccrueCommissions(e.ctx, models.System(e.tenantID), other.ID); err != nil || len(res) != 1 || !res[0].Created {
 			t.Fatalf("another invoice did not accrue: %+v, %v", res, err)
 		}
 		e.expect(t, "after the early refund and two sales", 0, 50_00, 0, 0, 50_00)
@@ -414,7 +414,7 @@ func TestARecordedPaymentWinsOverThePayoutDeadline(t *testing.T) {
 			t.Fatalf("a second decision: %v", err)
 		}
 		// The deadline passes before the confirmation reaches the payout: it is paid anyway.
-		got, err := s.FailPayout(e.ctx, e.tenantID, w.ID, "finance did not confirm in time")
+		got, err := s.FailPayout(e.ctx, models.System(e.tenantID), w.ID, "finance did not confirm in time")
 		if err != nil || got.Status != models.WithdrawalPaid || got.Reference != "BANK-77" {
 			t.Fatalf("payout after the deadline = %+v, %v", got, err)
 		}
@@ -441,7 +441,7 @@ func TestEveryWithdrawalTransitionAndAdjustmentIsAuditedAndEvented(t *testing.T)
 		if _, err := e.op.ApproveWithdrawal(e.ctx, paid.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CompletePayout(e.ctx, e.tenantID, paid.ID, "BANK-1"); err != nil {
+		if _, err := s.CompletePayout(e.ctx, models.System(e.tenantID), paid.ID, "BANK-1"); err != nil {
 			t.Fatal(err)
 		}
 		audited := func(action, targetID string) {
@@ -481,35 +481,35 @@ func TestAnArchivedPlanStillClawsBackItsAccruals(t *testing.T) {
 			t.Fatal(err)
 		}
 		partner := e.partnerID
-		paid, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-1","total":50000}`})
+		paid, err := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-1","total":50000}`})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res, err := s.AccrueCommissions(e.ctx, e.tenantID, paid.ID); err != nil || len(res) != 1 || !res[0].Created {
+		if res, err := s.AccrueCommissions(e.ctx, models.System(e.tenantID), paid.ID); err != nil || len(res) != 1 || !res[0].Created {
 			t.Fatalf("accrual: %+v, %v", res, err)
 		}
 		if _, err := e.op.ArchiveCommissionPlan(e.ctx, plan.ID); err != nil {
 			t.Fatal(err)
 		}
 		// The fan-out is asked for refunds of an archived plan's sales, not for its sales.
-		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, e.tenantID, "invoice.refunded"); err != nil || accrue || !clawback {
+		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, models.System(e.tenantID), "invoice.refunded"); err != nil || accrue || !clawback {
 			t.Fatalf("routes of invoice.refunded = %v %v %v, want a clawback route", accrue, clawback, err)
 		}
-		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, e.tenantID, "invoice.paid"); err != nil || accrue || clawback {
+		if accrue, clawback, err := s.HasCommissionRoutes(e.ctx, models.System(e.tenantID), "invoice.paid"); err != nil || accrue || clawback {
 			t.Fatalf("routes of invoice.paid = %v %v %v, want none for an archived plan", accrue, clawback, err)
 		}
 		rec.Reset()
-		refund, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-1"}`})
+		refund, err := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.refunded", PartnerID: &partner, Payload: `{"invoiceId":"inv-1"}`})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-2","total":50000}`}); err != nil {
+		if _, err := s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: "invoice.paid", PartnerID: &partner, Payload: `{"invoiceId":"inv-2","total":50000}`}); err != nil {
 			t.Fatal(err)
 		}
 		if got := rec.Types(); len(got) != 1 || got[0] != "invoice.refunded" {
 			t.Fatalf("dispatched %v, want only the refund", got)
 		}
-		if reversed, err := s.ClawbackCommissions(e.ctx, e.tenantID, refund.ID); err != nil || len(reversed) != 1 {
+		if reversed, err := s.ClawbackCommissions(e.ctx, models.System(e.tenantID), refund.ID); err != nil || len(reversed) != 1 {
 			t.Fatalf("clawback reversed %v, %v", reversed, err)
 		}
 	})

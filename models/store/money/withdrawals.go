@@ -190,7 +190,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 				return err
 			}
 		}
-		if _, err := sc.s.LockPartner(tx, sc.P.TenantID, partnerID); err != nil {
+		if _, err := sc.s.LockPartner(tx, sc.Scope, partnerID); err != nil {
 			return err
 		}
 		if key != "" {
@@ -447,21 +447,21 @@ var errDecidedPaid = errors.New("finance recorded the payout as paid")
 
 // CompletePayout marks a withdrawal's payout paid with the provider's reference and moves the
 // held money to paid. A payout completed before is left alone, so retries change nothing.
-func (s *Store) CompletePayout(ctx context.Context, tenantID, withdrawalID, reference string) (*models.Withdrawal, error) {
-	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalPaid, "", func(_ *gorm.DB, w *models.Withdrawal) error {
+func (s *Store) CompletePayout(ctx context.Context, sys models.Scope, withdrawalID, reference string) (*models.Withdrawal, error) {
+	w, err := s.changeWithdrawal(ctx, sys.TenantID(), "", withdrawalID, models.WithdrawalPaid, "", func(_ *gorm.DB, w *models.Withdrawal) error {
 		now := time.Now().UTC()
 		w.Reference, w.PaidAt = reference, &now
 		return nil
 	})
-	return settledAlready(ctx, s, tenantID, withdrawalID, w, err)
+	return settledAlready(ctx, s, sys.TenantID(), withdrawalID, w, err)
 }
 
 // FailPayout marks a withdrawal's payout failed for good and releases the held money, unless
 // finance recorded it as paid (then it completes with finance's reference).
-func (s *Store) FailPayout(ctx context.Context, tenantID, withdrawalID, reason string) (*models.Withdrawal, error) {
+func (s *Store) FailPayout(ctx context.Context, sys models.Scope, withdrawalID, reason string) (*models.Withdrawal, error) {
 	var decided models.Payout
-	w, err := s.changeWithdrawal(ctx, tenantID, "", withdrawalID, models.WithdrawalFailed, reason, func(tx *gorm.DB, w *models.Withdrawal) error {
-		if err := tx.Where(store.System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&decided).Error; err != nil {
+	w, err := s.changeWithdrawal(ctx, sys.TenantID(), "", withdrawalID, models.WithdrawalFailed, reason, func(tx *gorm.DB, w *models.Withdrawal) error {
+		if err := tx.Where(store.Of(sys).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&decided).Error; err != nil {
 			return err
 		}
 		if decided.Decision == decisionPaid {
@@ -472,9 +472,9 @@ func (s *Store) FailPayout(ctx context.Context, tenantID, withdrawalID, reason s
 		return nil
 	})
 	if errors.Is(err, errDecidedPaid) {
-		return s.CompletePayout(ctx, tenantID, withdrawalID, decided.DecisionReference)
+		return s.CompletePayout(ctx, sys, withdrawalID, decided.DecisionReference)
 	}
-	return settledAlready(ctx, s, tenantID, withdrawalID, w, err)
+	return settledAlready(ctx, s, sys.TenantID(), withdrawalID, w, err)
 }
 
 // settledAlready turns the illegal transition of a payout settled before into its withdrawal.
@@ -494,24 +494,24 @@ func settledAlready(ctx context.Context, s *Store, tenantID, id string, w *model
 
 // PayoutOrder gathers what a provider needs to pay a withdrawal: the payout, the sealed
 // payout details and the tenant's settings. ok is false when nothing is left to pay.
-func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) (order models.PayoutOrder, details, secret models.Sealed, ok bool, err error) {
+func (s *Store) PayoutOrder(ctx context.Context, sys models.Scope, withdrawalID string) (order models.PayoutOrder, details, secret models.Sealed, ok bool, err error) {
 	db := s.core.DB(ctx)
 	var w models.Withdrawal
-	if err = db.Where(store.System(tenantID).Tenant()).Where("id = ?", withdrawalID).Take(&w).Error; err != nil {
+	if err = db.Where(store.Of(sys).Tenant()).Where("id = ?", withdrawalID).Take(&w).Error; err != nil {
 		return order, "", "", false, store.NotFoundAs(err, "WITHDRAWAL_NOT_FOUND", "withdrawal")
 	}
 	var p models.Payout
-	if err = db.Where(store.System(tenantID).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&p).Error; err != nil {
+	if err = db.Where(store.Of(sys).Tenant()).Where("withdrawal_id = ?", withdrawalID).Take(&p).Error; err != nil {
 		return order, "", "", false, store.NotFoundAs(err, "PAYOUT_NOT_FOUND", "payout")
 	}
 	if w.Status != models.WithdrawalApproved || p.Status != models.PayoutPending {
 		return order, "", "", false, nil
 	}
 	var m models.PayoutMethod
-	if err = db.Where(store.System(tenantID).Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
+	if err = db.Where(store.Of(sys).Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
 		return order, "", "", false, err
 	}
-	st, err := payoutSettingsIn(db, tenantID)
+	st, err := payoutSettingsIn(db, sys.TenantID())
 	if err != nil {
 		return order, "", "", false, err
 	}
@@ -519,14 +519,14 @@ func (s *Store) PayoutOrder(ctx context.Context, tenantID, withdrawalID string) 
 	if confirmDays <= 0 {
 		confirmDays = models.DefaultPayoutConfirmDays
 	}
-	order = models.PayoutOrder{TenantID: tenantID, PayoutID: p.ID, WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount,
+	order = models.PayoutOrder{TenantID: sys.TenantID(), PayoutID: p.ID, WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount,
 		Currency: w.Currency, MethodID: m.ID, MethodKind: m.Kind, Provider: p.Provider, HTTPURL: st.HTTPURL,
 		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays)}
 	return order, m.Details, st.HTTPSecret, true, nil
 }
 
 // CountPayoutAttempt records one more attempt of a payout's provider call.
-func (s *Store) CountPayoutAttempt(ctx context.Context, tenantID, payoutID string) error {
-	return s.core.DB(ctx).Model(&models.Payout{}).Where(store.System(tenantID).Tenant()).Where("id = ?", payoutID).
+func (s *Store) CountPayoutAttempt(ctx context.Context, sys models.Scope, payoutID string) error {
+	return s.core.DB(ctx).Model(&models.Payout{}).Where(store.Of(sys).Tenant()).Where("id = ?", payoutID).
 		Updates(map[string]any{"attempts": gorm.Expr("attempts + 1"), "updated_at": time.Now().UTC()}).Error
 }

@@ -165,7 +165,7 @@ func (sc *Scoped) decideApplication(ctx context.Context, id, status string, fn f
 func (sc *Scoped) ApproveApplication(ctx context.Context, id string, auto bool) (*models.Application, *models.User, error) {
 	var admin *models.User
 	a, err := sc.decideApplication(ctx, id, models.ApplicationApproved, func(tx *gorm.DB, ev *store.Outbox, a *models.Application) error {
-		level, err := partners.DefaultLevel(tx, a.TenantID)
+		level, err := partners.DefaultLevel(tx, store.System(a.TenantID))
 		if err != nil {
 			return err
 		}

@@ -136,10 +136,10 @@ func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
 	})
 }
 
-// DefaultLevel is the name of the tenant's default level, or "".
-func DefaultLevel(tx *gorm.DB, tenantID string) (string, error) {
+// DefaultLevel is the name of the default level of sc's tenant, or "".
+func DefaultLevel(tx *gorm.DB, sc store.Scope) (string, error) {
 	var l models.Level
-	err := tx.Where(store.System(tenantID).Tenant()).Where("is_default = ?", true).Take(&l).Error
+	err := tx.Where(sc.Tenant()).Where("is_default = ?", true).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}
@@ -199,17 +199,17 @@ func (sc *Scoped) EvaluatePartnerLevel(ctx context.Context, partnerID string) (*
 // ReviewLevels evaluates every active or onboarding partner of a tenant and, as the tenant
 // chose, applies level changes (with partner.level_changed events) or proposes them to
 // operators. It reports how many changes it applied or proposed.
-func (s *Store) ReviewLevels(ctx context.Context, tenantID string, now time.Time) (int, error) {
-	t, err := s.core.TenantByID(ctx, tenantID)
+func (s *Store) ReviewLevels(ctx context.Context, sys models.Scope, now time.Time) (int, error) {
+	t, err := s.core.TenantByID(ctx, sys.TenantID())
 	if err != nil {
 		return 0, err
 	}
 	var partners []models.Partner
-	if err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("status IN ?", []string{models.PartnerActive, models.PartnerOnboarding}).
+	if err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Where("status IN ?", []string{models.PartnerActive, models.PartnerOnboarding}).
 		Order("id").Find(&partners).Error; err != nil {
 		return 0, err
 	}
-	system := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID})
+	system := s.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: sys.TenantID()})
 	changes := 0
 	for i := range partners {
 		p := &partners[i]
@@ -276,7 +276,7 @@ func (s *Store) ReviewAllLevels(ctx context.Context, now time.Time) (int, error)
 	}
 	total := 0
 	for _, id := range tenants {
-		n, err := s.ReviewLevels(ctx, id, now)
+		n, err := s.ReviewLevels(ctx, models.System(id), now)
 		total += n
 		if err != nil {
 			return total, fmt.Errorf("level review of tenant %s: %w", id, err)
@@ -344,5 +344,5 @@ func (sc *Scoped) ReviewLevelsNow(ctx context.Context) (int, error) {
 	if err := sc.Scope.OperatorsOnly("level reviews"); err != nil {
 		return 0, err
 	}
-	return sc.s.ReviewLevels(ctx, sc.P.TenantID, time.Now().UTC())
+	return sc.s.ReviewLevels(ctx, models.System(sc.P.TenantID), time.Now().UTC())
 }

@@ -58,7 +58,7 @@ func TestLevelReviewProposesOrAppliesByWonVolume(t *testing.T) {
 		// Propose mode (the default): proposals, no change; a second review adds nothing.
 		now := time.Now().UTC()
 		// Partner A holds gold already and qualifies for it; B (seeded gold) qualifies for silver.
-		if n, err := s.ReviewLevels(ctx, e.TenantID, now); err != nil || n != 1 {
+		if n, err := s.ReviewLevels(ctx, models.System(e.TenantID), now); err != nil || n != 1 {
 			t.Fatalf("the review proposed %d changes, %v", n, err)
 		}
 		props, _, err := e.Op.ListLevelProposals(ctx, models.ProposalPending, models.Page{})
@@ -73,7 +73,7 @@ func TestLevelReviewProposesOrAppliesByWonVolume(t *testing.T) {
 		if len(got) != len(want) || got[e.PartnerB] != "silver" {
 			t.Fatalf("proposals = %v, want %v (partner A holds gold already)", got, want)
 		}
-		if n, _ := s.ReviewLevels(ctx, e.TenantID, now); n != 0 {
+		if n, _ := s.ReviewLevels(ctx, models.System(e.TenantID), now); n != 0 {
 			t.Fatalf("a second review proposed %d more", n)
 		}
 		applied, err := e.Op.DecideLevelProposal(ctx, props[0].ID, true)
@@ -92,7 +92,7 @@ func TestLevelReviewProposesOrAppliesByWonVolume(t *testing.T) {
 		if _, err := e.Op.UpdateTenant(ctx, models.TenantChanges{LevelChanges: &mode}); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := s.ReviewLevels(ctx, e.TenantID, now.AddDate(2, 0, 0)); err != nil || n != 2 {
+		if n, err := s.ReviewLevels(ctx, models.System(e.TenantID), now.AddDate(2, 0, 0)); err != nil || n != 2 {
 			t.Fatalf("review two years on changed %d, %v", n, err)
 		}
 		pa, _ := e.Op.Partner(ctx, e.PartnerA)

@@ -52,7 +52,7 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 	return sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if p.Level == "" {
 			var err error
-			if p.Level, err = DefaultLevel(tx, p.TenantID); err != nil {
+			if p.Level, err = DefaultLevel(tx, sc.Scope); err != nil {
 				return err
 			}
 		}
@@ -141,9 +141,9 @@ func emitPartner(ctx context.Context, tx *gorm.DB, ev *store.Outbox, p *models.P
 }
 
 // PartnerOf finds a partner of a tenant.
-func (s *Store) PartnerOf(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
+func (s *Store) PartnerOf(ctx context.Context, sys models.Scope, partnerID string) (*models.Partner, error) {
 	var p models.Partner
-	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("id = ?", partnerID).Take(&p).Error
+	err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Where("id = ?", partnerID).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
 	}

@@ -14,21 +14,21 @@ import (
 )
 
 // PlaybookPartner finds a partner of a tenant with its custom fields, for run expressions.
-func (s *Store) PlaybookPartner(ctx context.Context, tenantID, partnerID string) (*models.Partner, error) {
-	return s.partners.PartnerOf(ctx, tenantID, partnerID)
+func (s *Store) PlaybookPartner(ctx context.Context, sys models.Scope, partnerID string) (*models.Partner, error) {
+	return s.partners.PartnerOf(ctx, sys, partnerID)
 }
 
 // RunsWaitingFor lists the running runs whose wait_for_event step awaits an event of this
 // type for the same partner (runs without a partner wait for events without one). A waiting
 // step records the pattern it waits for in its output as waitingFor.
-func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, partnerID *string) ([]string, error) {
+func (s *Store) RunsWaitingFor(ctx context.Context, sys models.Scope, eventType string, partnerID *string) ([]string, error) {
 	type row struct {
 		RunID  string
 		Output string
 	}
 	q := s.core.DB(ctx).Table("playbook_steps AS s").Select("s.run_id, s.output").
 		Joins("JOIN playbook_runs AS r ON r.id = s.run_id AND r.tenant_id = s.tenant_id").
-		Where(store.System(tenantID).TenantOf("s")).Where("s.kind = ? AND s.status = ? AND r.status = ?", models.NodeWaitForEvent, models.StepRunning, models.RunRunning)
+		Where(store.Of(sys).TenantOf("s")).Where("s.kind = ? AND s.status = ? AND r.status = ?", models.NodeWaitForEvent, models.StepRunning, models.RunRunning)
 	if partnerID != nil {
 		q = q.Where("r.partner_id = ?", *partnerID)
 	} else {
@@ -55,9 +55,9 @@ func (s *Store) RunsWaitingFor(ctx context.Context, tenantID, eventType string, 
 
 // PlaybookWebhookSecret is the tenant's sealed signing secret of call_webhook actions, or ""
 // when none was set.
-func (s *Store) PlaybookWebhookSecret(ctx context.Context, tenantID string) (models.Sealed, error) {
+func (s *Store) PlaybookWebhookSecret(ctx context.Context, sys models.Scope) (models.Sealed, error) {
 	var st models.PlaybookSettings
-	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Take(&st).Error
+	err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Take(&st).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return "", nil
 	}

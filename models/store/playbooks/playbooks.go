@@ -130,7 +130,7 @@ func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func
 	}
 	var p models.Playbook
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := store.LockRow(sc.s.core, tx, &p, sc.P.TenantID, id); err != nil {
+		if err := store.LockRow(sc.s.core, tx, &p, sc.Scope, id); err != nil {
 			return store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
 		changed, err := fn(tx, &p)
@@ -363,21 +363,21 @@ func decodeGraph(raw string) (models.PlaybookGraph, error) {
 // wakes the runs waiting for it.
 func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error {
 	if e.Depth < models.MaxPlaybookDepth {
-		refs, err := s.PlaybooksFor(ctx, e.TenantID, e.Type)
+		refs, err := s.PlaybooksFor(ctx, models.System(e.TenantID), e.Type)
 		if err != nil {
 			return err
 		}
 		r.Playbooks = len(refs) > 0
 	}
-	waiting, err := s.RunsWaitingFor(ctx, e.TenantID, e.Type, e.PartnerID)
+	waiting, err := s.RunsWaitingFor(ctx, models.System(e.TenantID), e.Type, e.PartnerID)
 	r.Waiting = len(waiting) > 0
 	return err
 }
 
 // PlaybooksFor lists the tenant's enabled playbooks whose published trigger selects eventType,
 // with the version a new run uses and the playbook's concurrency limit.
-func (s *Store) PlaybooksFor(ctx context.Context, tenantID, eventType string) ([]models.PlaybookRef, error) {
-	rows, err := s.enabledPlaybooks(ctx, tenantID)
+func (s *Store) PlaybooksFor(ctx context.Context, sys models.Scope, eventType string) ([]models.PlaybookRef, error) {
+	rows, err := s.enabledPlaybooks(ctx, sys.TenantID())
 	if err != nil {
 		return nil, err
 	}
@@ -399,8 +399,8 @@ func (s *Store) PlaybooksFor(ctx context.Context, tenantID, eventType string) ([
 // EventPatterns lists the event types playbooks of a tenant listen to: the triggers of
 // enabled playbooks, and the events their published versions and the versions of unfinished
 // runs wait for.
-func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, error) {
-	rows, err := s.enabledPlaybooks(ctx, tenantID)
+func (s *Store) EventPatterns(ctx context.Context, sys models.Scope) ([]string, error) {
+	rows, err := s.enabledPlaybooks(ctx, sys.TenantID())
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +425,7 @@ func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, e
 		Graph      string
 	}
 	if err := s.core.DB(ctx).Model(&models.PlaybookVersion{}).Select("playbook_id", "version", "graph").
-		Where(store.System(tenantID).Tenant()).Where(`EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
+		Where(store.Of(sys).Tenant()).Where(`EXISTS (SELECT 1 FROM playbook_runs r WHERE r.tenant_id = playbook_versions.tenant_id
 			AND r.playbook_id = playbook_versions.playbook_id AND r.version = playbook_versions.version AND r.status IN ?)`, activeRunStatuses).Scan(&active).Error; err != nil {
 		return nil, err
 	}
@@ -454,9 +454,9 @@ func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, e
 }
 
 // PlaybookVersion finds one published version of a tenant's playbook.
-func (s *Store) PlaybookVersion(ctx context.Context, tenantID, playbookID string, version int) (*models.PlaybookVersion, error) {
+func (s *Store) PlaybookVersion(ctx context.Context, sys models.Scope, playbookID string, version int) (*models.PlaybookVersion, error) {
 	var v models.PlaybookVersion
-	err := s.core.DB(ctx).Where(store.System(tenantID).Tenant()).Where("playbook_id = ? AND version = ?", playbookID, version).Take(&v).Error
+	err := s.core.DB(ctx).Where(store.Of(sys).Tenant()).Where("playbook_id = ? AND version = ?", playbookID, version).Take(&v).Error
 	if err != nil {
 		return nil, store.NotFoundAs(err, "PLAYBOOK_VERSION_NOT_FOUND", "playbook version")
 	}
@@ -477,7 +477,7 @@ func (s *Store) BeginPlaybookRun(ctx context.Context, run *models.PlaybookRun, l
 	err := s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		// Admissions of one playbook queue behind the lock of its row.
 		var p models.Playbook
-		if err := store.LockRow(s.core, tx, &p, run.TenantID, run.PlaybookID); err != nil {
+		if err := store.LockRow(s.core, tx, &p, store.System(run.TenantID), run.PlaybookID); err != nil {
 			return store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 		}
 		now := time.Now().UTC()
@@ -547,19 +547,19 @@ func (s *Store) RecordPlaybookStep(ctx context.Context, step *models.PlaybookSte
 
 // FinishPlaybookRun ends a run with a final status and, for failures, why; a run that ended
 // already keeps its end.
-func (s *Store) FinishPlaybookRun(ctx context.Context, tenantID, runID, status, errMsg string) error {
+func (s *Store) FinishPlaybookRun(ctx context.Context, sys models.Scope, runID, status, errMsg string) error {
 	if !slices.Contains([]string{models.RunCompleted, models.RunFailed, models.RunCancelled}, status) {
 		return models.Invalid("INVALID_RUN_STATUS", "a run ends completed, failed or cancelled",
 			models.FieldError{Location: "status", Message: "completed, failed or cancelled", Value: status})
 	}
 	db := s.core.DB(ctx)
-	res := db.Model(&models.PlaybookRun{}).Where(store.System(tenantID).Tenant()).Where("id = ? AND status IN ?", runID, activeRunStatuses).
+	res := db.Model(&models.PlaybookRun{}).Where(store.Of(sys).Tenant()).Where("id = ? AND status IN ?", runID, activeRunStatuses).
 		Updates(map[string]any{"status": status, "error": models.Clip(errMsg, 2000), "ended_at": time.Now().UTC()})
 	if res.Error != nil || res.RowsAffected > 0 {
 		return res.Error
 	}
 	var n int64
-	if err := db.Model(&models.PlaybookRun{}).Where(store.System(tenantID).Tenant()).Where("id = ?", runID).Count(&n).Error; err != nil {
+	if err := db.Model(&models.PlaybookRun{}).Where(store.Of(sys).Tenant()).Where("id = ?", runID).Count(&n).Error; err != nil {
 		return err
 	}
 	if n == 0 {
@@ -641,14 +641,14 @@ func checkTenantPartner(tx *gorm.DB, tenantID string, partnerID *string) error {
 }
 
 // PlaybookCreateTask creates a task for a playbook run, once per key, and returns its id.
-func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t *models.Task) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *store.Outbox) (string, error) {
-		if err := checkTenantPartner(tx, tenantID, t.PartnerID); err != nil {
+func (s *Store) PlaybookCreateTask(ctx context.Context, sys models.Scope, key string, t *models.Task) (string, error) {
+	return s.onceID(ctx, sys.TenantID(), key, func(tx *gorm.DB, _ *store.Outbox) (string, error) {
+		if err := checkTenantPartner(tx, sys.TenantID(), t.PartnerID); err != nil {
 			return "", err
 		}
 		if t.AssigneeUserID != nil {
 			var n int64
-			if err := tx.Model(&models.User{}).Where(store.System(tenantID).Tenant()).Where("id = ?", *t.AssigneeUserID).Count(&n).Error; err != nil {
+			if err := tx.Model(&models.User{}).Where(store.Of(sys).Tenant()).Where("id = ?", *t.AssigneeUserID).Count(&n).Error; err != nil {
 				return "", err
 			}
 			if n == 0 {
@@ -656,32 +656,32 @@ func (s *Store) PlaybookCreateTask(ctx context.Context, tenantID, key string, t 
 			}
 		}
 		now := time.Now().UTC()
-		t.ID, t.TenantID, t.Status, t.Source, t.CreatedBy = models.NewID(), tenantID, models.TaskOpen, playbookTaskSource, store.ActorOf(ctx)
+		t.ID, t.TenantID, t.Status, t.Source, t.CreatedBy = models.NewID(), sys.TenantID(), models.TaskOpen, playbookTaskSource, store.ActorOf(ctx)
 		t.Title, t.CreatedAt, t.UpdatedAt, t.CompletedAt, t.CompletedBy = models.Clip(t.Title, 200), now, now, nil, nil
 		if err := tx.Create(t).Error; err != nil {
 			return "", err
 		}
-		return t.ID, store.WriteAudit(ctx, tx, tenantID, "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
+		return t.ID, store.WriteAudit(ctx, tx, sys.TenantID(), "task.created", "task", t.ID, "title", "partnerId", "assigneeUserId", "dueDate", "link")
 	})
 }
 
 // PlaybookCreateDocument stores a document for a playbook run, once per key, and returns its id.
-func (s *Store) PlaybookCreateDocument(ctx context.Context, tenantID, key string, d *models.Document) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, _ *store.Outbox) (string, error) {
-		if err := checkTenantPartner(tx, tenantID, d.PartnerID); err != nil {
+func (s *Store) PlaybookCreateDocument(ctx context.Context, sys models.Scope, key string, d *models.Document) (string, error) {
+	return s.onceID(ctx, sys.TenantID(), key, func(tx *gorm.DB, _ *store.Outbox) (string, error) {
+		if err := checkTenantPartner(tx, sys.TenantID(), d.PartnerID); err != nil {
 			return "", err
 		}
-		d.ID, d.TenantID, d.CreatedAt, d.Title = models.NewID(), tenantID, time.Now().UTC(), models.Clip(d.Title, 1000)
+		d.ID, d.TenantID, d.CreatedAt, d.Title = models.NewID(), sys.TenantID(), time.Now().UTC(), models.Clip(d.Title, 1000)
 		if err := tx.Create(d).Error; err != nil {
 			return "", err
 		}
-		return d.ID, store.WriteAudit(ctx, tx, tenantID, "document.created", "document", d.ID, "title", "partnerId", "template")
+		return d.ID, store.WriteAudit(ctx, tx, sys.TenantID(), "document.created", "document", d.ID, "title", "partnerId", "template")
 	})
 }
 
 // PlaybookBonus credits a one-off bonus to a partner's available balance for a playbook run,
 // once per key, and returns the ledger movement's id. It is audited and emits ledger.adjusted.
-func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID string, amount int64, currency, reason string) (string, error) {
+func (s *Store) PlaybookBonus(ctx context.Context, sys models.Scope, key, partnerID string, amount int64, currency, reason string) (string, error) {
 	if amount <= 0 {
 		return "", models.Invalid("INVALID_BONUS", "a bonus is a positive amount", models.FieldError{Location: "amount", Message: "more than zero minor units", Value: amount})
 	}
@@ -690,10 +690,10 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 	}
 	var id string
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if _, err := s.money.LockPartner(tx, tenantID, partnerID); err != nil {
+		if _, err := s.money.LockPartner(tx, store.Of(sys), partnerID); err != nil {
 			return err
 		}
-		prior, first, err := claimEffect(tx, tenantID, key)
+		prior, first, err := claimEffect(tx, sys.TenantID(), key)
 		if err != nil {
 			return err
 		}
@@ -702,12 +702,12 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 			return err
 		}
 		reason = models.Clip(reason, 1000)
-		mv, _, err := s.money.BookAdjustment(ctx, tx, ev, tenantID, partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
+		mv, _, err := s.money.BookAdjustment(ctx, tx, ev, store.Of(sys), partnerID, currency, amount, reason, "playbook:"+key, playbookLedgerSource, key)
 		if err != nil {
 			return err
 		}
 		id = mv.ID
-		return recordEffect(tx, tenantID, key, effectID{ID: id})
+		return recordEffect(tx, sys.TenantID(), key, effectID{ID: id})
 	})
 	return id, err
 }
@@ -715,13 +715,13 @@ func (s *Store) PlaybookBonus(ctx context.Context, tenantID, key, partnerID stri
 // PlaybookUpdatePartner changes a partner's level, status or a custom field for a playbook
 // run, once per key. Level and status changes emit partner.level_changed and
 // partner.status_changed; a status change must be one the partner lifecycle allows.
-func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partnerID string, ch models.PlaybookUpdatePartner) error {
+func (s *Store) PlaybookUpdatePartner(ctx context.Context, sys models.Scope, key, partnerID string, ch models.PlaybookUpdatePartner) error {
 	return s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		p, err := s.money.LockPartner(tx, tenantID, partnerID)
+		p, err := s.money.LockPartner(tx, store.Of(sys), partnerID)
 		if err != nil {
 			return err
 		}
-		if _, first, err := claimEffect(tx, tenantID, key); err != nil || !first {
+		if _, first, err := claimEffect(tx, sys.TenantID(), key); err != nil || !first {
 			return err
 		}
 		fromStatus, fromLevel := p.Status, p.Level
@@ -729,7 +729,7 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 		var changed []string
 		if ch.LevelID != "" {
 			var l models.Level
-			if err := tx.Where(store.System(tenantID).Tenant()).Where("id = ?", ch.LevelID).Take(&l).Error; err != nil {
+			if err := tx.Where(store.Of(sys).Tenant()).Where("id = ?", ch.LevelID).Take(&l).Error; err != nil {
 				return store.NotFoundAs(err, "LEVEL_NOT_FOUND", "level")
 			}
 			if l.Name != p.Level {
@@ -750,7 +750,7 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 				updates["custom_fields"], changed = p.CustomFields, append(changed, "customFields."+ch.CustomField)
 			}
 		}
-		if err := recordEffect(tx, tenantID, key, map[string]any{"changed": append([]string{}, changed...)}); err != nil {
+		if err := recordEffect(tx, sys.TenantID(), key, map[string]any{"changed": append([]string{}, changed...)}); err != nil {
 			return err
 		}
 		if len(changed) == 0 {
@@ -764,9 +764,9 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, tenantID, key, partne
 
 // PlaybookEmitEvent writes an event for a playbook run, once per key, and returns its id; the
 // event reaches its subscribers like any other.
-func (s *Store) PlaybookEmitEvent(ctx context.Context, tenantID, key string, ne models.NewEvent) (string, error) {
-	return s.onceID(ctx, tenantID, key, func(tx *gorm.DB, ev *store.Outbox) (string, error) {
-		e, err := ev.Emit(ctx, tx, tenantID, ne)
+func (s *Store) PlaybookEmitEvent(ctx context.Context, sys models.Scope, key string, ne models.NewEvent) (string, error) {
+	return s.onceID(ctx, sys.TenantID(), key, func(tx *gorm.DB, ev *store.Outbox) (string, error) {
+		e, err := ev.Emit(ctx, tx, sys.TenantID(), ne)
 		if err != nil {
 			return "", err
 		}

@@ -131,7 +131,7 @@ func TestPlaybookLifecycle(t *testing.T) {
 				vs[1].Version != 2 || vs[1].Graph.Trigger.EventType != "deal.lost" {
 				t.Fatalf("versions = %+v, %v", vs, err)
 			}
-			old, err := s.PlaybookVersion(ctx, e.tenantID, p.ID, 1)
+			old, err := s.PlaybookVersion(ctx, models.System(e.tenantID), p.ID, 1)
 			if err != nil || old.Graph.Trigger.EventType != "deal.*" {
 				t.Fatalf("version 1 = %+v, %v", old, err)
 			}
@@ -212,7 +212,7 @@ func TestPlaybooksForMatchesOnlyEnabledPublishedTriggers(t *testing.T) {
 		}
 		e.enabledPlaybook(t, "customers", graph("customer.created", ""), 0)
 
-		refs, err := s.PlaybooksFor(ctx, e.tenantID, "deal.won")
+		refs, err := s.PlaybooksFor(ctx, models.System(e.tenantID), "deal.won")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,14 +232,14 @@ func TestPlaybooksForMatchesOnlyEnabledPublishedTriggers(t *testing.T) {
 		}) {
 			t.Fatalf("playbooks for deal.won = %+v; want %+v", refs, want)
 		}
-		if refs, err := s.PlaybooksFor(ctx, e.tenantID, "deal.lost"); err != nil || len(refs) != 1 || refs[0].PlaybookID != wildcard.ID {
+		if refs, err := s.PlaybooksFor(ctx, models.System(e.tenantID), "deal.lost"); err != nil || len(refs) != 1 || refs[0].PlaybookID != wildcard.ID {
 			t.Fatalf("playbooks for deal.lost = %+v, %v", refs, err)
 		}
-		if refs, err := s.PlaybooksFor(ctx, e.tenantID, "partner.approved"); err != nil || len(refs) != 0 {
+		if refs, err := s.PlaybooksFor(ctx, models.System(e.tenantID), "partner.approved"); err != nil || len(refs) != 0 {
 			t.Fatalf("playbooks for partner.approved = %+v, %v", refs, err)
 		}
 		other := storetest.Tenant(t, s.Core(), "other")
-		if refs, err := s.PlaybooksFor(ctx, other.TenantID, "deal.won"); err != nil || len(refs) != 0 {
+		if refs, err := s.PlaybooksFor(ctx, models.System(other.TenantID), "deal.won"); err != nil || len(refs) != 0 {
 			t.Fatalf("another tenant's playbooks for deal.won = %+v, %v", refs, err)
 		}
 	})
@@ -248,7 +248,7 @@ func TestPlaybooksForMatchesOnlyEnabledPublishedTriggers(t *testing.T) {
 // outboxed reports whether an event of type typ written now goes to the fan-out.
 func (e *playbookEnv) outboxed(t *testing.T, typ string) bool {
 	t.Helper()
-	ev, err := e.s.EmitEvent(e.ctx, e.tenantID, models.NewEvent{Type: typ})
+	ev, err := e.s.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: typ})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestBeginPlaybookRun(t *testing.T) {
 		})
 
 		t.Run("a queued run is admitted once a running one finishes", func(t *testing.T) {
-			if err := s.FinishPlaybookRun(ctx, e.tenantID, r1.ID, models.RunCompleted, ""); err != nil {
+			if err := s.FinishPlaybookRun(ctx, models.System(e.tenantID), r1.ID, models.RunCompleted, ""); err != nil {
 				t.Fatal(err)
 			}
 			if r, ok := e.begin(t, p.ID, ev3, 2); !ok || r.ID != r3.ID || r.Status != models.RunRunning {
@@ -356,14 +356,14 @@ func TestBeginPlaybookRun(t *testing.T) {
 			if ok || r.Status != models.RunCompleted || r.EndedAt == nil {
 				t.Fatalf("finished run = %+v, %v", r, ok)
 			}
-			if err := s.FinishPlaybookRun(ctx, e.tenantID, r1.ID, models.RunFailed, "late"); err != nil {
+			if err := s.FinishPlaybookRun(ctx, models.System(e.tenantID), r1.ID, models.RunFailed, "late"); err != nil {
 				t.Fatal(err)
 			}
 			got, _, err := e.op.PlaybookRun(ctx, r1.ID)
 			if err != nil || got.Status != models.RunCompleted || got.Error != "" || !got.EndedAt.Equal(*r.EndedAt) {
 				t.Fatalf("run after a second finish = %+v, %v", got, err)
 			}
-			wantCode(t, "finish a missing run", s.FinishPlaybookRun(ctx, e.tenantID, models.NewID(), models.RunFailed, ""), "RUN_NOT_FOUND")
+			wantCode(t, "finish a missing run", s.FinishPlaybookRun(ctx, models.System(e.tenantID), models.NewID(), models.RunFailed, ""), "RUN_NOT_FOUND")
 		})
 
 		t.Run("steps are recorded once and updated", func(t *testing.T) {
@@ -457,7 +457,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			var ids []string
 			for range 2 {
 				partner := e.partnerID
-				id, err := s.PlaybookCreateTask(ctx, e.tenantID, key("task"), &models.Task{Title: "Sign the agreement", PartnerID: &partner})
+				id, err := s.PlaybookCreateTask(ctx, models.System(e.tenantID), key("task"), &models.Task{Title: "Sign the agreement", PartnerID: &partner})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -480,7 +480,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					ids[i], errs[i] = s.PlaybookCreateTask(ctx, e.tenantID, key("raced"), &models.Task{Title: "Raced"})
+					ids[i], errs[i] = s.PlaybookCreateTask(ctx, models.System(e.tenantID), key("raced"), &models.Task{Title: "Raced"})
 				}()
 			}
 			wg.Wait()
@@ -499,7 +499,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			var ids []string
 			for range 2 {
 				partner := e.partnerID
-				id, err := s.PlaybookCreateDocument(ctx, e.tenantID, key("doc"), &models.Document{Title: "Agreement", Body: "<p>Hi</p>", PartnerID: &partner, RunID: &runID})
+				id, err := s.PlaybookCreateDocument(ctx, models.System(e.tenantID), key("doc"), &models.Document{Title: "Agreement", Body: "<p>Hi</p>", PartnerID: &partner, RunID: &runID})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -514,7 +514,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 		t.Run("a bonus is booked once", func(t *testing.T) {
 			var ids []string
 			for range 2 {
-				id, err := s.PlaybookBonus(ctx, e.tenantID, key("bonus"), e.partnerID, 500_00, "EUR", "welcome bonus")
+				id, err := s.PlaybookBonus(ctx, models.System(e.tenantID), key("bonus"), e.partnerID, 500_00, "EUR", "welcome bonus")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -531,18 +531,18 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			if n := count(models.EventLedgerAdjusted); n != 1 {
 				t.Fatalf("ledger.adjusted events = %d", n)
 			}
-			chk, err := s.CheckLedger(ctx, e.tenantID)
+			chk, err := s.CheckLedger(ctx, models.System(e.tenantID))
 			if err != nil || len(chk.Mismatches) > 0 || len(chk.Unbalanced) > 0 {
 				t.Fatalf("ledger check %+v, %v", chk, err)
 			}
-			_, err = s.PlaybookBonus(ctx, e.tenantID, key("zero"), e.partnerID, 0, "EUR", "")
+			_, err = s.PlaybookBonus(ctx, models.System(e.tenantID), key("zero"), e.partnerID, 0, "EUR", "")
 			wantCode(t, "a zero bonus", err, "INVALID_BONUS")
 		})
 
 		t.Run("an event is emitted once", func(t *testing.T) {
 			var ids []string
 			for range 2 {
-				id, err := s.PlaybookEmitEvent(ctx, e.tenantID, key("emit"), models.NewEvent{Type: "onboarding.reminded", Payload: `{"n":1}`})
+				id, err := s.PlaybookEmitEvent(ctx, models.System(e.tenantID), key("emit"), models.NewEvent{Type: "onboarding.reminded", Payload: `{"n":1}`})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -555,7 +555,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 
 		t.Run("a partner's status changes once with its event", func(t *testing.T) {
 			for range 2 {
-				if err := s.PlaybookUpdatePartner(ctx, e.tenantID, key("suspend"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended}); err != nil {
+				if err := s.PlaybookUpdatePartner(ctx, models.System(e.tenantID), key("suspend"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -564,14 +564,14 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			if _, err := e.op.UpdatePartner(ctx, e.partnerID, models.PartnerChanges{Status: &active}); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.PlaybookUpdatePartner(ctx, e.tenantID, key("suspend"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended}); err != nil {
+			if err := s.PlaybookUpdatePartner(ctx, models.System(e.tenantID), key("suspend"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended}); err != nil {
 				t.Fatal(err)
 			}
 			p, _ := e.op.Partner(ctx, e.partnerID)
 			if p.Status != models.PartnerActive || count(models.EventPartnerStatusChanged) != 2 {
 				t.Fatalf("partner %+v, status events %d", p, count(models.EventPartnerStatusChanged))
 			}
-			err := s.PlaybookUpdatePartner(ctx, e.tenantID, key("onboard"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerOnboarding})
+			err := s.PlaybookUpdatePartner(ctx, models.System(e.tenantID), key("onboard"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerOnboarding})
 			wantCode(t, "back to onboarding", err, "ILLEGAL_PARTNER_TRANSITION")
 		})
 
@@ -581,7 +581,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			for range 2 {
-				if err := s.PlaybookUpdatePartner(ctx, e.tenantID, key("level"), e.partnerID, models.PlaybookUpdatePartner{LevelID: l.ID}); err != nil {
+				if err := s.PlaybookUpdatePartner(ctx, models.System(e.tenantID), key("level"), e.partnerID, models.PlaybookUpdatePartner{LevelID: l.ID}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -589,7 +589,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			if p.Level != "platinum" || count(models.EventPartnerLevelChanged) != 1 {
 				t.Fatalf("partner %+v, level events %d", p, count(models.EventPartnerLevelChanged))
 			}
-			err := s.PlaybookUpdatePartner(ctx, e.tenantID, key("nolevel"), e.partnerID, models.PlaybookUpdatePartner{LevelID: models.NewID()})
+			err := s.PlaybookUpdatePartner(ctx, models.System(e.tenantID), key("nolevel"), e.partnerID, models.PlaybookUpdatePartner{LevelID: models.NewID()})
 			wantCode(t, "a missing level", err, "LEVEL_NOT_FOUND")
 		})
 
@@ -602,7 +602,7 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 				{key("crm"), "crmId", "C-1"}, {key("region"), "region", "north"}, {key("crm"), "crmId", "C-2"},
 			}
 			for _, st := range steps {
-				if err := s.PlaybookUpdatePartner(ctx, e.tenantID, st.key, e.partnerID, models.PlaybookUpdatePartner{CustomField: st.field, CustomValue: st.value}); err != nil {
+				if err := s.PlaybookUpdatePartner(ctx, models.System(e.tenantID), st.key, e.partnerID, models.PlaybookUpdatePartner{CustomField: st.field, CustomValue: st.value}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -615,14 +615,14 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 		t.Run("actions refuse another tenant's partner and users", func(t *testing.T) {
 			other := storetest.Tenant(t, s.Core(), "other")
 			partner := e.partnerID
-			_, err := s.PlaybookCreateTask(ctx, other.TenantID, key("foreign"), &models.Task{Title: "x", PartnerID: &partner})
+			_, err := s.PlaybookCreateTask(ctx, models.System(other.TenantID), key("foreign"), &models.Task{Title: "x", PartnerID: &partner})
 			wantCode(t, "task", err, "PARTNER_NOT_FOUND")
 			owner := e.op.Principal().UserID
-			_, err = s.PlaybookCreateTask(ctx, other.TenantID, key("foreign"), &models.Task{Title: "x", AssigneeUserID: &owner})
+			_, err = s.PlaybookCreateTask(ctx, models.System(other.TenantID), key("foreign"), &models.Task{Title: "x", AssigneeUserID: &owner})
 			wantCode(t, "task assignee", err, "ASSIGNEE_NOT_FOUND")
-			_, err = s.PlaybookBonus(ctx, other.TenantID, key("foreign"), e.partnerID, 1, "EUR", "")
+			_, err = s.PlaybookBonus(ctx, models.System(other.TenantID), key("foreign"), e.partnerID, 1, "EUR", "")
 			wantCode(t, "bonus", err, "PARTNER_NOT_FOUND")
-			err = s.PlaybookUpdatePartner(ctx, other.TenantID, key("foreign"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended})
+			err = s.PlaybookUpdatePartner(ctx, models.System(other.TenantID), key("foreign"), e.partnerID, models.PlaybookUpdatePartner{Status: models.PartnerSuspended})
 			wantCode(t, "update", err, "PARTNER_NOT_FOUND")
 		})
 	})
@@ -637,11 +637,11 @@ func TestPlaybookDocumentsAndRunsAreScoped(t *testing.T) {
 			t.Fatal(err)
 		}
 		mine, theirs := e.partnerID, beta.ID
-		myDoc, err := s.PlaybookCreateDocument(ctx, e.tenantID, "r:a", &models.Document{Title: "Mine", Body: "a", PartnerID: &mine})
+		myDoc, err := s.PlaybookCreateDocument(ctx, models.System(e.tenantID), "r:a", &models.Document{Title: "Mine", Body: "a", PartnerID: &mine})
 		if err != nil {
 			t.Fatal(err)
 		}
-		theirDoc, err := s.PlaybookCreateDocument(ctx, e.tenantID, "r:b", &models.Document{Title: "Theirs", Body: "b", PartnerID: &theirs})
+		theirDoc, err := s.PlaybookCreateDocument(ctx, models.System(e.tenantID), "r:b", &models.Document{Title: "Theirs", Body: "b", PartnerID: &theirs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -724,7 +724,7 @@ func TestPlaybookRunCancelRequests(t *testing.T) {
 		})
 
 		t.Run("a finished run cannot be cancelled", func(t *testing.T) {
-			if err := s.FinishPlaybookRun(ctx, e.tenantID, running.ID, models.RunCancelled, ""); err != nil {
+			if err := s.FinishPlaybookRun(ctx, models.System(e.tenantID), running.ID, models.RunCancelled, ""); err != nil {
 				t.Fatal(err)
 			}
 			_, err := e.op.RequestPlaybookRunCancel(ctx, running.ID)
@@ -754,7 +754,7 @@ func TestPlaybookTitlesAreShortenedByCharacters(t *testing.T) {
 		ctx := e.ctx
 		key := func(node string) string { return "run:" + node }
 		long := strings.Repeat("é", 300) // 600 bytes
-		id, err := s.PlaybookCreateTask(ctx, e.tenantID, key("long-task"), &models.Task{Title: long})
+		id, err := s.PlaybookCreateTask(ctx, models.System(e.tenantID), key("long-task"), &models.Task{Title: long})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -762,7 +762,7 @@ func TestPlaybookTitlesAreShortenedByCharacters(t *testing.T) {
 		if err != nil || task.Title != strings.Repeat("é", 200) {
 			t.Fatalf("task title = %q (%d characters), %v", task.Title, utf8.RuneCountInString(task.Title), err)
 		}
-		docID, err := s.PlaybookCreateDocument(ctx, e.tenantID, key("long-doc"), &models.Document{Title: strings.Repeat("日本", 600), Body: "b"})
+		docID, err := s.PlaybookCreateDocument(ctx, models.System(e.tenantID), key("long-doc"), &models.Document{Title: strings.Repeat("日本", 600), Body: "b"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -111,7 +111,7 @@ func (s *Set) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash 
 		return nil, err
 	}
 	for _, e := range won {
-		if _, err := s.AccrueCommissions(ctx, tenantID, e.ID); err != nil {
+		if _, err := s.AccrueCommissions(ctx, models.System(tenantID), e.ID); err != nil {
 			return nil, fmt.Errorf("demo accrual: %w", err)
 		}
 	}

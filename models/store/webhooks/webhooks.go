@@ -38,8 +38,8 @@ func (s *Store) For(p *models.Principal) *Scoped {
 }
 
 // EventPatterns lists the event-type patterns of a tenant's enabled webhooks.
-func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, error) {
-	hooks, err := s.enabledWebhooks(ctx, tenantID)
+func (s *Store) EventPatterns(ctx context.Context, sys models.Scope) ([]string, error) {
+	hooks, err := s.enabledWebhooks(ctx, sys.TenantID())
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +54,13 @@ func (s *Store) EventPatterns(ctx context.Context, tenantID string) ([]string, e
 // RouteEvent sends e to the enabled endpoints subscribed to its type.
 func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error {
 	var err error
-	r.Webhooks, err = s.WebhooksFor(ctx, e.TenantID, e.Type)
+	r.Webhooks, err = s.WebhooksFor(ctx, models.System(e.TenantID), e.Type)
 	return err
 }
 
 // WebhooksFor lists the ids of a tenant's enabled webhook endpoints subscribed to eventType.
-func (s *Store) WebhooksFor(ctx context.Context, tenantID, eventType string) ([]string, error) {
-	hooks, err := s.enabledWebhooks(ctx, tenantID)
+func (s *Store) WebhooksFor(ctx context.Context, sys models.Scope, eventType string) ([]string, error) {
+	hooks, err := s.enabledWebhooks(ctx, sys.TenantID())
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +364,7 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 	if !w.Enabled {
 		return nil, models.Conflict("WEBHOOK_DISABLED", "the webhook is disabled")
 	}
-	e, err := s.core.EventByID(ctx, in.TenantID, in.EventID)
+	e, err := s.core.EventByID(ctx, models.System(in.TenantID), in.EventID)
 	if err != nil {
 		return nil, err
 	}
@@ -381,17 +381,17 @@ func (s *Store) BeginWebhookDelivery(ctx context.Context, in models.DeliveryStar
 
 // WebhookDispatch loads what one attempt of a delivery needs. It answers not found when the
 // endpoint or the delivery is gone.
-func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, deliveryID string) (*models.WebhookDispatch, error) {
+func (s *Store) WebhookDispatch(ctx context.Context, sys models.Scope, webhookID, deliveryID string) (*models.WebhookDispatch, error) {
 	var out models.WebhookDispatch
 	db := s.core.DB(ctx)
-	err := db.Where(store.System(tenantID).Tenant()).Where("id = ?", webhookID).Take(&out.Webhook).Error
+	err := db.Where(store.Of(sys).Tenant()).Where("id = ?", webhookID).Take(&out.Webhook).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("WEBHOOK_NOT_FOUND", "webhook")
 	}
 	if err != nil {
 		return nil, err
 	}
-	err = db.Where(store.System(tenantID).Tenant()).Where("webhook_id = ? AND id = ?", webhookID, deliveryID).Take(&out.Delivery).Error
+	err = db.Where(store.Of(sys).Tenant()).Where("webhook_id = ? AND id = ?", webhookID, deliveryID).Take(&out.Delivery).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("DELIVERY_NOT_FOUND", "delivery")
 	}
@@ -402,7 +402,7 @@ func (s *Store) WebhookDispatch(ctx context.Context, tenantID, webhookID, delive
 	case out.Delivery.Body != nil:
 		out.Body = []byte(*out.Delivery.Body)
 	case out.Delivery.EventID != nil:
-		e, err := s.core.EventByID(ctx, tenantID, *out.Delivery.EventID)
+		e, err := s.core.EventByID(ctx, sys, *out.Delivery.EventID)
 		if err != nil {
 			return nil, err
 		}
@@ -523,9 +523,9 @@ func (s *Store) recordEndpointHealth(ctx context.Context, tx *gorm.DB, ev *store
 }
 
 // EndWebhookDelivery sets the final status of a delivery that stopped without an attempt.
-func (s *Store) EndWebhookDelivery(ctx context.Context, tenantID, deliveryID, status string) error {
+func (s *Store) EndWebhookDelivery(ctx context.Context, sys models.Scope, deliveryID, status string) error {
 	t := webhookNow()
-	return s.core.DB(ctx).Model(&models.WebhookDelivery{}).Where(store.System(tenantID).Tenant()).Where("id = ?", deliveryID).
+	return s.core.DB(ctx).Model(&models.WebhookDelivery{}).Where(store.Of(sys).Tenant()).Where("id = ?", deliveryID).
 		Updates(map[string]any{"status": status, "completed_at": t, "updated_at": t}).Error
 }
 

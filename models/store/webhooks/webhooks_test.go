@@ -51,7 +51,7 @@ func TestWebhookSubscriptionsFollowEnabledEndpointsAndTheirPatterns(t *testing.T
 		keys := testKeyring(t)
 
 		// Nothing subscribes: an event costs no outbox row.
-		if _, err := s.EmitEvent(ctx, owner.TenantID, models.NewEvent{Type: "customer.created"}); err != nil {
+		if _, err := s.EmitEvent(ctx, models.System(owner.TenantID), models.NewEvent{Type: "customer.created"}); err != nil {
 			t.Fatal(err)
 		}
 		if refs, _ := s.PendingOutbox(ctx, time.Now().Add(time.Hour), 10); len(refs) != 0 {
@@ -62,15 +62,15 @@ func TestWebhookSubscriptionsFollowEnabledEndpointsAndTheirPatterns(t *testing.T
 		off, _ := newWebhook(t, sc, keys, false, "*")
 		newWebhook(t, s.For(other), keys, true, "*")
 
-		ids, err := s.WebhooksFor(ctx, owner.TenantID, "customer.created")
+		ids, err := s.WebhooksFor(ctx, models.System(owner.TenantID), "customer.created")
 		if err != nil || !slices.Equal(ids, []string{all.ID}) {
 			t.Fatalf("WebhooksFor(customer.created) = %v, %v; want only %s", ids, err, all.ID)
 		}
-		if ids, _ := s.WebhooksFor(ctx, owner.TenantID, "deal.stage_changed"); !slices.Equal(ids, []string{deals.ID}) {
+		if ids, _ := s.WebhooksFor(ctx, models.System(owner.TenantID), "deal.stage_changed"); !slices.Equal(ids, []string{deals.ID}) {
 			t.Fatalf("WebhooksFor(deal.stage_changed) = %v", ids)
 		}
 		// Creating webhooks invalidated the cached subscriptions at once.
-		e, err := s.EmitEvent(ctx, owner.TenantID, models.NewEvent{Type: "customer.created"})
+		e, err := s.EmitEvent(ctx, models.System(owner.TenantID), models.NewEvent{Type: "customer.created"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,13 +87,13 @@ func TestWebhookSubscriptionsFollowEnabledEndpointsAndTheirPatterns(t *testing.T
 		if _, err := sc.UpdateWebhook(ctx, all.ID, models.WebhookChanges{Enabled: &no}); err != nil {
 			t.Fatal(err)
 		}
-		if ids, _ := s.WebhooksFor(ctx, owner.TenantID, "customer.created"); !slices.Equal(ids, []string{off.ID}) {
+		if ids, _ := s.WebhooksFor(ctx, models.System(owner.TenantID), "customer.created"); !slices.Equal(ids, []string{off.ID}) {
 			t.Fatalf("after the update WebhooksFor = %v, want %s", ids, off.ID)
 		}
 		if err := sc.DeleteWebhook(ctx, off.ID); err != nil {
 			t.Fatal(err)
 		}
-		if ids, _ := s.WebhooksFor(ctx, owner.TenantID, "customer.created"); len(ids) != 0 {
+		if ids, _ := s.WebhooksFor(ctx, models.System(owner.TenantID), "customer.created"); len(ids) != 0 {
 			t.Fatalf("after the delete WebhooksFor = %v", ids)
 		}
 		if _, err := s.For(other).Webhook(ctx, deals.ID); models.ErrorKind(err) != models.KindNotFound {
@@ -165,7 +165,7 @@ func TestDeliveriesRecordAttemptsAndDisableFailingEndpoints(t *testing.T) {
 		sc := s.For(owner)
 		keys := testKeyring(t)
 		w, _ := newWebhook(t, sc, keys, true, "customer.*")
-		e, err := s.EmitEvent(ctx, owner.TenantID, models.NewEvent{Type: "customer.created", Payload: `{"n":12345678901234567890}`})
+		e, err := s.EmitEvent(ctx, models.System(owner.TenantID), models.NewEvent{Type: "customer.created", Payload: `{"n":12345678901234567890}`})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,11 +178,11 @@ func TestDeliveriesRecordAttemptsAndDisableFailingEndpoints(t *testing.T) {
 		if err != nil || again.ID != d.ID || d.MessageID != e.ID {
 			t.Fatalf("a second begin made another delivery: %v %v", again, err)
 		}
-		disp, err := s.WebhookDispatch(ctx, owner.TenantID, w.ID, d.ID)
+		disp, err := s.WebhookDispatch(ctx, models.System(owner.TenantID), w.ID, d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		stored, _ := s.EventByID(ctx, owner.TenantID, e.ID)
+		stored, _ := s.EventByID(ctx, models.System(owner.TenantID), e.ID)
 		want, _ := models.WebhookBody(stored)
 		if string(disp.Body) != string(want) {
 			t.Fatalf("body = %s, want %s", disp.Body, want)
