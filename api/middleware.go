@@ -11,6 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
 
+	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 )
 
@@ -119,7 +120,8 @@ func (s *Server) writeProblem(c *gin.Context, p *Problem) {
 }
 
 // guard authenticates and authorizes every operation from the access it declared at
-// registration: the single place where permissions are enforced.
+// registration and the partner policy of authz: the single place where permissions are
+// enforced.
 func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 	op := hctx.Operation()
 	access, ok := op.Metadata[metaAccess].(Access)
@@ -156,6 +158,10 @@ func (s *Server) guard(hctx huma.Context, next func(huma.Context)) {
 		p.Code = "PERMISSION_DENIED"
 		p.Type = problemType(p.Code)
 		s.deny(hctx, p)
+		return
+	}
+	if what, only := authz.OperatorsOnly(op.OperationID); only && principal.PartnerID != "" {
+		s.deny(hctx, s.problem(ctx, models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "%s are managed by operators", what)))
 		return
 	}
 	next(huma.WithContext(hctx, models.WithPrincipal(ctx, principal)))

@@ -166,11 +166,6 @@ func (s *Server) deleteRole(ctx context.Context, in *IDPath) (*struct{}, error) 
 	return nil, nil
 }
 
-// operatorOnly are the permissions a partner role can never hold.
-var operatorOnly = []authz.Permission{authz.TenantWrite, authz.UsersRead, authz.UsersWrite, authz.RolesRead, authz.RolesWrite,
-	authz.PartnersWrite, authz.APIKeysRead, authz.APIKeysWrite, authz.AuditRead,
-	authz.CommissionsWrite, authz.LedgerWrite, authz.WithdrawalsApprove, authz.MailRead, authz.PlaybooksRead, authz.PlaybooksWrite}
-
 // checkPermissions validates a custom role's permissions: catalogued, fit for the audience and
 // held by the caller. It returns them as the stored JSON array.
 func (s *Server) checkPermissions(ctx context.Context, perms []string, audience authz.Audience) (string, error) {
@@ -184,7 +179,7 @@ func (s *Server) checkPermissions(ctx context.Context, perms []string, audience 
 			return "", err
 		case !authz.Known(perm):
 			problems = append(problems, models.FieldError{Location: loc, Message: "not a permission of the catalogue", Value: name})
-		case audience == authz.ForPartners && slices.Contains(operatorOnly, perm):
+		case audience == authz.ForPartners && authz.ForOperatorsOnly(perm):
 			problems = append(problems, models.FieldError{Location: loc, Message: "partner roles cannot hold it", Value: name})
 		case !held:
 			problems = append(problems, models.FieldError{Location: loc, Message: "you do not hold this permission", Value: name})

@@ -67,18 +67,6 @@ func (s Scope) OperatorRows(q *gorm.DB) *gorm.DB {
 	return s.Rows(q)
 }
 
-// OperatorsOnly refuses partner scopes what only the tenant's operators manage (what names it,
-// in the plural), and answers a scope without a tenant as a missing tenant.
-func (s Scope) OperatorsOnly(what string) error {
-	if s.TenantID() == "" {
-		return models.NotFound("TENANT_NOT_FOUND", "tenant")
-	}
-	if s.PartnerID() != "" {
-		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "%s are managed by operators", what)
-	}
-	return nil
-}
-
 // CheckPartner checks that partnerID names a partner organisation of the scope's tenant that the
 // scope may act for (a partner scope only its own); location names the field in a problem.
 func (s Scope) CheckPartner(tx *gorm.DB, partnerID, location string) error {

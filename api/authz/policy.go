@@ -1,0 +1,86 @@
+package authz
+
+import "slices"
+
+// The partner policy, beside the permission catalogue: what partners may never do. Partner
+// roles never hold the permissions of operatorPermissions; the operations of operatorsOnly
+// refuse partner principals (partner users and partner-bound machine keys) whatever their roles
+// hold. Every other operation lets a partner act within its own organisation: the store's scope
+// limits its reads to its organisation's rows, hides the records only operators read (audit,
+// mail, custom roles, webhooks) and refuses it another organisation's id.
+
+// operatorPermissions are the permissions a partner role can never hold.
+var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
+	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite}
+
+// operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
+// the plural), which the refusal names.
+var operatorsOnly = map[string]string{
+	"adjust-balance":                 "ledger adjustments",
+	"approve-application":            "applications",
+	"approve-deal":                   "reviews and decisions on deals",
+	"approve-withdrawal":             "withdrawal reviews",
+	"archive-commission-plan":        "commission plans",
+	"archive-playbook":               "playbooks",
+	"assign-deal-owner":              "reviews and decisions on deals",
+	"cancel-playbook-run":            "playbooks",
+	"confirm-payout":                 "payout confirmations",
+	"create-commission-plan":         "commission plans",
+	"create-dashboard":               "dashboards",
+	"create-level":                   "levels",
+	"create-metric":                  "metrics",
+	"create-pipeline":                "pipelines",
+	"create-playbook":                "playbooks",
+	"create-webhook":                 "webhooks",
+	"decide-level-proposal":          "level proposals",
+	"delete-dashboard":               "dashboards",
+	"delete-level":                   "levels",
+	"delete-metric":                  "metrics",
+	"disable-playbook":               "playbooks",
+	"enable-playbook":                "playbooks",
+	"extend-deal":                    "reviews and decisions on deals",
+	"fail-payout":                    "payout confirmations",
+	"get-application":                "applications",
+	"get-commission-plan":            "commission plans",
+	"get-payout-settings":            "payout settings",
+	"get-playbook":                   "playbooks",
+	"get-playbook-run":               "playbooks",
+	"list-applications":              "applications",
+	"list-commission-plan-versions":  "commission plans",
+	"list-commission-plans":          "commission plans",
+	"list-deal-conflicts":            "reviews and decisions on deals",
+	"list-level-proposals":           "level proposals",
+	"list-playbook-runs":             "playbooks",
+	"list-playbook-versions":         "playbooks",
+	"list-playbooks":                 "playbooks",
+	"preview-commissions":            "commission previews",
+	"publish-playbook":               "playbooks",
+	"reject-application":             "applications",
+	"reject-deal":                    "reviews and decisions on deals",
+	"reject-withdrawal":              "withdrawal reviews",
+	"resolve-deal-conflicts":         "reviews and decisions on deals",
+	"reverse-accrual":                "reversals",
+	"review-levels":                  "level reviews",
+	"rotate-playbook-webhook-secret": "playbooks",
+	"set-application-form":           "application forms",
+	"set-onboarding-template":        "onboarding checklists",
+	"simulate-playbook":              "playbooks",
+	"start-partner-onboarding":       "onboarding checklists",
+	"update-commission-plan":         "commission plans",
+	"update-dashboard":               "dashboards",
+	"update-level":                   "levels",
+	"update-metric":                  "metrics",
+	"update-payout-settings":         "payout settings",
+	"update-playbook":                "playbooks",
+}
+
+// ForOperatorsOnly reports whether partner roles are refused permission p.
+func ForOperatorsOnly(p Permission) bool { return slices.Contains(operatorPermissions, p) }
+
+// OperatorsOnly reports whether only operators may call the operation operationID, and what it
+// manages.
+func OperatorsOnly(operationID string) (what string, ok bool) {
+	what, ok = operatorsOnly[operationID]
+	return what, ok
+}
