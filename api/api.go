@@ -101,6 +101,7 @@ type Modules struct {
 	APIKeys      func(*models.Principal) KeyStore
 	Audit        func(*models.Principal) AuditStore
 	People       func(*models.Principal) PeopleStore
+	Partners     func(*models.Principal) PartnerStore
 	Roles        func(*models.Principal) RoleStore
 	Tenant       func(*models.Principal) TenantStore
 	Events       func(*models.Principal) EventsStore

@@ -162,7 +162,7 @@ func (s *Server) createAPIKey(ctx context.Context, in *CreateMachineKeyInput) (*
 		}
 	}
 	if in.Body.PartnerID != "" {
-		if _, err := s.people(ctx).Partner(ctx, in.Body.PartnerID); models.ErrorKind(err) == models.KindNotFound {
+		if _, err := s.partners(ctx).Partner(ctx, in.Body.PartnerID); models.ErrorKind(err) == models.KindNotFound {
 			problems = append(problems, models.FieldError{Location: "body.partnerId", Message: "no such partner", Value: in.Body.PartnerID})
 		} else if err != nil {
 			return nil, err

@@ -39,6 +39,7 @@ func modulesOf(st *stores.Set) Modules {
 		APIKeys:      func(p *models.Principal) KeyStore { return st.For(p) },
 		Audit:        func(p *models.Principal) AuditStore { return st.For(p) },
 		People:       func(p *models.Principal) PeopleStore { return st.For(p) },
+		Partners:     func(p *models.Principal) PartnerStore { return st.For(p) },
 		Roles:        func(p *models.Principal) RoleStore { return st.For(p) },
 		Tenant:       func(p *models.Principal) TenantStore { return st.For(p) },
 		Events:       func(p *models.Principal) EventsStore { return st.For(p) },

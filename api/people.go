@@ -42,23 +42,32 @@ func partnerOf(p *models.Partner) Partner {
 	return Partner{ID: p.ID, Name: p.Name, Type: p.Type, Level: p.Level, Status: p.Status, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
-// PeopleStore is what the people operations need of storage, as the caller sees it.
+// PeopleStore is what the user operations need of storage, as the caller sees it.
 type PeopleStore interface {
 	CreateUser(ctx context.Context, u *models.User, roles []string) error
 	ListUsers(ctx context.Context, partnerUsers bool, partnerID string, pg models.Page) ([]models.User, string, error)
 	User(ctx context.Context, partnerUser bool, id string) (*models.User, error)
 	UpdateUser(ctx context.Context, partnerUser bool, id string, name *string, roles []string) (*models.User, error)
 	DeactivateUser(ctx context.Context, partnerUser bool, id string) (*models.User, error)
+	IssueUserToken(ctx context.Context, partnerUser bool, userID, purpose, hash string, expiresAt time.Time) error
+}
+
+// people is the store of users as the caller sees it.
+func (s *Server) people(ctx context.Context) PeopleStore {
+	return s.deps.Modules.People(models.PrincipalFrom(ctx))
+}
+
+// PartnerStore is what the partner operations need of storage, as the caller sees it.
+type PartnerStore interface {
 	CreatePartner(ctx context.Context, p *models.Partner) error
 	ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error)
 	Partner(ctx context.Context, id string) (*models.Partner, error)
 	UpdatePartner(ctx context.Context, id string, c models.PartnerChanges) (*models.Partner, error)
-	IssueUserToken(ctx context.Context, partnerUser bool, userID, purpose, hash string, expiresAt time.Time) error
 }
 
-// people is the store of users and partner organisations as the caller sees it.
-func (s *Server) people(ctx context.Context) PeopleStore {
-	return s.deps.Modules.People(models.PrincipalFrom(ctx))
+// partners is the store of partner organisations as the caller sees it.
+func (s *Server) partners(ctx context.Context) PartnerStore {
+	return s.deps.Modules.Partners(models.PrincipalFrom(ctx))
 }
 
 // One-time links: an invitation lasts a week, a password reset a day.
@@ -245,7 +254,7 @@ func (s *Server) deactivateOperatorUser(ctx context.Context, in *IDPath) (*UserO
 // listPartners lists partner organisations; a partner sees its own.
 func (s *Server) listPartners(ctx context.Context, in *struct{ ListParams }) (*PartnerListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Partner, string, error) {
-		return s.people(ctx).ListPartners(ctx, pg)
+		return s.partners(ctx).ListPartners(ctx, pg)
 	}, partnerOf)
 	return &PartnerListOutput{Body: body}, err
 }
@@ -253,7 +262,7 @@ func (s *Server) listPartners(ctx context.Context, in *struct{ ListParams }) (*P
 // createPartner adds a partner organisation.
 func (s *Server) createPartner(ctx context.Context, in *PartnerInput) (*PartnerOutput, error) {
 	p := &models.Partner{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: models.PartnerActive}
-	if err := s.people(ctx).CreatePartner(ctx, p); err != nil {
+	if err := s.partners(ctx).CreatePartner(ctx, p); err != nil {
 		return nil, err
 	}
 	return &PartnerOutput{Body: partnerOf(p)}, nil
@@ -261,7 +270,7 @@ func (s *Server) createPartner(ctx context.Context, in *PartnerInput) (*PartnerO
 
 // getPartner answers one partner organisation.
 func (s *Server) getPartner(ctx context.Context, in *IDPath) (*PartnerOutput, error) {
-	p, err := s.people(ctx).Partner(ctx, in.ID)
+	p, err := s.partners(ctx).Partner(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +279,7 @@ func (s *Server) getPartner(ctx context.Context, in *IDPath) (*PartnerOutput, er
 
 // updatePartner changes a partner organisation.
 func (s *Server) updatePartner(ctx context.Context, in *UpdatePartnerInput) (*PartnerOutput, error) {
-	p, err := s.people(ctx).UpdatePartner(ctx, in.ID, models.PartnerChanges{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: in.Body.Status})
+	p, err := s.partners(ctx).UpdatePartner(ctx, in.ID, models.PartnerChanges{Name: in.Body.Name, Type: in.Body.Type, Level: in.Body.Level, Status: in.Body.Status})
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +288,7 @@ func (s *Server) updatePartner(ctx context.Context, in *UpdatePartnerInput) (*Pa
 
 // listPartnerUsers lists the people of a partner organisation.
 func (s *Server) listPartnerUsers(ctx context.Context, in *PartnerUsersInput) (*UserListOutput, error) {
-	if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
+	if _, err := s.partners(ctx).Partner(ctx, in.PartnerID); err != nil {
 		return nil, err
 	}
 	return s.listUsers(ctx, true, in.PartnerID, in.ListParams)
@@ -290,7 +299,7 @@ func (s *Server) createPartnerUser(ctx context.Context, in *CreatePartnerUserInp
 	if p := models.PrincipalFrom(ctx); p.IsPartner() && p.PartnerID != in.PartnerID {
 		return nil, models.Errorf(models.KindForbidden, "OTHER_PARTNER", "you act for your own partner organisation only")
 	}
-	if _, err := s.people(ctx).Partner(ctx, in.PartnerID); err != nil {
+	if _, err := s.partners(ctx).Partner(ctx, in.PartnerID); err != nil {
 		return nil, err
 	}
 	return s.createUser(ctx, &in.CreateUserInput, in.PartnerID)

@@ -100,7 +100,8 @@ func modules(st *stores.Set) api.Modules {
 	return api.Modules{
 		APIKeys:      func(p *models.Principal) api.KeyStore { return st.Identity.For(p) },
 		Audit:        func(p *models.Principal) api.AuditStore { return st.Identity.For(p) },
-		People:       func(p *models.Principal) api.PeopleStore { return st.For(p) },
+		People:       func(p *models.Principal) api.PeopleStore { return st.Identity.For(p) },
+		Partners:     func(p *models.Principal) api.PartnerStore { return st.Partners.For(p) },
 		Roles:        func(p *models.Principal) api.RoleStore { return st.Identity.For(p) },
 		Tenant:       func(p *models.Principal) api.TenantStore { return st.Store.For(p) },
 		Events:       func(p *models.Principal) api.EventsStore { return st.Customers.For(p) },
