@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -83,18 +84,30 @@ func (s Scope) CheckPartner(tx *gorm.DB, partnerID, location string) error {
 	return nil
 }
 
-// Caller is who a module's scoped store acts for: the principal and its scope. Module stores
-// embed it in their Scoped type.
+// Caller is who a module's scoped store acts for: the principal and its scope, on the core's
+// database. Module stores embed it in their Scoped type.
 type Caller struct {
 	P     models.Principal
 	Scope Scope
+	core  *Store
 }
 
-// CallerOf is the caller p; a nil principal sees nothing.
-func CallerOf(p *models.Principal) Caller {
-	c := Caller{Scope: ScopeOf(p)}
+// CallerOf is the caller p on s's database; a nil principal sees nothing.
+func (s *Store) CallerOf(p *models.Principal) Caller {
+	c := Caller{Scope: ScopeOf(p), core: s}
 	if p != nil {
 		c.P = *p
 	}
 	return c
+}
+
+// Rows starts a query on model limited to the caller's tenant.
+func (c Caller) Rows(ctx context.Context, model any) *gorm.DB {
+	return c.Scope.Rows(c.core.DB(ctx).Model(model))
+}
+
+// PartnerRows is Rows plus, for a partner caller, only the rows whose column names its partner
+// organisation.
+func (c Caller) PartnerRows(ctx context.Context, model any, column string) *gorm.DB {
+	return c.Scope.PartnerRows(c.core.DB(ctx).Model(model), column)
 }

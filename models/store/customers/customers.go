@@ -37,13 +37,7 @@ type Scoped struct {
 
 // For returns the customers store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
-}
-
-// partnerRows starts a query on model limited to the caller's tenant and, for partner
-// callers, to the rows of their organisation in column.
-func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // Payload is the payload of customer.* events.
@@ -55,7 +49,7 @@ func Payload(c *models.Customer) string {
 }
 
 func (sc *Scoped) customerRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Customer{}, "partner_id")
+	return sc.PartnerRows(ctx, &models.Customer{}, "partner_id")
 }
 
 // CreateCustomer adds a customer. Partner principals create customers attributed to

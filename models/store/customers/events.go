@@ -13,7 +13,7 @@ import (
 // eventRows starts a query on the events the principal may see: its tenant's, and for
 // partners only those attributed to its organisation.
 func (sc *Scoped) eventRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Event{}, "partner_id")
+	return sc.PartnerRows(ctx, &models.Event{}, "partner_id")
 }
 
 // ListEvents lists the events the principal may see, in the order they were received.

@@ -35,17 +35,7 @@ type Scoped struct {
 
 // For returns the deals store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
-}
-
-// rows starts a query on model limited to the caller's tenant.
-func (sc *Scoped) rows(ctx context.Context, model any) *gorm.DB {
-	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
-}
-
-// partnerRows is rows plus, for partner callers, only rows of their organisation in column.
-func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // EventPatterns are the events the deals module reacts to in every tenant: an approved deal.
@@ -116,7 +106,7 @@ func (sc *Scoped) withStages(ctx context.Context, ps []models.Pipeline) error {
 		ids[i] = p.ID
 	}
 	var stages []models.Stage
-	if err := sc.rows(ctx, &models.Stage{}).Where("pipeline_id IN ?", ids).Order("position").Find(&stages).Error; err != nil {
+	if err := sc.Rows(ctx, &models.Stage{}).Where("pipeline_id IN ?", ids).Order("position").Find(&stages).Error; err != nil {
 		return err
 	}
 	byID := make(map[string]*models.Pipeline, len(ps))
@@ -133,7 +123,7 @@ func (sc *Scoped) withStages(ctx context.Context, ps []models.Pipeline) error {
 
 // ListPipelines lists the tenant's pipelines with their stages.
 func (sc *Scoped) ListPipelines(ctx context.Context, pg models.Page) ([]models.Pipeline, string, error) {
-	ps, next, err := store.Page(sc.rows(ctx, &models.Pipeline{}), pg, func(p models.Pipeline) string { return p.ID })
+	ps, next, err := store.Page(sc.Rows(ctx, &models.Pipeline{}), pg, func(p models.Pipeline) string { return p.ID })
 	if err != nil {
 		return nil, "", err
 	}
@@ -143,7 +133,7 @@ func (sc *Scoped) ListPipelines(ctx context.Context, pg models.Page) ([]models.P
 // Pipeline finds one pipeline with its stages.
 func (sc *Scoped) Pipeline(ctx context.Context, id string) (*models.Pipeline, error) {
 	var p models.Pipeline
-	err := sc.rows(ctx, &models.Pipeline{}).Where("id = ?", id).Take(&p).Error
+	err := sc.Rows(ctx, &models.Pipeline{}).Where("id = ?", id).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PIPELINE_NOT_FOUND", "pipeline")
 	}
@@ -158,7 +148,7 @@ func (sc *Scoped) Pipeline(ctx context.Context, id string) (*models.Pipeline, er
 }
 
 func (sc *Scoped) dealRows(ctx context.Context) *gorm.DB {
-	return sc.partnerRows(ctx, &models.Deal{}, "partner_id")
+	return sc.PartnerRows(ctx, &models.Deal{}, "partner_id")
 }
 
 // lockDeal reads a deal the principal may see, locked for the rest of tx on Postgres (SQLite
@@ -497,7 +487,7 @@ func (sc *Scoped) DealConflicts(ctx context.Context, id string) ([]models.DealCo
 		return nil, err
 	}
 	var out []models.DealConflict
-	err := sc.rows(ctx, &models.DealConflict{}).Where("deal_id = ?", id).Order("id").Find(&out).Error
+	err := sc.Rows(ctx, &models.DealConflict{}).Where("deal_id = ?", id).Order("id").Find(&out).Error
 	return out, err
 }
 
@@ -700,8 +690,8 @@ func (sc *Scoped) DealTimeline(ctx context.Context, id string, pg models.Page) (
 	if limit <= 0 {
 		limit = 20
 	}
-	evq := sc.rows(ctx, &models.Event{}).Where("subject_id = ?", id)
-	nq := sc.rows(ctx, &models.DealNote{}).Where("deal_id = ?", id)
+	evq := sc.Rows(ctx, &models.Event{}).Where("subject_id = ?", id)
+	nq := sc.Rows(ctx, &models.DealNote{}).Where("deal_id = ?", id)
 	if pg.After != "" {
 		evq, nq = evq.Where("id > ?", pg.After), nq.Where("id > ?", pg.After)
 	}

@@ -27,13 +27,13 @@ func (sc *Scoped) CreateAPIKey(ctx context.Context, k *models.APIKey) error {
 
 // ListAPIKeys lists the tenant's machine keys, oldest first.
 func (sc *Scoped) ListAPIKeys(ctx context.Context, pg models.Page) ([]models.APIKey, string, error) {
-	return store.Page(sc.partnerRows(ctx, &models.APIKey{}, "partner_id"), pg, func(k models.APIKey) string { return k.ID })
+	return store.Page(sc.PartnerRows(ctx, &models.APIKey{}, "partner_id"), pg, func(k models.APIKey) string { return k.ID })
 }
 
 // APIKey finds one machine key of the tenant.
 func (sc *Scoped) APIKey(ctx context.Context, id string) (*models.APIKey, error) {
 	var k models.APIKey
-	err := sc.partnerRows(ctx, &models.APIKey{}, "partner_id").Where("id = ?", id).Take(&k).Error
+	err := sc.PartnerRows(ctx, &models.APIKey{}, "partner_id").Where("id = ?", id).Take(&k).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("API_KEY_NOT_FOUND", "machine key")
 	}

@@ -32,13 +32,7 @@ type Scoped struct {
 
 // For returns the identity store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
-}
-
-// partnerRows starts a query on model limited to the caller's tenant and, for partner
-// callers, to the rows of their organisation in column.
-func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // AccessPolicy returns a tenant's custom roles and role assignments (authz.PolicySource).

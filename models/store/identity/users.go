@@ -53,7 +53,7 @@ func (sc *Scoped) CreateUser(ctx context.Context, u *models.User, roles []string
 // usersOf starts a query on the users the principal may see: operators see every user of the
 // tenant (kind selects operators or partner users), partner principals their organisation's.
 func (sc *Scoped) usersOf(ctx context.Context, partnerUsers bool) *gorm.DB {
-	q := sc.partnerRows(ctx, &models.User{}, "partner_id")
+	q := sc.PartnerRows(ctx, &models.User{}, "partner_id")
 	if partnerUsers {
 		return q.Where("partner_id IS NOT NULL")
 	}

@@ -31,7 +31,7 @@ type Scoped struct {
 
 // For returns the mail store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // RecordMail records an outgoing message of m.TenantID and returns the record as stored.

@@ -20,7 +20,7 @@ const defaultEventListLimit = 10
 // assigned to its level or, when its level has none, the default dashboard. Operators see all.
 func (sc *Scoped) visibleDashboards(ctx context.Context) ([]models.Dashboard, error) {
 	var all []models.Dashboard
-	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Order("id").Find(&all).Error; err != nil {
+	if err := sc.Rows(ctx, &models.Dashboard{}).Order("id").Find(&all).Error; err != nil {
 		return nil, err
 	}
 	if sc.P.PartnerID == "" {
@@ -48,7 +48,7 @@ func (sc *Scoped) visibleDashboards(ctx context.Context) ([]models.Dashboard, er
 // partnerLevel is the current level of the principal's partner organisation.
 func (sc *Scoped) partnerLevel(ctx context.Context) (string, error) {
 	var levels []string
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Partner{})).Where("id = ?", sc.P.PartnerID).Pluck("level", &levels).Error
+	err := sc.Rows(ctx, &models.Partner{}).Where("id = ?", sc.P.PartnerID).Pluck("level", &levels).Error
 	if err != nil || len(levels) == 0 {
 		return "", err
 	}
@@ -149,7 +149,7 @@ func (sc *Scoped) CreateDashboard(ctx context.Context, d *models.Dashboard) erro
 // ListDashboards lists the dashboards the principal may see, oldest first.
 func (sc *Scoped) ListDashboards(ctx context.Context, pg models.Page) ([]models.Dashboard, string, error) {
 	if sc.P.PartnerID == "" {
-		return store.Page(sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})), pg, func(d models.Dashboard) string { return d.ID })
+		return store.Page(sc.Rows(ctx, &models.Dashboard{}), pg, func(d models.Dashboard) string { return d.ID })
 	}
 	all, err := sc.visibleDashboards(ctx)
 	if err != nil {
@@ -181,7 +181,7 @@ func (sc *Scoped) Dashboard(ctx context.Context, id string) (*models.Dashboard, 
 		return nil, models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 	}
 	var d models.Dashboard
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Dashboard{})).Where("id = ?", id).Take(&d).Error
+	err := sc.Rows(ctx, &models.Dashboard{}).Where("id = ?", id).Take(&d).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("DASHBOARD_NOT_FOUND", "dashboard")
 	}
@@ -297,7 +297,7 @@ func (sc *Scoped) render(ctx context.Context, d *models.Dashboard, now time.Time
 			if limit <= 0 {
 				limit = defaultEventListLimit
 			}
-			q := matchType(sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Event{}), "partner_id"), w.EventType)
+			q := matchType(sc.PartnerRows(ctx, &models.Event{}, "partner_id"), w.EventType)
 			if err := q.Order("id DESC").Limit(limit).Find(&r.Events).Error; err != nil {
 				return nil, err
 			}

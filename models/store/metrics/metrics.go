@@ -39,7 +39,7 @@ type Scoped struct {
 
 // For returns the metrics store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // RollupLag is how old an event must be before it enters a metric's rollup. Event ids are taken
@@ -108,7 +108,7 @@ func (metricUniqueSet) TableName() string { return "metric_unique_sets" }
 // metricRows starts a query on the tenant's metrics. Partners read the definitions too: they
 // compute metrics over their own events.
 func (sc *Scoped) metricRows(ctx context.Context) *gorm.DB {
-	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Metric{}))
+	return sc.Rows(ctx, &models.Metric{})
 }
 
 func filtersJSON(f []models.MetricFilter) string {

@@ -104,7 +104,7 @@ func (sc *Scoped) ArchiveCommissionPlan(ctx context.Context, id string) (*models
 
 // ListCommissionPlans lists the tenant's plans (operators only).
 func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg models.Page) ([]models.CommissionPlan, string, error) {
-	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{}))
+	q := sc.Rows(ctx, &models.CommissionPlan{})
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
@@ -114,7 +114,7 @@ func (sc *Scoped) ListCommissionPlans(ctx context.Context, status string, pg mod
 // CommissionPlan finds one plan (operators only).
 func (sc *Scoped) CommissionPlan(ctx context.Context, id string) (*models.CommissionPlan, error) {
 	var p models.CommissionPlan
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("id = ?", id).Take(&p).Error
+	err := sc.Rows(ctx, &models.CommissionPlan{}).Where("id = ?", id).Take(&p).Error
 	return &p, store.NotFoundAs(err, "COMMISSION_PLAN_NOT_FOUND", "commission plan")
 }
 
@@ -124,7 +124,7 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 		return nil, err
 	}
 	var vs []models.CommissionPlanVersion
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlanVersion{})).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
+	err := sc.Rows(ctx, &models.CommissionPlanVersion{}).Where("plan_id = ?", id).Order("version").Limit(1000).Find(&vs).Error
 	return vs, err
 }
 
@@ -133,7 +133,7 @@ func (sc *Scoped) CommissionPlanVersions(ctx context.Context, id string) ([]mode
 // partner's real accruals.
 func (sc *Scoped) PreviewCommissions(ctx context.Context, e models.Event) ([]models.PlanPreview, error) {
 	var plans []models.CommissionPlan
-	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CommissionPlan{})).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
+	if err := sc.Rows(ctx, &models.CommissionPlan{}).Where("status = ? AND trigger_type = ?", models.PlanActive, e.Type).
 		Order("id").Limit(200).Find(&plans).Error; err != nil {
 		return nil, err
 	}
@@ -464,7 +464,7 @@ func (sc *Scoped) ReverseAccrual(ctx context.Context, id, reason string) (*model
 
 // ListAccruals lists the accruals the principal may see (partners: their own).
 func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg models.Page) ([]models.Accrual, string, error) {
-	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id")
+	q := sc.PartnerRows(ctx, &models.Accrual{}, "partner_id")
 	for col, v := range map[string]string{"partner_id": f.PartnerID, "plan_id": f.PlanID, "status": f.Status, "currency": f.Currency} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)
@@ -476,7 +476,7 @@ func (sc *Scoped) ListAccruals(ctx context.Context, f models.AccrualFilter, pg m
 // Accrual finds one accrual the principal may see.
 func (sc *Scoped) Accrual(ctx context.Context, id string) (*models.Accrual, error) {
 	var a models.Accrual
-	err := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Accrual{}), "partner_id").Where("id = ?", id).Take(&a).Error
+	err := sc.PartnerRows(ctx, &models.Accrual{}, "partner_id").Where("id = ?", id).Take(&a).Error
 	return &a, store.NotFoundAs(err, "ACCRUAL_NOT_FOUND", "accrual")
 }
 

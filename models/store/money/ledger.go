@@ -37,7 +37,7 @@ type Scoped struct {
 
 // For returns the money store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // LockPartner serialises the money movements of one partner: it locks the partner's row for
@@ -174,7 +174,7 @@ func addToBalance(b models.Balance, account string, amount int64) models.Balance
 
 // Balances lists the balances the principal may see, per partner and currency.
 func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]models.Balance, error) {
-	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerBalance{}), "partner_id")
+	q := sc.PartnerRows(ctx, &models.LedgerBalance{}, "partner_id")
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
@@ -196,7 +196,7 @@ func (sc *Scoped) Balances(ctx context.Context, partnerID, currency string) ([]m
 }
 
 func (sc *Scoped) entryRows(ctx context.Context, f models.EntryFilter) *gorm.DB {
-	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.LedgerEntry{}), "partner_id")
+	q := sc.PartnerRows(ctx, &models.LedgerEntry{}, "partner_id")
 	for col, v := range map[string]string{"partner_id": f.PartnerID, "currency": f.Currency, "account": f.Account, "kind": f.Kind, "source_type": f.SourceType, "source_id": f.SourceID} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)

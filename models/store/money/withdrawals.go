@@ -36,7 +36,7 @@ func NewPayoutMethodID() string { return models.NewID() }
 
 // ListPayoutMethods lists the payout methods the principal may see, without removed ones.
 func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg models.Page) ([]models.PayoutMethod, string, error) {
-	q := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("removed_at IS NULL")
+	q := sc.PartnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("removed_at IS NULL")
 	if partnerID != "" {
 		q = q.Where("partner_id = ?", partnerID)
 	}
@@ -46,7 +46,7 @@ func (sc *Scoped) ListPayoutMethods(ctx context.Context, partnerID string, pg mo
 // PayoutMethod finds one payout method the principal may see.
 func (sc *Scoped) PayoutMethod(ctx context.Context, id string) (*models.PayoutMethod, error) {
 	var m models.PayoutMethod
-	err := sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.PayoutMethod{}), "partner_id").Where("id = ?", id).Take(&m).Error
+	err := sc.PartnerRows(ctx, &models.PayoutMethod{}, "partner_id").Where("id = ?", id).Take(&m).Error
 	return &m, store.NotFoundAs(err, "PAYOUT_METHOD_NOT_FOUND", "payout method")
 }
 
@@ -113,7 +113,7 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 }
 
 func (sc *Scoped) withdrawalRows(ctx context.Context) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Withdrawal{}), "partner_id")
+	return sc.PartnerRows(ctx, &models.Withdrawal{}, "partner_id")
 }
 
 // ListWithdrawals lists the withdrawals the principal may see, oldest first.

@@ -97,7 +97,7 @@ func (sc *Scoped) ApplicationForm(ctx context.Context) (models.ApplicationForm, 
 
 // ListApplications lists the tenant's applications, oldest first; operators only.
 func (sc *Scoped) ListApplications(ctx context.Context, f models.ApplicationFilter, pg models.Page) ([]models.Application, string, error) {
-	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Application{}))
+	q := sc.Rows(ctx, &models.Application{})
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
 	}
@@ -107,7 +107,7 @@ func (sc *Scoped) ListApplications(ctx context.Context, f models.ApplicationFilt
 // Application finds one application; operators only.
 func (sc *Scoped) Application(ctx context.Context, id string) (*models.Application, error) {
 	var a models.Application
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Application{})).Where("id = ?", id).Take(&a).Error
+	err := sc.Rows(ctx, &models.Application{}).Where("id = ?", id).Take(&a).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("APPLICATION_NOT_FOUND", "application")
 	}

@@ -40,11 +40,11 @@ type Scoped struct {
 
 // For returns the onboarding store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 func (sc *Scoped) taskRows(ctx context.Context) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Task{}), "partner_id")
+	return sc.PartnerRows(ctx, &models.Task{}, "partner_id")
 }
 
 // checkAssignee verifies that userID is an active user the task may be assigned to: for a
@@ -240,7 +240,7 @@ func (sc *Scoped) DeleteTask(ctx context.Context, id string) error {
 // OnboardingTemplate is the tenant's onboarding checklist, in order.
 func (sc *Scoped) OnboardingTemplate(ctx context.Context) ([]models.OnboardingItem, error) {
 	var items []models.OnboardingItem
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.OnboardingItem{})).Order("position").Find(&items).Error
+	err := sc.Rows(ctx, &models.OnboardingItem{}).Order("position").Find(&items).Error
 	return items, err
 }
 

@@ -47,13 +47,13 @@ func (sc *Scoped) CreateLevel(ctx context.Context, l *models.Level, r models.Lev
 
 // ListLevels lists the tenant's levels; partners see them too (benefits and requirements).
 func (sc *Scoped) ListLevels(ctx context.Context, pg models.Page) ([]models.Level, string, error) {
-	return store.Page(sc.rows(ctx, &models.Level{}), pg, func(l models.Level) string { return l.ID })
+	return store.Page(sc.Rows(ctx, &models.Level{}), pg, func(l models.Level) string { return l.ID })
 }
 
 // Level finds one level.
 func (sc *Scoped) Level(ctx context.Context, id string) (*models.Level, error) {
 	var l models.Level
-	err := sc.rows(ctx, &models.Level{}).Where("id = ?", id).Take(&l).Error
+	err := sc.Rows(ctx, &models.Level{}).Where("id = ?", id).Take(&l).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("LEVEL_NOT_FOUND", "level")
 	}
@@ -278,7 +278,7 @@ func (s *Store) ReviewAllLevels(ctx context.Context, now time.Time) (int, error)
 
 // ListLevelProposals lists the review's proposals, oldest first; operators only.
 func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg models.Page) ([]models.LevelProposal, string, error) {
-	q := sc.rows(ctx, &models.LevelProposal{})
+	q := sc.Rows(ctx, &models.LevelProposal{})
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
@@ -288,7 +288,7 @@ func (sc *Scoped) ListLevelProposals(ctx context.Context, status string, pg mode
 // DecideLevelProposal applies or dismisses a pending proposal.
 func (sc *Scoped) DecideLevelProposal(ctx context.Context, id string, apply bool) (*models.LevelProposal, error) {
 	var prop models.LevelProposal
-	if err := sc.rows(ctx, &models.LevelProposal{}).Where("id = ?", id).Take(&prop).Error; errors.Is(err, gorm.ErrRecordNotFound) {
+	if err := sc.Rows(ctx, &models.LevelProposal{}).Where("id = ?", id).Take(&prop).Error; errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PROPOSAL_NOT_FOUND", "level proposal")
 	} else if err != nil {
 		return nil, err

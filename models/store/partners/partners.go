@@ -29,17 +29,7 @@ type Scoped struct {
 
 // For returns the partners store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
-}
-
-// rows starts a query on model limited to the caller's tenant.
-func (sc *Scoped) rows(ctx context.Context, model any) *gorm.DB {
-	return sc.Scope.Rows(sc.s.core.DB(ctx).Model(model))
-}
-
-// partnerRows is rows plus, for partner callers, only rows of their organisation in column.
-func (sc *Scoped) partnerRows(ctx context.Context, model any, column string) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(model), column)
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // CreatePartner adds a partner organisation to the principal's tenant.
@@ -65,13 +55,13 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 
 // ListPartners lists the partner organisations the principal may see (its own for partners).
 func (sc *Scoped) ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error) {
-	return store.Page(sc.partnerRows(ctx, &models.Partner{}, "id"), pg, func(p models.Partner) string { return p.ID })
+	return store.Page(sc.PartnerRows(ctx, &models.Partner{}, "id"), pg, func(p models.Partner) string { return p.ID })
 }
 
 // Partner finds one partner organisation the principal may see.
 func (sc *Scoped) Partner(ctx context.Context, id string) (*models.Partner, error) {
 	var p models.Partner
-	err := sc.partnerRows(ctx, &models.Partner{}, "id").Where("id = ?", id).Take(&p).Error
+	err := sc.PartnerRows(ctx, &models.Partner{}, "id").Where("id = ?", id).Take(&p).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, models.NotFound("PARTNER_NOT_FOUND", "partner")
 	}

@@ -40,7 +40,7 @@ type Scoped struct {
 
 // For returns the playbooks store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // Where playbook actions come from, on the tasks and ledger movements they make.
@@ -96,7 +96,7 @@ func (sc *Scoped) CreatePlaybook(ctx context.Context, p *models.Playbook) error 
 // ListPlaybooks lists the tenant's playbooks, optionally of one status, oldest first;
 // operators only.
 func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Page) ([]models.Playbook, string, error) {
-	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{}))
+	q := sc.Rows(ctx, &models.Playbook{})
 	if status != "" {
 		q = q.Where("status = ?", status)
 	}
@@ -106,7 +106,7 @@ func (sc *Scoped) ListPlaybooks(ctx context.Context, status string, pg models.Pa
 // Playbook finds one playbook; operators only.
 func (sc *Scoped) Playbook(ctx context.Context, id string) (*models.Playbook, error) {
 	var p models.Playbook
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.Playbook{})).Where("id = ?", id).Take(&p).Error
+	err := sc.Rows(ctx, &models.Playbook{}).Where("id = ?", id).Take(&p).Error
 	if err != nil {
 		return nil, store.NotFoundAs(err, "PLAYBOOK_NOT_FOUND", "playbook")
 	}
@@ -194,7 +194,7 @@ func (sc *Scoped) PlaybookVersions(ctx context.Context, id string) ([]models.Pla
 		return nil, err
 	}
 	var vs []models.PlaybookVersion
-	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookVersion{})).Where("playbook_id = ?", id).Order("version").Limit(maxPlaybookVersions).Find(&vs).Error
+	err := sc.Rows(ctx, &models.PlaybookVersion{}).Where("playbook_id = ?", id).Order("version").Limit(maxPlaybookVersions).Find(&vs).Error
 	return vs, err
 }
 
@@ -227,7 +227,7 @@ func (sc *Scoped) SetPlaybookStatus(ctx context.Context, id, status string) (*mo
 
 // ListPlaybookRuns lists the tenant's playbook runs, oldest first; operators only.
 func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilter, pg models.Page) ([]models.PlaybookRun, string, error) {
-	q := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{}))
+	q := sc.Rows(ctx, &models.PlaybookRun{})
 	if f.PlaybookID != "" {
 		q = q.Where("playbook_id = ?", f.PlaybookID)
 	}
@@ -239,7 +239,7 @@ func (sc *Scoped) ListPlaybookRuns(ctx context.Context, f models.PlaybookRunFilt
 
 func (sc *Scoped) playbookRun(ctx context.Context, id string) (*models.PlaybookRun, error) {
 	var r models.PlaybookRun
-	if err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookRun{})).Where("id = ?", id).Take(&r).Error; err != nil {
+	if err := sc.Rows(ctx, &models.PlaybookRun{}).Where("id = ?", id).Take(&r).Error; err != nil {
 		return nil, store.NotFoundAs(err, "RUN_NOT_FOUND", "playbook run")
 	}
 	return &r, nil
@@ -252,7 +252,7 @@ func (sc *Scoped) PlaybookRun(ctx context.Context, id string) (*models.PlaybookR
 		return nil, nil, err
 	}
 	var steps []models.PlaybookStep
-	err = sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.PlaybookStep{})).Where("run_id = ?", id).Order("id").Limit(maxRunSteps).Find(&steps).Error
+	err = sc.Rows(ctx, &models.PlaybookStep{}).Where("run_id = ?", id).Order("id").Limit(maxRunSteps).Find(&steps).Error
 	if err != nil {
 		return nil, nil, err
 	}
@@ -294,7 +294,7 @@ func (sc *Scoped) RequestPlaybookRunCancel(ctx context.Context, id string) (*mod
 }
 
 func (sc *Scoped) documentRows(ctx context.Context) *gorm.DB {
-	return sc.Scope.PartnerRows(sc.s.core.DB(ctx).Model(&models.Document{}), "partner_id")
+	return sc.PartnerRows(ctx, &models.Document{}, "partner_id")
 }
 
 // ListDocuments lists the documents the principal may see, optionally of one partner, oldest

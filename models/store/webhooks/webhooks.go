@@ -34,7 +34,7 @@ type Scoped struct {
 
 // For returns the webhook store scoped to p.
 func (s *Store) For(p *models.Principal) *Scoped {
-	return &Scoped{s: s, Caller: store.CallerOf(p)}
+	return &Scoped{s: s, Caller: s.core.CallerOf(p)}
 }
 
 // EventPatterns lists the event-type patterns of a tenant's enabled webhooks.
