@@ -1,0 +1,53 @@
+import { useState, type SubmitEvent } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { useMutation } from '@tanstack/react-query';
+import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { api, problemMessage, session } from '../api/client';
+
+export default function Login() {
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [tenant, setTenant] = useState('');
+
+  const login = useMutation({
+    mutationFn: async () => {
+      const { data, error } = await api.POST('/api/auth/login', {
+        body: { email, password, ...(tenant ? { tenant } : {}) },
+      });
+      if (!data) throw new Error(problemMessage(error));
+      return data;
+    },
+    onSuccess: async (data) => {
+      session.set(data.accessToken, data.refreshToken);
+      const next = params.get('next');
+      await navigate(next?.startsWith('/') ? next : '/', { replace: true });
+    },
+  });
+
+  const submit = (e: SubmitEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    login.mutate();
+  };
+
+  return (
+    <Center component="main" mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit} noValidate={false}>
+        <Stack>
+          <Title order={1} size="h2">Sign in to partnerd</Title>
+          {login.isError && (
+            <Alert color="red" role="alert" title="Sign-in failed">{login.error.message}</Alert>
+          )}
+          <TextInput label="Email" type="email" autoComplete="username" required
+            value={email} onChange={(e) => { setEmail(e.currentTarget.value); }} />
+          <PasswordInput label="Password" autoComplete="current-password" required
+            value={password} onChange={(e) => { setPassword(e.currentTarget.value); }} />
+          <TextInput label="Tenant" description="Only if your email belongs to several tenants"
+            value={tenant} onChange={(e) => { setTenant(e.currentTarget.value); }} />
+          <Button type="submit" loading={login.isPending}>Sign in</Button>
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}
