@@ -1,9 +1,18 @@
-import { createTheme } from '@mantine/core';
+import { createTheme, type CSSVariablesResolver } from '@mantine/core';
 
 // The console's default theme. A white-label portal passes its own createTheme() values
 // (primaryColor, colors, fontFamily, radius) from the tenant's branding at run time.
 export const theme = createTheme({
   primaryColor: 'indigo',
+  // indigo-6 under white text is 4.3:1, below WCAG AA's 4.5:1 (axe color-contrast); 7 is 5.0:1.
+  primaryShade: { light: 7, dark: 8 },
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+});
+
+// Mantine's dimmed text (gray-6 on white, dark-2 on dark-7) fails WCAG AA contrast too.
+export const cssVariablesResolver: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)' },
 });
