@@ -1,12 +1,39 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 // The Go server embeds dist/ and serves it at /; the dev server proxies the API to a local
 // `partnerd serve` (PARTNERD_URL, default http://127.0.0.1:8080).
 const api = process.env.PARTNERD_URL ?? 'http://127.0.0.1:8080';
 
+// A visitor without a session lands on the login page: index.html preloads its lazy chunk and
+// the chunks it imports, so they download and compile while the entry chunk runs.
+function preloadRoute(route: string): Plugin {
+  return {
+    name: 'partnerd:preload-route',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        const bundle = ctx.bundle ?? {};
+        const byName = new Map(Object.values(bundle).map((c) => [c.fileName, c]));
+        const chunk = Object.values(bundle).find((c) => c.type === 'chunk' && c.facadeModuleId?.endsWith(route));
+        if (chunk?.type !== 'chunk') throw new Error(`preloadRoute: no chunk for ${route}`);
+        const files = new Set<string>();
+        const walk = (name: string) => {
+          const c = byName.get(name);
+          if (c?.type !== 'chunk' || files.has(name) || c.isEntry) return;
+          files.add(name);
+          c.imports.forEach(walk);
+        };
+        walk(chunk.fileName);
+        return [...files].map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${f}` }, injectTo: 'head' as const }));
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), preloadRoute('src/routes/Login.tsx')],
   build: {
     outDir: 'dist',
     assetsDir: 'assets', // hashed names: served with Cache-Control: immutable
