@@ -12,7 +12,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WORKFLOWCHECK := $(TOOLS)/workflowcheck-$(WORKFLOWCHECK_VERSION)
 
-.PHONY: run build test test-go lint tools openapi bench clean
+.PHONY: run build test test-go test-web lint tools openapi bench clean
 
 ## run: build and serve with the embedded database and Temporal server
 run: build
@@ -22,8 +22,8 @@ run: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/partnerd ./cmd/partnerd
 
-## test: every Go test with the race detector, then the linters
-test: test-go lint
+## test: every Go test with the race detector, the linters, then the web console's checks
+test: test-go lint test-web
 
 # The race detector runs on every package but the two that link the embedded Temporal server:
 # instrumenting the server doubles the cold build and pushed CI past its budget (ADR 6).
@@ -31,6 +31,16 @@ SERVER_PKGS := ./cmd/... ./worker/devserver/...
 test-go:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /cmd/ -e /worker/devserver)
 	$(GO) test -count=1 $(SERVER_PKGS)
+
+## test-web: the web console: generated API types current, type check, lint, build, bundle budget
+test-web: web/node_modules
+	cd web && npm run check:api && npm run typecheck && npm run lint && npx vite build && npm run size
+
+# npm ci; the package's postinstall writes node_modules/go.mod, which keeps the Go files some npm
+# packages ship out of this module's ./...
+web/node_modules: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
 
 ## lint: golangci-lint (with the dependency rules), workflowcheck over workflows/, and no tenant condition written outside store.Scope
 lint: $(GOLANGCI_LINT) $(WORKFLOWCHECK)
