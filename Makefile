@@ -12,10 +12,10 @@ WORKFLOWCHECK_VERSION := v0.6.0
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WORKFLOWCHECK := $(TOOLS)/workflowcheck-$(WORKFLOWCHECK_VERSION)
 
-.PHONY: run build test test-go test-web lint tools openapi bench clean
+.PHONY: run build web test test-go test-web lint tools openapi bench clean
 
-## run: build and serve with the embedded database and Temporal server
-run: build
+## run: build the web console and the binary, and serve with the embedded database and Temporal server
+run: web build
 	./bin/partnerd serve
 
 ## build: the partnerd binary in bin/
@@ -31,6 +31,10 @@ SERVER_PKGS := ./cmd/... ./worker/devserver/...
 test-go:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /cmd/ -e /worker/devserver)
 	$(GO) test -count=1 $(SERVER_PKGS)
+
+## web: the web console, built into web/dist/console, which the next go build embeds
+web: web/node_modules
+	cd web && npx vite build
 
 ## test-web: the web console: generated API types current, type check, lint, build, bundle budget
 test-web: web/node_modules

@@ -6,6 +6,7 @@ package api
 import (
 	"context"
 	"crypto/rand"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -39,6 +40,9 @@ type Config struct {
 	CursorKey []byte
 	// SignupEnabled opens POST /api/signup to anyone.
 	SignupEnabled bool
+	// Console is the built web console, served at every path the API does not own; nil answers
+	// those paths with a page that says how to build it.
+	Console fs.FS
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.

@@ -102,6 +102,9 @@ func (s *Server) recoverPanics(c *gin.Context) {
 }
 
 func (s *Server) noRoute(c *gin.Context) {
+	if s.console(c) {
+		return
+	}
 	p := newProblem(c.Request.Context(), http.StatusNotFound, "no route for "+c.Request.Method+" "+c.Request.URL.Path)
 	s.writeProblem(c, p)
 }

@@ -35,12 +35,12 @@ function preloadRoute(route: string): Plugin {
 export default defineConfig({
   plugins: [react(), preloadRoute('src/routes/Login.tsx')],
   build: {
-    outDir: 'dist',
+    outDir: 'dist/console',
     assetsDir: 'assets', // hashed names: served with Cache-Control: immutable
     sourcemap: false,
     modulePreload: { polyfill: false }, // the polyfill is an inline script a strict CSP refuses
     chunkSizeWarningLimit: 250,
-    manifest: true, // dist/.vite/manifest.json: scripts/size.mjs follows each route's imports
+    manifest: true, // dist/console/.vite/manifest.json: scripts/size.mjs follows each route's imports
   },
   server: {
     proxy: {

@@ -271,6 +271,7 @@ func printBanner(w io.Writer, cfg config, httpAddr, temporalAddr string, login *
 		base = "http://" + httpAddr
 	}
 	fmt.Fprintf(w, "\npartnerd %s is ready\n", version)
+	fmt.Fprintf(w, "  Console      %s/\n", base)
 	fmt.Fprintf(w, "  API          %s/api\n", base)
 	fmt.Fprintf(w, "  Docs         %s/docs\n", base)
 	fmt.Fprintf(w, "  Swagger UI   %s/swagger/\n", base)

@@ -20,6 +20,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
+	"github.com/partnerd/partnerd/web"
 	"github.com/partnerd/partnerd/worker"
 )
 
@@ -91,6 +92,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		TrustedProxies: cfg.TrustedProxies,
 		CursorKey:      cursorKey,
 		SignupEnabled:  cfg.Signup,
+		Console:        web.Console(),
 	}, deps)
 }
 

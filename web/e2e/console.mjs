@@ -7,7 +7,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { launch } from './browser.mjs';
 import { serve } from './serve.mjs';
 
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dist = new URL('../dist/console/', import.meta.url).pathname;
 const out = new URL('./out/', import.meta.url).pathname;
 mkdirSync(out, { recursive: true });
 const api = process.env.PARTNERD_URL ?? 'http://127.0.0.1:8080';

@@ -3,7 +3,7 @@
 import { launch } from './browser.mjs';
 import { serve } from './serve.mjs';
 
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dist = new URL('../dist/console/', import.meta.url).pathname;
 const server = await serve({ dist, api: process.env.PARTNERD_URL ?? 'http://127.0.0.1:8080' });
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await launch();

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dist = new URL('../dist/console/', import.meta.url).pathname;
 const BUDGET = 250 * 1024;
 const manifest = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8'));
 const gz = (f) => gzipSync(readFileSync(join(dist, f)), { level: 9 }).length;
