@@ -12,7 +12,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WORKFLOWCHECK := $(TOOLS)/workflowcheck-$(WORKFLOWCHECK_VERSION)
 
-.PHONY: run build web test test-go test-web lint tools openapi bench clean
+.PHONY: run build web test test-go test-web test-e2e lint tools openapi bench clean
 
 ## run: build the web console and the binary, and serve with the embedded database and Temporal server
 run: web build
@@ -22,8 +22,8 @@ run: web build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/partnerd ./cmd/partnerd
 
-## test: every Go test with the race detector, the linters, then the web console's checks
-test: test-go lint test-web
+## test: every Go test with the race detector, the linters, the web console's checks, then the console in a browser
+test: test-go lint test-web test-e2e
 
 # The race detector runs on every package but the two that link the embedded Temporal server:
 # instrumenting the server doubles the cold build and pushed CI past its budget (ADR 6).
@@ -39,6 +39,12 @@ web: web/node_modules
 ## test-web: the web console: generated API types current, type check, lint, build, bundle budget
 test-web: web/node_modules
 	cd web && npm run check:api && npm run typecheck && npm run lint && npx vite build && npm run size
+
+## test-e2e: the console in Debian's chromium (CHROMIUM overrides it) against a real partnerd serve
+# Its binary is built like the tests' (no -trimpath), so it reuses what go test compiled.
+test-e2e: web
+	$(GO) build -o bin/partnerd-e2e ./cmd/partnerd
+	web/e2e/run.sh bin/partnerd-e2e
 
 # npm ci; the package's postinstall writes node_modules/go.mod, which keeps the Go files some npm
 # packages ship out of this module's ./...

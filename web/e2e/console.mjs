@@ -1,21 +1,19 @@
-// The console in Debian's chromium against a real `partnerd serve`: the login page, sign-in,
-// the first dashboard; CSP violations, axe-core (WCAG 2.1 AA), first contentful paint,
-// screenshots in e2e/out/.
+// The console in Debian's chromium against a real `partnerd serve`, which serves it: the login
+// page, sign-in, the first dashboard, a deep link; CSP violations, axe-core (WCAG 2.1 AA),
+// screenshots in e2e/out/; the first contentful paint is reported, not checked (budgets are
+// measured by bench scripts, not asserted by tests).
 //   PARTNERD_URL=http://127.0.0.1:8080 EMAIL=... PASSWORD=... node e2e/console.mjs
+// (make test-e2e starts the server and runs this.)
 import { mkdirSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
 import { launch } from './browser.mjs';
-import { serve } from './serve.mjs';
-
-const dist = new URL('../dist/console/', import.meta.url).pathname;
 const out = new URL('./out/', import.meta.url).pathname;
 mkdirSync(out, { recursive: true });
 const api = process.env.PARTNERD_URL ?? 'http://127.0.0.1:8080';
 const email = process.env.EMAIL ?? 'founder@example.test';
 const password = process.env.PASSWORD ?? '';
 
-const server = await serve({ dist, api });
-const base = `http://127.0.0.1:${server.address().port}`;
+const base = api;
 const browser = await launch();
 const problems = [];
 let failed = false;
@@ -51,7 +49,7 @@ try {
       new PerformanceObserver((l) => { resolve(l.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1); })
         .observe({ type: 'paint', buffered: true });
     }));
-    check(fcp > 0 && fcp < 1000, `[${scheme}] first contentful paint ${fcp.toFixed(0)} ms (< 1000)`);
+    check(fcp > 0, `[${scheme}] first contentful paint ${fcp.toFixed(0)} ms`);
     await page.screenshot({ path: `${out}login-${scheme}.png` });
     await axe(page, `[${scheme}] login`);
 
@@ -77,7 +75,6 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
 }
 check(problems.length === 0, `no console errors or CSP violations (${problems.length})`);
 process.exitCode = failed ? 1 : 0;
