@@ -17,7 +17,7 @@ import (
 // name, every other page by index.html (the console routes in the browser).
 
 // apiPrefixes are the paths that never fall back to the console.
-var apiPrefixes = []string{"/api/", "/api", "/openapi", "/schemas/", "/docs", "/swagger", "/healthz", "/readyz"}
+var apiPrefixes = []string{"/api/", "/openapi", "/schemas/", "/docs", "/swagger", "/healthz", "/readyz"}
 
 // consoleNonce is the placeholder index.html carries where each answer puts its style nonce.
 var consoleNonce = []byte("__CSP_NONCE__")

@@ -42,6 +42,7 @@ func TestTheConsoleIsServedBesideTheAPI(t *testing.T) {
 	_, first := page("/")
 	_, second := page("/deals/0192")                 // a route of the console: the same page
 	_, third := page("/partners/x/../users?tab=all") // cleaned, still the console
+	page("/apiary")                                  // not under /api/: the console
 	if first == second || second == third {
 		t.Error("two answers share a nonce")
 	}
