@@ -33,7 +33,7 @@ function preloadRoute(route: string): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), preloadRoute('src/routes/Login.tsx')],
+  plugins: [react(), preloadRoute('src/app/Login.tsx')],
   build: {
     outDir: 'dist/console',
     assetsDir: 'assets', // hashed names: served with Cache-Control: immutable

@@ -51,6 +51,8 @@ type config struct {
 	TrustedProxies    []string
 	ShutdownTimeout   time.Duration
 	Signup            bool
+	// ConsoleDir serves the web console from this directory instead of the built-in one.
+	ConsoleDir string
 	// WebhookAllowedNetworks are private or loopback networks webhook deliveries may reach.
 	WebhookAllowedNetworks []netip.Prefix
 	// WebhookRetrySchedule is the wait before each delivery attempt; WebhookDisableAfter how
@@ -209,6 +211,17 @@ var settings = []setting{
 		parse: positiveDuration(func(c *config) *time.Duration { return &c.ShutdownTimeout }, "20s")},
 	{flag: "signup", env: "PARTNERD_SIGNUP", def: "true", usage: "allow anyone to open a tenant with POST /api/signup",
 		parse: boolean(func(c *config) *bool { return &c.Signup })},
+	{flag: "console-dir", env: "PARTNERD_CONSOLE_DIR", usage: "serve the web console from this directory (a vite build's output) instead of the built-in one",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				return
+			}
+			if st, err := os.Stat(filepath.Join(v, "index.html")); err != nil || st.IsDir() {
+				p.bad("%q holds no index.html", v)
+				return
+			}
+			c.ConsoleDir = v
+		}},
 	{flag: "webhook-allowed-networks", env: "PARTNERD_WEBHOOK_ALLOWED_NETWORKS", usage: "comma-separated CIDRs of private or loopback networks webhook deliveries may reach (none by default)",
 		parse: list(func(c *config, n string, p *problems) {
 			prefix, err := netip.ParsePrefix(n)

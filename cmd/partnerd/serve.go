@@ -162,6 +162,7 @@ func appConfig(cfg config) app.Config {
 		Version:                version,
 		TrustedProxies:         cfg.TrustedProxies,
 		Signup:                 cfg.Signup,
+		ConsoleDir:             cfg.ConsoleDir,
 		WebhookAllowedNetworks: cfg.WebhookAllowedNetworks,
 		WebhookRetrySchedule:   cfg.WebhookRetrySchedule,
 		WebhookDisableAfter:    cfg.WebhookDisableAfter,

@@ -7,8 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/netip"
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -36,6 +38,8 @@ type Config struct {
 	Version        string
 	TrustedProxies []string
 	Signup         bool
+	// ConsoleDir serves the web console from this directory instead of the built-in one.
+	ConsoleDir string
 	// WebhookAllowedNetworks are private or loopback networks webhook deliveries, payouts to an
 	// http provider and playbook calls may reach.
 	WebhookAllowedNetworks []netip.Prefix
@@ -92,8 +96,17 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		TrustedProxies: cfg.TrustedProxies,
 		CursorKey:      cursorKey,
 		SignupEnabled:  cfg.Signup,
-		Console:        web.Console(),
+		Console:        console(cfg.ConsoleDir),
 	}, deps)
+}
+
+// console is the web console the API serves: the directory dir when one is named, else the
+// built-in one.
+func console(dir string) fs.FS {
+	if dir != "" {
+		return os.DirFS(dir)
+	}
+	return web.Console()
 }
 
 // modules gives the API each module's store as one principal sees it: the module's own scoped

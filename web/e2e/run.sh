@@ -19,4 +19,4 @@ for _ in $(seq 1 180); do
 done
 curl -fsS "http://$http/readyz" >/dev/null || { cat "$data/serve.log" >&2; echo "e2e: partnerd serve not ready" >&2; exit 1; }
 cd web
-PARTNERD_URL="http://$http" EMAIL="owner@demo.partnerd.test" PASSWORD="$password" node e2e/console.mjs
+PARTNERD_URL="http://$http" EMAIL="owner@demo.partnerd.test" PASSWORD="$password" node e2e/run.mjs

@@ -24,16 +24,18 @@ const sum = (files, ext) => [...files].filter((f) => f.endsWith(ext)).reduce((s,
 const union = (...sets) => new Set(sets.flatMap((s) => [...s]));
 
 const entry = closure('index.html');
-const route = (name) => closure(`src/routes/${name}.tsx`);
+const route = (path) => closure(`src/${path}.tsx`);
+const frame = union(route('app/Layout'), route('app/Gate'));
 const visits = {
   'entry': entry,
-  'login page': union(entry, route('Login')),
-  'first dashboard': union(entry, route('Layout'), route('Dashboard')),
-  'login then dashboard': union(entry, route('Login'), route('Layout'), route('Dashboard')),
+  'login page': union(entry, route('app/Login')),
+  'first dashboard': union(entry, frame, route('pages/console/Dashboard')),
+  'login then dashboard': union(entry, route('app/Login'), frame, route('pages/console/Dashboard')),
+  'portal dashboard': union(entry, route('app/Login'), frame, route('pages/portal/Dashboard')),
 };
 for (const [name, files] of Object.entries(visits)) {
   console.log(`${name.padEnd(22)} JS ${kb(sum(files, '.js')).padStart(9)} gz   CSS ${kb(sum(files, '.css')).padStart(8)} gz   (${files.size} files)`);
 }
-const total = sum(visits['login then dashboard'], '.js');
+const total = Math.max(sum(visits['login then dashboard'], '.js'), sum(visits['portal dashboard'], '.js'));
 console.log(`budget: ${kb(total)} of ${kb(BUDGET)} gzipped JS for login + first dashboard`);
 if (total > BUDGET) process.exitCode = 1;

@@ -1,14 +1,24 @@
 import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MantineProvider } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { cssVariablesResolver, theme } from './theme';
-import { requireSession } from './routes/guard';
+import { requireSession } from './app/guard';
+import { pages } from './app/pages';
+import { ApiError, onSessionExpired } from './api/client';
 
 const queryClient = new QueryClient({
-  defaultOptions: { queries: { staleTime: 30_000, retry: 1 } },
+  defaultOptions: {
+    queries: {
+      staleTime: 30_000,
+      // A refusal or a missing row does not change on retry; a dropped connection may.
+      retry: (count, err) => count < 1 && !(err instanceof ApiError && err.status >= 400 && err.status < 500),
+    },
+  },
 });
 
 // Nothing is server-rendered: no markup to show while a lazy route or a loader runs first.
@@ -16,18 +26,32 @@ const HydrateFallback = () => null;
 
 // Every page is a lazy route: the entry chunk holds the shell, the router and the theme only.
 const router = createBrowserRouter([
-  { path: '/login', HydrateFallback, lazy: async () => ({ Component: (await import('./routes/Login')).default }) },
+  { path: '/login', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Login')).default }) },
+  { path: '/accept-invitation', HydrateFallback, lazy: async () => ({ Component: (await import('./app/SetPassword')).default }) },
+  { path: '/reset-password', HydrateFallback, lazy: async () => ({ Component: (await import('./app/SetPassword')).default }) },
   {
     path: '/',
     loader: requireSession,
     HydrateFallback,
-    lazy: async () => ({ Component: (await import('./routes/Layout')).default }),
+    lazy: async () => ({ Component: (await import('./app/Layout')).default }),
     children: [
-      { index: true, lazy: async () => ({ Component: (await import('./routes/Dashboard')).default }) },
+      ...pages.map((page) => ({
+        path: page.path,
+        lazy: async () => {
+          const [{ Gate }, { default: Page }] = await Promise.all([import('./app/Gate'), page.load()]);
+          return { Component: () => <Gate page={page} Component={Page} /> };
+        },
+      })),
+      { path: '*', lazy: async () => ({ Component: (await import('./app/NotFound')).default }) },
     ],
   },
-  { path: '*', HydrateFallback, lazy: async () => ({ Component: (await import('./routes/NotFound')).default }) },
 ]);
+
+onSessionExpired(() => {
+  queryClient.clear();
+  const here = window.location.pathname;
+  void router.navigate(`/login?expired=1${here !== '/' ? `&next=${encodeURIComponent(here)}` : ''}`, { replace: true });
+});
 
 // Mantine writes <style> elements (theme variables, AppShell, Grid, responsive props). The
 // server puts a fresh nonce into this meta tag and into the CSP's style-src for every
@@ -42,6 +66,7 @@ createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto"
       getStyleNonce={styleNonce ? () => styleNonce : undefined}>
+      <Notifications />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

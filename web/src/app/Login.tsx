@@ -2,7 +2,7 @@ import { useState, type SubmitEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '@tanstack/react-query';
 import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { api, problemMessage, session } from '../api/client';
+import { api, session, unwrap } from '../api/client';
 
 export default function Login() {
   const navigate = useNavigate();
@@ -13,11 +13,9 @@ export default function Login() {
 
   const login = useMutation({
     mutationFn: async () => {
-      const { data, error } = await api.POST('/api/auth/login', {
+      return unwrap(await api.POST('/api/auth/login', {
         body: { email, password, ...(tenant ? { tenant } : {}) },
-      });
-      if (!data) throw new Error(problemMessage(error));
-      return data;
+      }));
     },
     onSuccess: async (data) => {
       session.set(data.accessToken, data.refreshToken);
@@ -36,6 +34,9 @@ export default function Login() {
       <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit} noValidate={false}>
         <Stack>
           <Title order={1} size="h2">Sign in to partnerd</Title>
+          {params.get('expired') && !login.isError && (
+            <Alert color="yellow" title="Your session ended">Sign in again to carry on where you were.</Alert>
+          )}
           {login.isError && (
             <Alert color="red" role="alert" title="Sign-in failed">{login.error.message}</Alert>
           )}

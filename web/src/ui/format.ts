@@ -1,0 +1,79 @@
+// Formatting for people: money from integer minor units, instants in the viewer's time zone.
+
+const digitsCache = new Map<string, number>();
+
+/** Minor-unit digits of an ISO 4217 currency (2 for EUR, 0 for JPY, 3 for KWD). */
+export function currencyDigits(currency: string): number {
+  let d = digitsCache.get(currency);
+  if (d === undefined) {
+    try {
+      d = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      d = 2;
+    }
+    digitsCache.set(currency, d);
+  }
+  return d;
+}
+
+/** The decimal string of an amount in minor units, exact (no floating point): 123456, EUR → "1234.56". */
+export function minorToDecimal(minor: number, currency: string): string {
+  const digits = currencyDigits(currency);
+  const neg = minor < 0;
+  const s = String(Math.abs(Math.trunc(minor))).padStart(digits + 1, '0');
+  const int = digits ? s.slice(0, -digits) : s;
+  const frac = digits ? s.slice(-digits) : '';
+  return `${neg ? '-' : ''}${int}${frac ? '.' + frac : ''}`;
+}
+
+/** An amount in minor units formatted in its currency for the viewer's locale. */
+export function formatMoney(minor: number | undefined, currency: string | undefined): string {
+  if (minor === undefined || !currency) return '—';
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency })
+      .format(minorToDecimal(minor, currency) as Intl.StringNumericLiteral);
+  } catch {
+    return `${minorToDecimal(minor, currency)} ${currency}`;
+  }
+}
+
+/**
+ * Minor units of a decimal a person typed ("1,234.5" or "1234.50" in EUR → 123450), or null when
+ * it is not an amount with at most the currency's digits. Exact: parses the digits, no floats.
+ */
+export function decimalToMinor(text: string, currency: string): number | null {
+  const t = text.trim().replace(/[\s,_']/g, '');
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(t);
+  if (!m) return null;
+  const digits = currencyDigits(currency);
+  const frac = m[3] ?? '';
+  if (frac.length > digits) return null;
+  const n = Number((m[2] ?? '0') + frac.padEnd(digits, '0'));
+  if (!Number.isSafeInteger(n)) return null;
+  return m[1] ? -n : n;
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+/** An instant in the viewer's time zone. */
+export function formatDateTime(iso: string | undefined | null): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
+}
+
+/** A calendar date (YYYY-MM-DD, no time zone) as the viewer writes dates. */
+export function formatDate(isoDate: string | undefined | null): string {
+  if (!isoDate) return '—';
+  const [y, m, d] = isoDate.slice(0, 10).split('-').map(Number);
+  if (!y || !m || !d) return isoDate;
+  return dateOnly.format(new Date(y, m - 1, d));
+}
+
+/** The viewer's local datetime-local input value as an RFC 3339 instant, or undefined when empty. */
+export function localInputToISO(value: string): string | undefined {
+  if (!value) return undefined;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+}
