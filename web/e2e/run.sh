@@ -2,9 +2,11 @@
 # Starts partnerd serve with the console built in (the binary named by $1, bin/partnerd by
 # default; embedded database and Temporal, a data directory of its own, ports apart from a
 # developer's), waits until it is ready, and runs the browser tests against it. Called by
-# make test-e2e from the repository root.
+# make test-e2e from the repository root. PARTNERD_CONSOLE_DIR=web/dist/console serves a fresh
+# vite build without relinking the binary; E2E_HTTP_PORT and E2E_TEMPORAL_PORT move the ports.
 set -euo pipefail
-bin="$(pwd)/${1:-bin/partnerd}"
+bin="${1:-bin/partnerd}"
+[[ "$bin" = /* ]] || bin="$(pwd)/$bin"
 data="$(mktemp -d)"
 http="127.0.0.1:${E2E_HTTP_PORT:-18080}"
 password="e2e-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
