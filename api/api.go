@@ -132,9 +132,10 @@ type Server struct {
 	engine  *gin.Engine
 	api     huma.API
 	cursors cursors
-	// loginByAccount and loginByClient limit failed sign-ins.
-	loginByAccount *failureLimiter
-	loginByClient  *failureLimiter
+	// loginByAccountClient, loginByClient and loginByAccount limit failed sign-ins (loginLimits).
+	loginByAccountClient *failureLimiter
+	loginByClient        *failureLimiter
+	loginByAccount       *failureLimiter
 	// signups limits sign-ups per client address.
 	signups *failureLimiter
 	// applicationsByClient limits public applications per client address.
@@ -168,8 +169,9 @@ func New(cfg Config, deps Deps) *Server {
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, engine: engine,
 		cursors:              cursors{key: cfg.CursorKey},
-		loginByAccount:       newFailureLimiter(5, 15*time.Minute),
+		loginByAccountClient: newFailureLimiter(5, 15*time.Minute),
 		loginByClient:        newFailureLimiter(20, 15*time.Minute),
+		loginByAccount:       newFailureLimiter(100, 15*time.Minute),
 		signups:              newFailureLimiter(5, time.Hour),
 		applicationsByClient: newFailureLimiter(10, time.Hour),
 		dummyHash: sync.OnceValue(func() string {

@@ -112,7 +112,7 @@ func registerAuthRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "login", Method: http.MethodPost, Path: "/api/auth/login", Tags: []string{tagAuth},
 		Summary:     "Sign in with email and password",
-		Description: "Returns a 15-minute access token and a single-use refresh token. Failed attempts are limited per account and per client address (429 with Retry-After).",
+		Description: "Returns a 15-minute access token and a single-use refresh token. Failed attempts are limited per account and client address together, per client address, and more loosely per account (429 with Retry-After), so failures from one client never lock the account's owner out elsewhere.",
 		Errors:      []int{http.StatusUnauthorized, http.StatusConflict, http.StatusTooManyRequests},
 	}, Public(), s.login)
 
@@ -184,15 +184,31 @@ func (s *Server) listPermissions(context.Context, *struct{}) (*PermissionsOutput
 	return out, nil
 }
 
+// limitedKey is one failure limiter and the key a sign-in counts under.
+type limitedKey struct {
+	l   *failureLimiter
+	key string
+}
+
+// loginLimits are the counters a sign-in for email from client is held to, the tightest first:
+// the account from this client, the client across accounts, and a looser ceiling for the account
+// from everywhere. Failures from one client stop at the first two long before they reach the
+// third, so a guesser slows itself without locking the account's owner out elsewhere (OWASP
+// authentication guidance).
+func (s *Server) loginLimits(email, client string) []limitedKey {
+	return []limitedKey{
+		{s.loginByAccountClient, email + "\x00" + client},
+		{s.loginByClient, client},
+		{s.loginByAccount, email},
+	}
+}
+
 // login signs a user in with email and password.
 func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error) {
 	email := strings.ToLower(strings.TrimSpace(in.Body.Email))
-	client := "client:" + models.RequestMetaFrom(ctx).ClientAddress
-	account := "account:" + email
-	for _, c := range []struct {
-		l   *failureLimiter
-		key string
-	}{{s.loginByClient, client}, {s.loginByAccount, account}} {
+	client := models.RequestMetaFrom(ctx).ClientAddress
+	limits := s.loginLimits(email, client)
+	for _, c := range limits {
 		if blocked, retry := c.l.blocked(c.key); blocked {
 			return nil, tooManyRequests(ctx, c.l, retry, "too many failed sign-ins; try again later")
 		}
@@ -215,14 +231,15 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error
 	}
 	switch len(matches) {
 	case 0:
-		s.loginByClient.fail(client)
-		s.loginByAccount.fail(account)
+		for _, c := range limits {
+			c.l.fail(c.key)
+		}
 		return nil, invalidCredentials("wrong email or password")
 	case 1:
 	default:
 		return nil, models.Conflict("TENANT_REQUIRED", "this email signs in to several tenants; name one in tenant")
 	}
-	s.loginByAccount.reset(account)
+	s.loginByAccountClient.reset(limits[0].key)
 	u := matches[0]
 	return s.issueTokens(ctx, &u, nil)
 }

@@ -104,6 +104,19 @@ func do(t testing.TB, h http.Handler, method, target string, body io.Reader, hea
 	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
 }
 
+// doFrom is do from the client address addr (host:port).
+func doFrom(t testing.TB, h http.Handler, addr, method, target string, body io.Reader) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, body)
+	req.RemoteAddr = addr
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
+
 func doBench(h http.Handler, body string) int {
 	req := httptest.NewRequest(http.MethodPost, "/api/auth/login", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")

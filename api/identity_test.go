@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -170,6 +171,49 @@ func TestFailedLoginsAreRateLimited(t *testing.T) {
 		}
 		if res.Header.Get("Retry-After") == "" || res.Header.Get("RateLimit-Policy") == "" {
 			t.Fatalf("429 without Retry-After or RateLimit-Policy: %v", res.Header)
+		}
+	})
+}
+
+// A guesser who knows an email slows only itself: the account's owner signs in from another
+// client, and a guesser spreading over many clients meets the account's own ceiling.
+func TestFailedLoginsNeverLockTheOwnerOut(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		s, _ := identityServer(t, st)
+		h := s.Handler()
+		_, email := seedTenant(t, st, "acme")
+		login := func(addr, password string) response {
+			return doFrom(t, h, addr, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": email, "password": password}))
+		}
+		const attacker, owner = "203.0.113.9:4000", "198.51.100.7:5000"
+		for i := range 5 {
+			if r := login(attacker, "guess"); r.Status != http.StatusUnauthorized {
+				t.Fatalf("guess %d = %d", i+1, r.Status)
+			}
+		}
+		if r := login(attacker, ownerPassword); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("the guesser's sixth try, even right, = %d; want 429", r.Status)
+		}
+		if r := login(owner, ownerPassword); r.Status != http.StatusOK {
+			t.Fatalf("the owner from another client = %d %s; want 200", r.Status, r.Body)
+		}
+		// The guesser moves on to other accounts from the same client: the client's own limit stops it.
+		for i := range 15 {
+			r := doFrom(t, h, attacker, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": fmt.Sprintf("someone%d@example.test", i), "password": "guess"}))
+			if r.Status != http.StatusUnauthorized {
+				t.Fatalf("guess on another account %d = %d", i, r.Status)
+			}
+		}
+		if r := doFrom(t, h, attacker, http.MethodPost, "/api/auth/login", jsonBody(t, map[string]string{"email": "fresh@example.test", "password": "guess"})); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("the client's 21st failure = %d; want 429", r.Status)
+		}
+		// Guesses spread over many clients reach the account's ceiling (100), and the owner is then
+		// slowed too: that is the price of stopping a distributed guesser, and it needs 100 clients.
+		for i := range 100 {
+			login(fmt.Sprintf("192.0.2.%d:1000", i+1), "guess")
+		}
+		if r := login("198.51.100.8:5000", ownerPassword); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("after 100 failures from many clients the account = %d; want 429", r.Status)
 		}
 	})
 }

@@ -177,7 +177,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Returns a 15-minute access token and a single-use refresh token. Failed attempts are limited per account and per client address (429 with Retry-After).
+         * @description Returns a 15-minute access token and a single-use refresh token. Failed attempts are limited per account and client address together, per client address, and more loosely per account (429 with Retry-After), so failures from one client never lock the account's owner out elsewhere.
          */
         post: operations["login"];
         delete?: never;
