@@ -32,7 +32,7 @@ export function AdminConfirmButton({ label, title, message, onConfirm, color = '
   return (
     <>
       <Button color={color} variant="light" aria-label={ariaLabel} {...rest} onClick={() => { setOpen(true); }}>{label}</Button>
-      <Modal opened={open} onClose={() => { setOpen(false); }} title={title}>
+      <Modal opened={open} onClose={() => { setOpen(false); }} title={title} closeButtonProps={{ 'aria-label': 'Close' }}>
         <Stack>
           <Text size="sm">{message}</Text>
           <Group justify="flex-end">

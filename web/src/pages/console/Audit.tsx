@@ -50,7 +50,7 @@ export default function Audit() {
   const users = useOperatorUsers();
   const actor = (e: Entry) => {
     const u = e.actorKind === 'user' ? users.data?.find((x) => x.id === e.actorId) : undefined;
-    return u ? (u.name || u.email) : `${e.actorKind}${e.actorId ? ` ${e.actorId.slice(0, 8)}…` : ''}`;
+    return u ? (u.name || u.email) : `${e.actorKind}${e.actorId ? ` …${e.actorId.slice(-8)}` : ''}`;
   };
   const query = {
     action: orUndefined(f.action.trim()),
@@ -85,7 +85,7 @@ export default function Audit() {
           {
             header: 'Target', render: (e) => {
               const base = targetPaths[e.targetType];
-              const label = `${e.targetType} ${e.targetId.slice(0, 8)}…`;
+              const label = `${e.targetType} …${e.targetId.slice(-8)}`;
               return base && e.targetId && !e.action.endsWith('.deleted')
                 ? <Anchor component={Link} to={`${base}/${e.targetId}`} size="sm">{label}</Anchor>
                 : <Text size="sm">{e.targetId ? label : e.targetType}</Text>;

@@ -128,7 +128,7 @@ export default function PlaybookDetail() {
           </Stack>
         </Tabs.Panel>
       </Tabs>
-      <Modal opened={shown !== null} onClose={() => { setShown(null); }} size="xl"
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={shown !== null} onClose={() => { setShown(null); }} size="xl"
         title={shown ? `${p.name} v${String(shown.version)}${shown.version === p.publishedVersion ? ' (published)' : ''}` : ''}>
         {shown && <AdminJson value={shown.graph} label={`Definition of v${String(shown.version)}`} />}
       </Modal>

@@ -179,7 +179,7 @@ export default function Roles() {
           },
         ]}
       />
-      <Modal opened={open !== null} onClose={() => { setOpen(null); }} title={title} size="xl">
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={open !== null} onClose={() => { setOpen(null); }} title={title} size="xl">
         {open !== null && <RoleForm role={open === 'new' ? undefined : open} readOnly={open !== 'new' && (open.builtIn || !canWrite)} onDone={() => { setOpen(null); }} />}
       </Modal>
     </Stack>

@@ -253,7 +253,7 @@ export default function Tasks() {
           },
         ]}
       />
-      <Modal opened={editing !== null} onClose={() => { setEditing(null); }} title={editing === 'new' ? 'New task' : 'Edit task'} size="lg">
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={editing !== null} onClose={() => { setEditing(null); }} title={editing === 'new' ? 'New task' : 'Edit task'} size="lg">
         {editing !== null && <TaskForm task={editing === 'new' ? undefined : editing} onDone={() => { setEditing(null); }} />}
       </Modal>
     </Stack>

@@ -71,7 +71,7 @@ export default function Users() {
           { header: 'Added', render: (u) => <DateTime value={u.createdAt} /> },
         ]}
       />
-      <Modal opened={inviting} onClose={() => { setInviting(false); }} title="Invite a user" size="lg">
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={inviting} onClose={() => { setInviting(false); }} title="Invite a user" size="lg">
         {inviting && <InviteForm onDone={(l) => { setInviting(false); setLink(l); }} />}
       </Modal>
       <SecretOnce title="Invitation link" secret={link} onClose={() => { setLink(null); }} />
