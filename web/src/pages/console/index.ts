@@ -3,4 +3,16 @@ import type { PageDef } from '../../app/page';
 /** The operator console's pages, in menu order. Each page module adds its line here. */
 export const consolePages: PageDef[] = [
   { path: '/', title: 'Dashboard', face: 'console', permission: 'profile:read', group: 'Overview', load: () => import('./Dashboard') },
+  { path: '/tasks', title: 'Tasks', face: 'console', permission: 'tasks:read', group: 'Sales', load: () => import('./Tasks') },
+  { path: '/playbooks', title: 'Playbooks', face: 'console', permission: 'playbooks:read', group: 'Automation', load: () => import('./Playbooks') },
+  { path: '/playbooks/:id', title: 'Playbook', face: 'console', permission: 'playbooks:read', load: () => import('./PlaybookDetail') },
+  { path: '/playbook-runs', title: 'Playbook runs', face: 'console', permission: 'playbooks:read', group: 'Automation', load: () => import('./PlaybookRuns') },
+  { path: '/playbook-runs/:id', title: 'Playbook run', face: 'console', permission: 'playbooks:read', load: () => import('./PlaybookRun') },
+  { path: '/users', title: 'Users', face: 'console', permission: 'users:read', group: 'Administration', load: () => import('./Users') },
+  { path: '/users/:id', title: 'User', face: 'console', permission: 'users:read', load: () => import('./UserDetail') },
+  { path: '/roles', title: 'Roles', face: 'console', permission: 'roles:read', group: 'Administration', load: () => import('./Roles') },
+  { path: '/audit', title: 'Audit log', face: 'console', permission: 'audit:read', group: 'Administration', load: () => import('./Audit') },
+  { path: '/mail', title: 'Mail outbox', face: 'console', permission: 'mail:read', group: 'Administration', load: () => import('./Mail') },
+  { path: '/mail/:id', title: 'Mail message', face: 'console', permission: 'mail:read', load: () => import('./MailMessage') },
+  { path: '/settings', title: 'Settings', face: 'console', permission: 'tenant:read', group: 'Administration', load: () => import('./Settings') },
 ];

@@ -1,0 +1,49 @@
+import { Link } from 'react-router';
+import { Anchor, Group, Select, Stack, Text } from '@mantine/core';
+import { api, unwrap, type Schemas } from '../../api/client';
+import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
+import { DateTime } from '../../ui/DateTime';
+import { PagedTable } from '../../ui/PagedTable';
+import { PageHeader } from '../../ui/PageHeader';
+import { StatusBadge } from '../../ui/StatusBadge';
+
+type Playbook = Schemas['Playbook'];
+const statuses = ['draft', 'enabled', 'disabled', 'archived'] as const;
+const labels: Record<Playbook['status'], string> = { draft: 'Draft', enabled: 'Enabled', disabled: 'Disabled', archived: 'Archived' };
+
+/** The tenant's playbooks: what starts them, their status and published version. */
+export default function Playbooks() {
+  const [f, setF] = useAdminFilters(['status'] as const);
+  const status = oneOf(f.status, statuses);
+  return (
+    <Stack>
+      <PageHeader title="Playbooks" description="Automations that run when events happen: emails, tasks, webhooks, commissions."
+        actions={<Anchor component={Link} to="/playbook-runs" size="sm">All runs →</Anchor>} />
+      <Group align="flex-end">
+        <Select label="Status" clearable w={160} value={f.status || null} onChange={(v) => { setF({ status: v }); }}
+          data={statuses.map((s) => ({ value: s, label: labels[s] }))} />
+      </Group>
+      <PagedTable<Playbook>
+        label="Playbooks"
+        queryKey={['playbooks', { status }]}
+        fetchPage={async (cursor) => unwrap(await api.GET('/api/playbooks', { params: { query: { status, cursor, limit: 25 } } }))}
+        rowKey={(p) => p.id}
+        empty="No playbooks match this filter."
+        columns={[
+          {
+            header: 'Playbook', render: (p) => (
+              <Stack gap={0}>
+                <Anchor component={Link} to={`/playbooks/${p.id}`} size="sm" fw={500}>{p.name}</Anchor>
+                {p.description && <Text size="xs" c="dimmed" lineClamp={1}>{p.description}</Text>}
+              </Stack>
+            ),
+          },
+          { header: 'Starts on', render: (p) => <code>{p.graph.trigger.eventType}</code> },
+          { header: 'Status', render: (p) => <StatusBadge status={p.status} /> },
+          { header: 'Published', render: (p) => (p.publishedVersion ? `v${String(p.publishedVersion)}` : 'never') },
+          { header: 'Updated', render: (p) => <DateTime value={p.updatedAt} /> },
+        ]}
+      />
+    </Stack>
+  );
+}
