@@ -45,7 +45,7 @@ function DefinitionView({ plan }: { plan: Plan }) {
       <Field label="Holding period">{d.holdingDays} days</Field>
       <Field label="Clawback event">{d.clawbackTrigger ? <Code>{d.clawbackTrigger}</Code> : '—'}</Field>
       <Field label="Amount path"><Code>{d.amountPath || (d.trigger === 'deal.won' ? 'amountMinor' : '—')}</Code></Field>
-      <Field label="Currency">{d.currencyPath || 'currency'}{cur ? `, else ${cur}` : ''}</Field>
+      <Field label="Currency">from <Code>{d.currencyPath || 'currency'}</Code>{cur ? `, else ${cur}` : ''}</Field>
       <Field label="Reference path"><Code>{d.referencePath || (d.trigger === 'deal.won' ? 'dealId' : '—')}</Code></Field>
       <Field label="Recurrence">{d.recurrenceMonths ? `${String(d.recurrenceMonths)} months per customer` : 'No limit'}</Field>
       {d.calculation.kind === 'tiered' && (
@@ -213,7 +213,7 @@ export default function CommissionPlanDetail() {
         ]}
       />
       {editing && <PlanEditor plan={p} opened onClose={() => { setEditing(false); }} onSaved={() => { setEditing(false); }} />}
-      <Modal opened={archiving} onClose={() => { setArchiving(false); }} title="Archive this plan?">
+      <Modal lockScroll={false} opened={archiving} onClose={() => { setArchiving(false); }} title="Archive this plan?">
         <Stack>
           <Text size="sm">“{p.name}” stops accruing on new events. Commissions it already booked stay, and clawbacks still reach them. An archived plan cannot be changed or reactivated.</Text>
           <ErrorAlert error={archive.error} />

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { Anchor, Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { DateTime } from '../../ui/DateTime';
@@ -23,11 +23,9 @@ export default function Commissions() {
       <PageHeader title="Commissions" description="Plans compute commissions on deal.won and ingested events; every change makes a new version."
         actions={canWrite && <Button onClick={() => { setCreating(true); }}>New plan</Button>} />
       <Group>
-        <div>
-          <Text size="sm" fw={500} id="plan-status-label" mb={4}>Status</Text>
-          <SegmentedControl aria-labelledby="plan-status-label" value={status} onChange={(v) => { setStatus(v === 'archived' || v === 'all' ? v : 'active'); }}
-            data={[{ value: 'active', label: 'Active' }, { value: 'archived', label: 'Archived' }, { value: 'all', label: 'All' }]} />
-        </div>
+        <Select label="Status" allowDeselect={false} value={status} w={180}
+          onChange={(v) => { setStatus(v === 'archived' || v === 'all' ? v : 'active'); }}
+          data={[{ value: 'active', label: 'Active' }, { value: 'archived', label: 'Archived' }, { value: 'all', label: 'All' }]} />
       </Group>
       <PagedTable<Plan>
         label="Commission plans"

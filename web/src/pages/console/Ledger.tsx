@@ -127,7 +127,7 @@ function AccrualsTab() {
           ) }] : []),
         ]}
       />
-      <Modal opened={reversing !== null} onClose={() => { setReversing(null); }} title="Reverse this accrual?">
+      <Modal lockScroll={false} opened={reversing !== null} onClose={() => { setReversing(null); }} title="Reverse this accrual?">
         {reversing && (
           <form onSubmit={(e) => { e.preventDefault(); if (reason.trim()) reverse.mutate(reversing); }}>
             <Stack>
@@ -195,7 +195,7 @@ function entryColumns(withPartner: boolean) {
     { header: 'Movement', render: (e: Entry) => kindLabels[e.kind] ?? e.kind },
     { header: 'Account', render: (e: Entry) => accountLabels[e.account] ?? e.account },
     { header: 'Amount', numeric: true, render: (e: Entry) => <Money minor={e.amount} currency={e.currency} /> },
-    { header: 'Source', render: (e: Entry) => <Text size="xs" ff="monospace" title={e.sourceId}>{e.sourceType} {e.sourceId.slice(0, 8)}</Text> },
+    { header: 'Source', render: (e: Entry) => <Text size="xs" ff="monospace" title={e.sourceId}>{e.sourceType} …{e.sourceId.slice(-8)}</Text> },
     { header: 'By', render: (e: Entry) => (e.createdBy ? <PersonName id={e.createdBy} /> : 'system') },
   ];
 }

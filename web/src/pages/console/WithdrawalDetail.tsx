@@ -46,7 +46,7 @@ interface ReasonProps {
 /** A reason or reference asked for before an action that needs one (rejecting, settling a payout). */
 function ReasonModal(props: ReasonProps) {
   return (
-    <Modal opened={props.opened} onClose={props.onClose} title={props.title}>
+    <Modal lockScroll={false} opened={props.opened} onClose={props.onClose} title={props.title}>
       {props.opened && <ReasonForm {...props} />}
     </Modal>
   );
@@ -188,7 +188,7 @@ export default function WithdrawalDetail() {
         )}
       </Card>
 
-      <Modal opened={dialog === 'approve'} onClose={() => { setDialog(null); }} title="Approve this withdrawal?">
+      <Modal lockScroll={false} opened={dialog === 'approve'} onClose={() => { setDialog(null); }} title="Approve this withdrawal?">
         <Stack>
           <Text size="sm">Pays {amount} to <PartnerName id={d.partnerId} /> through the tenant’s payout provider. This cannot be undone.</Text>
           <Group justify="flex-end">

@@ -187,7 +187,7 @@ export function PlanEditor({ plan, opened, onClose, onSaved }: { plan?: Plan; op
   const cur = amountCurrency(v);
   const dealWon = v.trigger.trim() === 'deal.won';
   return (
-    <Modal opened={opened} onClose={onClose} size="xl" title={plan ? `Edit ${plan.name}` : 'New commission plan'}>
+    <Modal lockScroll={false} opened={opened} onClose={onClose} size="xl" title={plan ? `Edit ${plan.name}` : 'New commission plan'}>
       <form onSubmit={form.onSubmit((values) => { save.mutate(values); })} noValidate>
         <Stack>
           <TextInput label="Name" required {...form.getInputProps('name')} />
