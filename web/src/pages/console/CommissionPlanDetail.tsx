@@ -12,11 +12,10 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
-import { StatusBadge } from '../../ui/StatusBadge';
 import { decimalToMinor } from '../../ui/format';
 import { PlanRule } from './money/PlanRule';
 import { PlanEditor } from './money/PlanEditor';
-import { CurrencySelect, PartnerSelect, PersonName } from './money/shared';
+import { CurrencySelect, MoneyStatus, PartnerSelect, PersonName } from './money/shared';
 import { formatBps, setPath } from './money/util';
 
 type Plan = Schemas['CommissionPlan'];
@@ -193,7 +192,7 @@ export default function CommissionPlanDetail() {
           <Button variant="default" onClick={() => { setEditing(true); }}>Edit</Button>
           <Button color="red" variant="light" onClick={() => { setArchiving(true); }}>Archive</Button>
         </>} />
-      <Group><StatusBadge status={p.status} /></Group>
+      <Group><MoneyStatus status={p.status} /></Group>
       <Card withBorder><DefinitionView plan={p} /></Card>
       <PreviewPanel plan={p} />
       <Title order={2} size="h4">Versions</Title>

@@ -6,8 +6,8 @@ import { useCan } from '../../auth/useCan';
 import { DateTime } from '../../ui/DateTime';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
-import { StatusBadge } from '../../ui/StatusBadge';
 import { PlanEditor } from './money/PlanEditor';
+import { MoneyStatus } from './money/shared';
 import { PlanRule } from './money/PlanRule';
 
 type Plan = Schemas['CommissionPlan'];
@@ -40,7 +40,7 @@ export default function Commissions() {
           { header: 'Trigger', render: (p) => <Text size="sm" ff="monospace">{p.definition.trigger}</Text> },
           { header: 'Pays', render: (p) => <PlanRule plan={p} /> },
           { header: 'Holding', render: (p) => `${String(p.definition.holdingDays)} days` },
-          { header: 'Status', render: (p) => <StatusBadge status={p.status} /> },
+          { header: 'Status', render: (p) => <MoneyStatus status={p.status} /> },
           { header: 'Version', render: (p) => `v${String(p.version)}`, numeric: true },
           { header: 'Changed', render: (p) => <DateTime value={p.updatedAt} /> },
         ]}

@@ -13,9 +13,8 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
-import { StatusBadge } from '../../ui/StatusBadge';
 import { decimalToMinor, localInputToISO } from '../../ui/format';
-import { CurrencySelect, PartnerName, PartnerSelect, PersonName } from './money/shared';
+import { CurrencySelect, MoneyStatus, PartnerName, PartnerSelect, PersonName } from './money/shared';
 import { accountLabels, formatBps, kindLabels } from './money/util';
 
 type Balance = Schemas['Balance'];
@@ -120,7 +119,7 @@ function AccrualsTab() {
           { header: 'Source', numeric: true, render: (a) => <Money minor={a.sourceAmount} currency={a.currency} /> },
           { header: 'Rate', numeric: true, render: (a) => (a.rateBps ? formatBps(a.rateBps) : 'flat') },
           { header: 'Commission', numeric: true, render: (a) => <Money minor={a.amount} currency={a.currency} /> },
-          { header: 'Status', render: (a) => <Stack gap={0}><StatusBadge status={a.status} />{a.reversalReason && <Text size="xs" c="dimmed">{a.reversalReason}</Text>}</Stack> },
+          { header: 'Status', render: (a) => <Stack gap={0}><MoneyStatus status={a.status} />{a.reversalReason && <Text size="xs" c="dimmed">{a.reversalReason}</Text>}</Stack> },
           { header: 'Available', render: (a) => <DateTime value={a.releasedAt ?? a.availableAt} /> },
           ...(canWrite ? [{ header: <VisuallyHidden>Actions</VisuallyHidden>, render: (a: Accrual) => a.status !== 'reversed' && (
             <Button size="xs" variant="light" color="red" onClick={() => { setReason(''); reverse.reset(); setReversing(a); }}>Reverse</Button>

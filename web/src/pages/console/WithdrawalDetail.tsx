@@ -12,9 +12,8 @@ import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
-import { StatusBadge } from '../../ui/StatusBadge';
 import { formatMoney } from '../../ui/format';
-import { PartnerName, PersonName } from './money/shared';
+import { MoneyStatus, PartnerName, PersonName } from './money/shared';
 
 type Withdrawal = Schemas['Withdrawal'];
 
@@ -135,7 +134,7 @@ export default function WithdrawalDetail() {
             onClick={() => { approve.reset(); setDialog('approve'); }}>Approve</Button>
           <Button color="red" variant="light" onClick={() => { reject.reset(); setDialog('reject'); }}>Reject</Button>
         </>} />
-      <Group><StatusBadge status={d.status} /></Group>
+      <Group><MoneyStatus status={d.status} /></Group>
       {canApprove && requested && ownRequest && (
         <Alert color="yellow" title="Four-eyes rule" id="four-eyes" data-testid="four-eyes">
           You requested this withdrawal, so you cannot approve it: someone else with approval rights must.
@@ -172,7 +171,7 @@ export default function WithdrawalDetail() {
           <Stack>
             <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }} data-testid="payout">
               <Field label="Provider">{p.provider === 'manual' ? 'Manual (finance confirms)' : 'HTTP provider'}</Field>
-              <Field label="Payout status"><StatusBadge status={p.status} /></Field>
+              <Field label="Payout status"><MoneyStatus status={p.status} /></Field>
               <Field label="Reference">{p.reference ?? '—'}</Field>
               <Field label="Attempts">{p.attempts}</Field>
               {p.failure && <Field label="Failure">{p.failure}</Field>}

@@ -6,8 +6,7 @@ import { DateTime } from '../../ui/DateTime';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
-import { StatusBadge } from '../../ui/StatusBadge';
-import { CurrencySelect, PartnerName, PartnerSelect, PersonName } from './money/shared';
+import { CurrencySelect, MoneyStatus, PartnerName, PartnerSelect, PersonName } from './money/shared';
 
 type Withdrawal = Schemas['Withdrawal'];
 const statuses = ['requested', 'approved', 'rejected', 'cancelled', 'paid', 'failed'] as const;
@@ -41,8 +40,8 @@ export default function Withdrawals() {
           { header: 'Requested', render: (w) => <Anchor component={Link} to={`/withdrawals/${w.id}`}><DateTime value={w.createdAt} /></Anchor> },
           { header: 'Partner', render: (w) => <PartnerName id={w.partnerId} /> },
           { header: 'Amount', numeric: true, render: (w) => <Money minor={w.amount} currency={w.currency} /> },
-          { header: 'Status', render: (w) => <StatusBadge status={w.status} /> },
-          { header: 'Payout', render: (w) => (w.payout ? <StatusBadge status={w.payout.status} /> : '—') },
+          { header: 'Status', render: (w) => <MoneyStatus status={w.status} /> },
+          { header: 'Payout', render: (w) => (w.payout ? <MoneyStatus status={w.payout.status} /> : '—') },
           { header: 'Requested by', render: (w) => <PersonName id={w.requestedBy} /> },
           { header: 'Reviewed by', render: (w) => (w.reviewedBy ? <PersonName id={w.reviewedBy} /> : '—') },
         ]}

@@ -1,5 +1,5 @@
 // Components the money pages share: partner names and pickers, currency pickers, who did something.
-import { Select, type SelectProps } from '@mantine/core';
+import { Badge, Select, type SelectProps } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../api/client';
 import { can, useMe } from '../../../auth/me';
@@ -58,3 +58,19 @@ export function PersonName({ id }: { id: string | undefined }) {
   return <span title={id}>{u ? `${u.name || u.email}${u.partnerId ? ' (partner user)' : ''}` : id}</span>;
 }
 
+
+const statusColors: Record<string, string> = {
+  active: 'green', approved: 'green', paid: 'green', available: 'green',
+  requested: 'blue', pending: 'blue',
+  rejected: 'red', failed: 'red', reversed: 'red',
+  cancelled: 'gray', archived: 'gray',
+};
+
+/**
+ * A withdrawal's, payout's, accrual's or plan's status: a coloured dot beside text in the body
+ * colour, which keeps WCAG AA contrast in both colour schemes.
+ */
+export function MoneyStatus({ status }: { status: string | undefined }) {
+  if (!status) return null;
+  return <Badge variant="dot" color={statusColors[status] ?? 'gray'}>{status.replaceAll('_', ' ')}</Badge>;
+}
