@@ -15,4 +15,10 @@ export const consolePages: PageDef[] = [
   { path: '/mail', title: 'Mail outbox', face: 'console', permission: 'mail:read', group: 'Administration', load: () => import('./Mail') },
   { path: '/mail/:id', title: 'Mail message', face: 'console', permission: 'mail:read', load: () => import('./MailMessage') },
   { path: '/settings', title: 'Settings', face: 'console', permission: 'tenant:read', group: 'Administration', load: () => import('./Settings') },
+  { path: '/commissions', title: 'Commissions', face: 'console', permission: 'commissions:read', group: 'Money', load: () => import('./Commissions') },
+  { path: '/commissions/:id', title: 'Commission plan', face: 'console', permission: 'commissions:read', load: () => import('./CommissionPlanDetail') },
+  { path: '/ledger', title: 'Ledger', face: 'console', permission: 'ledger:read', group: 'Money', load: () => import('./Ledger') },
+  { path: '/withdrawals', title: 'Withdrawals', face: 'console', permission: 'withdrawals:read', group: 'Money', load: () => import('./Withdrawals') },
+  { path: '/withdrawals/:id', title: 'Withdrawal', face: 'console', permission: 'withdrawals:read', load: () => import('./WithdrawalDetail') },
+  { path: '/payout-settings', title: 'Payout settings', face: 'console', permission: 'withdrawals:approve', group: 'Money', load: () => import('./PayoutSettings') },
 ];

@@ -1,0 +1,144 @@
+import { useEffect, useState } from 'react';
+import {
+  ActionIcon, Alert, Button, Card, Group, Loader, NumberInput, PasswordInput, SegmentedControl, Stack, Text, TextInput,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
+import { DateTime } from '../../ui/DateTime';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+import { PageHeader } from '../../ui/PageHeader';
+import { decimalToMinor, minorToDecimal } from '../../ui/format';
+import { CurrencySelect } from './money/shared';
+
+type Settings = Schemas['PayoutSettings'];
+
+interface Values {
+  provider: 'manual' | 'http';
+  httpUrl: string;
+  httpSecret: string;
+  confirmDays: number | string;
+  minimums: { currency: string | null; amount: string }[];
+}
+
+function toValues(s: Settings): Values {
+  return {
+    provider: s.provider,
+    httpUrl: s.httpUrl ?? '',
+    httpSecret: '',
+    confirmDays: s.confirmDays,
+    minimums: Object.entries(s.minimums as Record<string, number>).map(([currency, m]) => ({ currency, amount: minorToDecimal(m, currency) })),
+  };
+}
+
+function SettingsForm({ settings }: { settings: Settings }) {
+  const queryClient = useQueryClient();
+  const [shown, setShown] = useState<string[]>([]);
+  const form = useForm<Values>({
+    initialValues: toValues(settings),
+    validate: (v) => {
+      const e: Record<string, string> = {};
+      if (v.provider === 'http' && !/^https?:\/\/\S+$/.test(v.httpUrl.trim())) e.httpUrl = 'An absolute http or https URL';
+      if (v.provider === 'http' && !settings.httpSecretSet && !v.httpSecret.trim()) e.httpSecret = 'The provider needs a signing secret';
+      const seen = new Set<string>();
+      v.minimums.forEach((m, i) => {
+        if (!m.currency) e[`minimums.${String(i)}.currency`] = 'Pick a currency';
+        else if (seen.has(m.currency)) e[`minimums.${String(i)}.currency`] = 'Listed twice';
+        else seen.add(m.currency);
+        const minor = decimalToMinor(m.amount, m.currency ?? 'EUR');
+        if (minor === null || minor < 0) e[`minimums.${String(i)}.amount`] = `Not an amount in ${m.currency ?? 'this currency'}`;
+      });
+      return e;
+    },
+  });
+  useEffect(() => { form.setValues(toValues(settings)); form.resetDirty(); }, [settings]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const save = useMutation({
+    mutationFn: async (v: Values) => unwrap(await api.PUT('/api/payout-settings', { body: {
+      provider: v.provider,
+      httpUrl: v.provider === 'http' ? v.httpUrl.trim() : undefined,
+      httpSecret: v.httpSecret.trim() || undefined,
+      confirmDays: Number(v.confirmDays) || settings.confirmDays,
+      minimums: Object.fromEntries(v.minimums.map((m) => [m.currency ?? '', decimalToMinor(m.amount, m.currency ?? 'EUR') ?? 0])),
+    } })),
+    onSuccess: async (s) => {
+      notifications.show({ color: 'green', message: `Payout settings saved: ${s.provider === 'manual' ? 'finance confirms each payout' : 'payouts go to the HTTP provider'}` });
+      queryClient.setQueryData(['payout-settings'], s);
+      await queryClient.invalidateQueries({ queryKey: ['payout-settings'] });
+    },
+    onError: (err) => {
+      const fe = fieldErrors(err);
+      form.setErrors(fe);
+      setShown(Object.keys(fe).filter((f) => ['provider', 'httpUrl', 'httpSecret', 'confirmDays'].includes(f)));
+    },
+  });
+
+  const v = form.values;
+  return (
+    <Card withBorder maw={720}>
+      <form onSubmit={form.onSubmit((values) => { save.mutate(values); })} noValidate>
+        <Stack>
+          <div>
+            <Text size="sm" fw={500} id="provider-label" mb={4}>Provider</Text>
+            <SegmentedControl aria-labelledby="provider-label" data={[{ value: 'manual', label: 'Manual' }, { value: 'http', label: 'HTTP provider' }]}
+              {...form.getInputProps('provider')} />
+            <Text size="xs" c="dimmed" mt={4}>
+              {v.provider === 'manual'
+                ? 'Finance pays each approved withdrawal and confirms it with the bank’s reference.'
+                : 'An approved withdrawal is POSTed to the provider, signed like webhooks, and retried until it answers.'}
+            </Text>
+          </div>
+          {v.provider === 'http' && <>
+            <TextInput label="Provider URL" required placeholder="https://payouts.example.com/pay" {...form.getInputProps('httpUrl')} />
+            <PasswordInput label="Signing secret" required={!settings.httpSecretSet}
+              description={settings.httpSecretSet ? 'A secret is stored; leave empty to keep it. It is never shown.' : 'whsec_ followed by the base64 of 24 to 64 bytes'}
+              autoComplete="off" {...form.getInputProps('httpSecret')} />
+          </>}
+          <NumberInput label="Days to confirm a manual payout" description="After this a manual payout that nobody confirmed fails and its funds return" min={1} max={90} allowDecimal={false}
+            {...form.getInputProps('confirmDays')} />
+          <div>
+            <Text size="sm" fw={500}>Smallest withdrawal per currency</Text>
+            <Text size="xs" c="dimmed" mb="xs">Partners cannot ask for less.</Text>
+            <Stack gap="xs">
+              {v.minimums.length === 0 && <Text size="sm" c="dimmed">No minimums.</Text>}
+              {v.minimums.map((m, i) => (
+                <Group key={i} align="flex-start" wrap="nowrap">
+                  <CurrencySelect label={`Currency ${String(i + 1)}`} allowDeselect={false} w={140} {...form.getInputProps(`minimums.${String(i)}.currency`)} />
+                  <TextInput label={`Minimum ${String(i + 1)}${m.currency ? ` (${m.currency})` : ''}`} inputMode="decimal" {...form.getInputProps(`minimums.${String(i)}.amount`)} />
+                  <ActionIcon variant="subtle" color="red" mt={28} aria-label={`Remove minimum ${String(i + 1)}`}
+                    onClick={() => { form.removeListItem('minimums', i); }}>✕</ActionIcon>
+                </Group>
+              ))}
+              <Button variant="light" size="xs" w="fit-content" onClick={() => { form.insertListItem('minimums', { currency: null, amount: '' }); }}>Add minimum</Button>
+            </Stack>
+          </div>
+          <ErrorAlert error={save.error} shownFields={shown} />
+          <Group justify="space-between">
+            <Text size="xs" c="dimmed">Last changed <DateTime value={settings.updatedAt} /></Text>
+            <Button type="submit" loading={save.isPending}>Save settings</Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+/** How approved withdrawals are paid out, and the smallest a partner may ask for. */
+export default function PayoutSettings() {
+  const settings = useQuery({
+    queryKey: ['payout-settings'],
+    queryFn: async () => unwrap(await api.GET('/api/payout-settings')),
+  });
+  return (
+    <Stack>
+      <PageHeader title="Payout settings" description="Applies to withdrawals approved from now on; each payout keeps the provider chosen at its approval." />
+      {settings.isPending && <Loader aria-label="Loading payout settings" />}
+      <ErrorAlert error={settings.error} />
+      {settings.data && <SettingsForm settings={settings.data} />}
+      {settings.data?.provider === 'http' && !settings.data.httpSecretSet && (
+        <Alert color="yellow">The HTTP provider has no signing secret stored.</Alert>
+      )}
+    </Stack>
+  );
+}
