@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import {
-  Anchor, Button, Group, Modal, SegmentedControl, Select, Stack, Text, TextInput, Textarea, VisuallyHidden,
+  Anchor, Box, Button, Group, Modal, SegmentedControl, Select, Stack, Text, TextInput, Textarea, VisuallyHidden,
 } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useMe } from '../../auth/me';
@@ -20,10 +20,10 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { formatDate } from '../../ui/format';
 
 type Task = Schemas['Task'];
-type LinkType = NonNullable<Task['linkType']>;
 
 const linkTypes = ['deal', 'customer', 'partner'] as const;
-const linkPaths: Record<LinkType, string> = { deal: '/deals', customer: '/customers', partner: '/partners' };
+// Playbooks also create tasks linked to their run (link type playbook_run).
+const linkPaths: Record<string, string | undefined> = { deal: '/deals', customer: '/customers', partner: '/partners', playbook_run: '/playbook-runs' };
 
 /** Picks what a task is about: a deal, a customer or a partner (the first 100 of each). */
 function LinkTarget({ linkType, value, onChange, error }: { linkType: string; value: string; onChange: (v: string) => void; error?: string }) {
@@ -228,13 +228,15 @@ export default function Tasks() {
               </Stack>
             ),
           },
-          { header: 'Status', render: (t) => <StatusBadge status={t.status} /> },
-          { header: 'Due', render: (t) => formatDate(t.dueDate) },
+          { header: 'Status', render: (t) => <Box miw={64}><StatusBadge status={t.status} /></Box> },
+          { header: 'Due', render: (t) => <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{formatDate(t.dueDate)}</Text> },
           { header: 'Assignee', render: (t) => userName(t.assigneeUserId) },
           { header: 'Partner', render: (t) => t.partnerId ? <Anchor component={Link} to={`/partners/${t.partnerId}`} size="sm">{partnerName(t.partnerId)}</Anchor> : '—' },
           {
             header: 'About', render: (t) => t.linkType && t.linkId
-              ? <Anchor component={Link} to={`${linkPaths[t.linkType]}/${t.linkId}`} size="sm">{t.linkType}</Anchor>
+              ? (linkPaths[t.linkType]
+                ? <Anchor component={Link} to={`${linkPaths[t.linkType] ?? ''}/${t.linkId}`} size="sm">{t.linkType.replaceAll('_', ' ')}</Anchor>
+                : t.linkType.replaceAll('_', ' '))
               : '—',
           },
           { header: 'Source', render: (t) => t.source },
