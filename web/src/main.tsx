@@ -9,6 +9,7 @@ import { createBrowserRouter, RouterProvider } from 'react-router';
 import { cssVariablesResolver, theme } from './theme';
 import { requireSession } from './app/guard';
 import { pages } from './app/pages';
+import { setNonce } from 'get-nonce';
 import { ApiError, onSessionExpired } from './api/client';
 
 const queryClient = new QueryClient({
@@ -58,6 +59,8 @@ onSessionExpired(() => {
 // index.html it serves; scripts stay 'self' only.
 const nonceMeta = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
 const styleNonce = nonceMeta && nonceMeta !== '__CSP_NONCE__' ? nonceMeta : undefined;
+// Dialogs lock scrolling with a <style> element of react-remove-scroll, which takes its nonce from here.
+if (styleNonce) setNonce(styleNonce);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('#root is missing from index.html');

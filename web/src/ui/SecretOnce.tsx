@@ -6,7 +6,8 @@ import { Alert, Button, Code, CopyButton, Group, Modal, Stack, Text } from '@man
  */
 export function SecretOnce({ title, secret, onClose }: { title: string; secret: string | null; onClose: () => void }) {
   return (
-    <Modal opened={secret !== null} onClose={onClose} title={title} size="lg" closeOnClickOutside={false}>
+    <Modal opened={secret !== null} onClose={onClose} title={title} size="lg" closeOnClickOutside={false}
+      closeButtonProps={{ 'aria-label': 'Close' }}>
       <Stack>
         <Alert color="yellow" title="Shown once">
           Copy it now and store it safely: it is not shown again.

@@ -6,8 +6,8 @@ const colors: Record<string, string> = {
   rejected: 'red', lost: 'red', failed: 'red', cancelled: 'gray', canceled: 'gray', expired: 'gray', archived: 'gray', disabled: 'gray', inactive: 'gray', deactivated: 'gray', revoked: 'gray',
 };
 
-/** A row's status as a coloured badge. */
+/** A row's status as a badge: a coloured dot beside text in the page's own colour (AA contrast in both schemes). */
 export function StatusBadge({ status }: { status: string | undefined }) {
   if (!status) return null;
-  return <Badge variant="light" color={colors[status] ?? 'gray'}>{status.replaceAll('_', ' ')}</Badge>;
+  return <Badge variant="dot" color={colors[status] ?? 'gray'}>{status.replaceAll('_', ' ')}</Badge>;
 }
