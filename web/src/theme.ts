@@ -1,4 +1,4 @@
-import { createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, DEFAULT_THEME, type CSSVariablesResolver } from '@mantine/core';
 
 // The console's default theme. A white-label portal passes its own createTheme() values
 // (primaryColor, colors, fontFamily, radius) from the tenant's branding at run time.
@@ -10,9 +10,14 @@ export const theme = createTheme({
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
 });
 
-// Mantine's dimmed text (gray-6 on white, dark-2 on dark-7) fails WCAG AA contrast too.
+// Mantine's dimmed text (gray-6 on white, dark-2 on dark-7) fails WCAG AA contrast too, and so
+// does the text of its light variant (a colour's shade 6 on its own tint): darken it in light mode.
+const lightVariantText = Object.fromEntries(Object.keys(DEFAULT_THEME.colors).map((c) => [
+  `--mantine-color-${c}-light-color`, `color-mix(in srgb, var(--mantine-color-${c}-9) 70%, black)`,
+]));
+
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', ...lightVariantText },
   dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)' },
 });

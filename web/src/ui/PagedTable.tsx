@@ -44,7 +44,8 @@ export function PagedTable<T>({ queryKey, fetchPage, columns, rowKey, empty, lab
   return (
     <>
       {page.isError && <Alert color="red" role="alert" mb="sm">{page.error.message}</Alert>}
-      <Table.ScrollContainer minWidth={560}>
+      <Table.ScrollContainer minWidth={560}
+        scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': label } }}>
         <Table striped highlightOnHover aria-label={label} aria-busy={page.isFetching}>
           <Table.Thead>
             <Table.Tr>
