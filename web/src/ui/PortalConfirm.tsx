@@ -8,7 +8,8 @@ export function PortalConfirm({ opened, title, children, confirmLabel, onConfirm
   onConfirm: () => void; onClose: () => void; loading?: boolean; error?: unknown;
 }) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title}>
+    // No scroll lock: it writes a <style> element without the CSP nonce, which the policy blocks.
+    <Modal lockScroll={false} opened={opened} onClose={onClose} title={title}>
       <Stack>
         {typeof children === 'string' ? <Text size="sm">{children}</Text> : children}
         <ErrorAlert error={error} />

@@ -37,7 +37,7 @@ function Widget({ w }: { w: Schemas['RenderedWidget'] }) {
         {w.widget.kind === 'time-series' && w.value && (
           <>
             <Text size="xs" c="dimmed">{range}, per {w.value.interval ?? w.widget.interval ?? 'day'} · total {numberFormat.format(w.value.value)}</Text>
-            <ScrollArea.Autosize mah={220} type="auto">
+            <ScrollArea.Autosize mah={220} type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': `${title} by period` }}>
               <Table aria-label={title} withRowBorders={false} verticalSpacing={2}>
                 <Table.Thead><Table.Tr><Table.Th>From</Table.Th><Table.Th ta="right">Value</Table.Th></Table.Tr></Table.Thead>
                 <Table.Tbody>

@@ -75,7 +75,7 @@ function ExtensionRequest({ deal }: { deal: Deal }) {
   return (
     <>
       <Button variant="default" onClick={() => { setOpened(true); }}>Request an extension</Button>
-      <Modal opened={opened} onClose={() => { setOpened(false); }} title="Request a longer protection">
+      <Modal lockScroll={false} opened={opened} onClose={() => { setOpened(false); }} title="Request a longer protection">
         <Stack component="form" onSubmit={(e) => { e.preventDefault(); request.mutate(); }}>
           <Text size="sm">Protected until <DateTime value={deal.protectedUntil} />. Say why the deal needs more time.</Text>
           <Textarea label="Reason" withAsterisk autosize minRows={3} data-autofocus

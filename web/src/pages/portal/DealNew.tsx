@@ -38,6 +38,7 @@ export default function DealNew() {
     },
     validate: {
       customerCompany: (v) => (v.trim() ? null : 'Name the customer company'),
+      contactEmail: (v) => (!v.trim() || /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(v.trim()) ? null : 'Enter an email address like name@company.com'),
       amount: (v, values) => {
         if (!v.trim()) return 'Enter the expected deal value';
         const minor = decimalToMinor(v, values.currency);

@@ -58,7 +58,7 @@ export default function Deals() {
             </Stack>
           ) },
           { header: 'Status', render: (d) => (
-            <Group gap={4}>
+            <Group gap={4} miw="max-content">
               <StatusBadge status={d.status} />
               {d.reviewRequired && <StatusBadge status="review" />}
             </Group>

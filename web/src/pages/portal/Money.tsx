@@ -23,6 +23,8 @@ type Withdrawal = Schemas['Withdrawal'];
 type WithdrawalStatus = Withdrawal['status'];
 const withdrawalStatuses: WithdrawalStatus[] = ['requested', 'approved', 'paid', 'rejected', 'cancelled', 'failed'];
 
+const statementColumns = ['earned', 'available', 'pending', 'held', 'paid'];
+
 const entryKinds: Record<string, string> = {
   accrual: 'Commission earned', release: 'Released from holding', clawback: 'Clawback', adjustment: 'Adjustment',
   withdrawal_hold: 'Held for a withdrawal', withdrawal_release: 'Withdrawal hold released', payout: 'Paid out',
@@ -117,7 +119,7 @@ function RequestWithdrawal({ opened, onClose }: { opened: boolean; onClose: () =
   const methods = usePayoutMethods(opened);
   const withBalance = balances.data?.data ?? [];
   return (
-    <Modal opened={opened} onClose={onClose} title="Request a withdrawal" size="lg">
+    <Modal lockScroll={false} opened={opened} onClose={onClose} title="Request a withdrawal" size="lg">
       {balances.isError && <ErrorAlert error={balances.error} />}
       {methods.isError && <ErrorAlert error={methods.error} />}
       {(balances.isPending || methods.isPending) ? <Skeleton height={120} />
@@ -192,13 +194,13 @@ function Withdrawals() {
           { header: 'Amount', numeric: true, render: (w) => <Money minor={w.amount} currency={w.currency} /> },
           { header: 'Pay to', render: (w) => <Text size="sm">{methodName(w.payoutMethodId)}</Text> },
           { header: 'Status', render: (w) => (
-            <Stack gap={0}>
+            <Stack gap={0} miw="max-content">
               <StatusBadge status={w.status} />
               {w.reason && <Text size="xs" c="dimmed">{w.reason}</Text>}
             </Stack>
           ) },
           { header: 'Payout', render: (w) => w.payout ? (
-            <Stack gap={0}>
+            <Stack gap={0} miw="max-content">
               <StatusBadge status={w.payout.status} />
               {w.payout.reference && <Text size="xs">Ref. {w.payout.reference}</Text>}
               {w.payout.failure && <Text size="xs" c="red">{w.payout.failure}</Text>}
@@ -253,10 +255,7 @@ function Statement() {
   const balanceRow = (label: string, b: Schemas['Balance'] | undefined) => (
     <Table.Tr fw={600}>
       <Table.Td colSpan={2}>{label}</Table.Td>
-      <Table.Td ta="right"><Money minor={b?.available} currency={cur} /></Table.Td>
-      <Table.Td ta="right"><Money minor={b?.pending} currency={cur} /></Table.Td>
-      <Table.Td ta="right"><Money minor={b?.held} currency={cur} /></Table.Td>
-      <Table.Td ta="right"><Money minor={b?.paid} currency={cur} /></Table.Td>
+      {[b?.totalEarned, b?.available, b?.pending, b?.held, b?.paid].map((v, i) => <Table.Td key={i} ta="right"><Money minor={v} currency={cur} /></Table.Td>)}
     </Table.Tr>
   );
   return (
@@ -271,29 +270,32 @@ function Statement() {
             <Button variant="default" onClick={() => { csv.mutate(); }} loading={csv.isPending} disabled={!cur}>Download CSV</Button>
           </Group>
           <ErrorAlert error={csv.error ?? statement.error} />
-          <Table.ScrollContainer minWidth={640}>
+          <Table.ScrollContainer minWidth={720}
+            scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': 'Statement, scrolls sideways' } }}>
             <Table aria-label="Statement" aria-busy={statement.isFetching} striped>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>When</Table.Th><Table.Th>Entry</Table.Th>
-                  <Table.Th ta="right">Available</Table.Th><Table.Th ta="right">Pending</Table.Th>
+                  <Table.Th ta="right">Earned</Table.Th><Table.Th ta="right">Available</Table.Th><Table.Th ta="right">Pending</Table.Th>
                   <Table.Th ta="right">Held</Table.Th><Table.Th ta="right">Paid out</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {statement.isPending && cur && <Table.Tr><Table.Td colSpan={6}><Skeleton height={14} /></Table.Td></Table.Tr>}
+                {statement.isPending && cur && <Table.Tr><Table.Td colSpan={7}><Skeleton height={14} /></Table.Td></Table.Tr>}
                 {s && balanceRow('Opening balance', s.opening)}
                 {s?.entries.map((e) => {
-                  const col = ['available', 'pending', 'held', 'paid'].indexOf(e.account);
+                  const col = statementColumns.indexOf(e.account);
+                  // The earned account books a credit to the partner as a negative amount.
+                  const amount = e.account === 'earned' ? -e.amount : e.amount;
                   return (
                     <Table.Tr key={e.id}>
                       <Table.Td><DateTime value={e.createdAt} /></Table.Td>
-                      <Table.Td>{entryKinds[e.kind] ?? e.kind}{col < 0 && <Text span size="xs" c="dimmed"> · earned <Money minor={e.amount} currency={e.currency} /></Text>}</Table.Td>
-                      {[0, 1, 2, 3].map((i) => <Table.Td key={i} ta="right">{i === col ? <Money minor={e.amount} currency={e.currency} /> : ''}</Table.Td>)}
+                      <Table.Td>{entryKinds[e.kind] ?? e.kind}</Table.Td>
+                      {statementColumns.map((c, i) => <Table.Td key={c} ta="right">{i === col ? <Money minor={amount} currency={e.currency} /> : ''}</Table.Td>)}
                     </Table.Tr>
                   );
                 })}
-                {s?.entries.length === 0 && <Table.Tr><Table.Td colSpan={6}><Text c="dimmed" ta="center" size="sm">No entries in this period.</Text></Table.Td></Table.Tr>}
+                {s?.entries.length === 0 && <Table.Tr><Table.Td colSpan={7}><Text c="dimmed" ta="center" size="sm">No entries in this period.</Text></Table.Td></Table.Tr>}
                 {s && balanceRow('Closing balance', s.closing)}
               </Table.Tbody>
             </Table>

@@ -65,7 +65,7 @@ function AddMethod({ opened, onClose }: { opened: boolean; onClose: () => void }
   const kind = form.values.kind;
   const shown = ['kind', 'label', 'details', ...detailFields[kind].map((f) => `details.${f.key}`)];
   return (
-    <Modal opened={opened} onClose={close} title="Add a payout method" size="lg">
+    <Modal lockScroll={false} opened={opened} onClose={close} title="Add a payout method" size="lg">
       <form noValidate onSubmit={form.onSubmit((v) => { add.mutate(v); })}>
       <Stack>
         <Text size="sm">The details are stored sealed and are never shown again, here or to the program's staff: only a hint such as IBAN ••••1234.</Text>

@@ -67,7 +67,7 @@ export default function Tasks() {
           { header: 'About', render: (t) => <About t={t} /> },
           { header: 'Due', render: (t) => formatDate(t.dueDate) },
           { header: 'Status', render: (t) => (
-            <Stack gap={0}>
+            <Stack gap={0} miw="max-content">
               <StatusBadge status={t.status} />
               {t.completedAt && <Text size="xs" c="dimmed">{formatDateTime(t.completedAt)}</Text>}
             </Stack>
