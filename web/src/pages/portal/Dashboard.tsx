@@ -124,7 +124,8 @@ function RecentDeals() {
   if (q.isError) return <ErrorAlert error={q.error} />;
   const rows = q.data?.data ?? [];
   return (
-    <Table.ScrollContainer minWidth={420}>
+    <Table.ScrollContainer minWidth={420}
+      scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': 'Recent deals, scrolls sideways' } }}>
       <Table aria-label="Recent deals" aria-busy={q.isFetching}>
         <Table.Thead>
           <Table.Tr><Table.Th>Customer</Table.Th><Table.Th>Status</Table.Th><Table.Th ta="right">Amount</Table.Th><Table.Th>Registered</Table.Th></Table.Tr>

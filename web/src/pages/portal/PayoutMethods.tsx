@@ -67,30 +67,30 @@ function AddMethod({ opened, onClose }: { opened: boolean; onClose: () => void }
   return (
     <Modal lockScroll={false} opened={opened} onClose={close} title="Add a payout method" size="lg">
       <form noValidate onSubmit={form.onSubmit((v) => { add.mutate(v); })}>
-      <Stack>
-        <Text size="sm">The details are stored sealed and are never shown again, here or to the program's staff: only a hint such as IBAN ••••1234.</Text>
-        <ErrorAlert error={add.error} shownFields={shown} />
-        {form.errors.details && <Alert color="red">{form.errors.details}</Alert>}
-        <Grid>
-          <Grid.Col span={{ base: 12, sm: 5 }}>
-            <NativeSelect label="Kind" data={(Object.keys(kindLabels) as Kind[]).map((k) => ({ value: k, label: kindLabels[k] }))}
-              {...form.getInputProps('kind')} />
-          </Grid.Col>
-          <Grid.Col span={{ base: 12, sm: 7 }}>
-            <TextInput label="Name" description="How you recognise it, e.g. Main account" {...form.getInputProps('label')} />
-          </Grid.Col>
-          {detailFields[kind].map((f) => (
-            <Grid.Col key={`${kind}.${f.key}`} span={{ base: 12, sm: f.key === 'instructions' ? 12 : 6 }}>
-              <TextInput label={f.label} description={f.description} withAsterisk={f.required} autoComplete={f.autoComplete ?? 'off'}
-                spellCheck={false} {...form.getInputProps(`details.${f.key}`)} value={form.values.details[f.key] ?? ''} />
+        <Stack>
+          <Text size="sm">The details are stored sealed and are never shown again, here or to the program's staff: only a hint such as IBAN ••••1234.</Text>
+          <ErrorAlert error={add.error} shownFields={shown} />
+          {form.errors.details && <Alert color="red">{form.errors.details}</Alert>}
+          <Grid>
+            <Grid.Col span={{ base: 12, sm: 5 }}>
+              <NativeSelect label="Kind" data={(Object.keys(kindLabels) as Kind[]).map((k) => ({ value: k, label: kindLabels[k] }))}
+                {...form.getInputProps('kind')} />
             </Grid.Col>
-          ))}
-        </Grid>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={close}>Cancel</Button>
-          <Button type="submit" loading={add.isPending}>Add payout method</Button>
-        </Group>
-      </Stack>
+            <Grid.Col span={{ base: 12, sm: 7 }}>
+              <TextInput label="Name" description="How you recognise it, e.g. Main account" {...form.getInputProps('label')} />
+            </Grid.Col>
+            {detailFields[kind].map((f) => (
+              <Grid.Col key={`${kind}.${f.key}`} span={{ base: 12, sm: f.key === 'instructions' ? 12 : 6 }}>
+                <TextInput label={f.label} description={f.description} withAsterisk={f.required} autoComplete={f.autoComplete ?? 'off'}
+                  spellCheck={false} {...form.getInputProps(`details.${f.key}`)} value={form.values.details[f.key] ?? ''} />
+              </Grid.Col>
+            ))}
+          </Grid>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={close}>Cancel</Button>
+            <Button type="submit" loading={add.isPending}>Add payout method</Button>
+          </Group>
+        </Stack>
       </form>
     </Modal>
   );
