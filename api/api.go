@@ -142,6 +142,8 @@ type Server struct {
 	applicationsByClient *failureLimiter
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
+	// docs is the API reference's renderer from the console build.
+	docs docsBundle
 }
 
 // gin's debug mode only prints routes and warnings to stdout; partnerd logs through slog.
@@ -186,8 +188,7 @@ func New(cfg Config, deps Deps) *Server {
 	hc := huma.DefaultConfig("partnerd API", cfg.Version)
 	hc.Info.Description = "The partnerd partner-program platform. Every error is RFC 9457 problem+json with a stable `code` and the `requestId`."
 	hc.OpenAPIPath = "/openapi"
-	hc.DocsPath = "/docs"
-	hc.DocsRenderer = huma.DocsRendererScalar
+	hc.DocsPath = "" // /docs is served from the console build: mountDocs
 	hc.SchemasPath = "/schemas"
 	hc.CreateHooks = nil // no $schema links injected into bodies
 	hc.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
@@ -207,6 +208,7 @@ func New(cfg Config, deps Deps) *Server {
 	s.api = humagin.New(engine, hc)
 	s.api.UseMiddleware(s.guard, s.bounds, s.idempotency)
 	s.mountSwaggerUI()
+	s.mountDocs()
 
 	registerSystemRoutes(s)
 	registerAuthRoutes(s)

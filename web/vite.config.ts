@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
@@ -32,8 +34,21 @@ function preloadRoute(route: string): Plugin {
   };
 }
 
+// The API reference at /docs is Scalar's standalone browser bundle (MIT), copied into the build
+// as docs/scalar.js so the binary serves it itself: no CDN, the reference works offline.
+function apiReference(): Plugin {
+  return {
+    name: 'partnerd:api-reference',
+    apply: 'build',
+    async generateBundle() {
+      const file = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
+      this.emitFile({ type: 'asset', fileName: 'docs/scalar.js', source: await readFile(file) });
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), preloadRoute('src/app/Login.tsx')],
+  plugins: [react(), preloadRoute('src/app/Login.tsx'), apiReference()],
   build: {
     outDir: 'dist/console',
     assetsDir: 'assets', // hashed names: served with Cache-Control: immutable
