@@ -60,7 +60,7 @@ export default function Levels() {
 
   return (
     <Stack>
-      <PageHeader title="Levels" description="Partner tiers, best first by rank, and the won business each asks for."
+      <PageHeader title="Levels" description="Partner tiers and the won business each asks for; a higher rank is a better level."
         actions={canWrite && <>
           <Button variant="default" loading={review.isPending} onClick={() => { review.mutate(); }}>Review levels</Button>
           <Button onClick={() => { setEditing('new'); }}>New level</Button>
