@@ -60,7 +60,7 @@ func (s *Server) people(ctx context.Context) PeopleStore {
 // PartnerStore is what the partner operations need of storage, as the caller sees it.
 type PartnerStore interface {
 	CreatePartner(ctx context.Context, p *models.Partner) error
-	ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error)
+	ListPartners(ctx context.Context, f models.PartnerFilter, pg models.Page) ([]models.Partner, string, error)
 	Partner(ctx context.Context, id string) (*models.Partner, error)
 	UpdatePartner(ctx context.Context, id string, c models.PartnerChanges) (*models.Partner, error)
 }
@@ -160,6 +160,15 @@ type UpdatePartnerInput struct {
 	}
 }
 
+// ListPartnersInput searches and filters partner organisations (a partner sees its own whatever
+// it passes).
+type ListPartnersInput struct {
+	ListParams
+	Q      string `query:"q" maxLength:"200" doc:"Only partners whose name contains this, case-insensitively"`
+	Status string `query:"status" enum:"onboarding,active,suspended,offboarded"`
+	Level  string `query:"level" maxLength:"64" doc:"Only partners at this level"`
+}
+
 // PartnerOutput is one partner organisation.
 type PartnerOutput struct{ Body Partner }
 
@@ -251,10 +260,11 @@ func (s *Server) deactivateOperatorUser(ctx context.Context, in *IDPath) (*UserO
 	return s.deactivateUser(ctx, false, in.ID)
 }
 
-// listPartners lists partner organisations; a partner sees its own.
-func (s *Server) listPartners(ctx context.Context, in *struct{ ListParams }) (*PartnerListOutput, error) {
+// listPartners lists partner organisations, searched and filtered; a partner sees its own.
+func (s *Server) listPartners(ctx context.Context, in *ListPartnersInput) (*PartnerListOutput, error) {
+	f := models.PartnerFilter{Q: in.Q, Status: in.Status, Level: in.Level}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Partner, string, error) {
-		return s.partners(ctx).ListPartners(ctx, pg)
+		return s.partners(ctx).ListPartners(ctx, f, pg)
 	}, partnerOf)
 	return &PartnerListOutput{Body: body}, err
 }

@@ -152,6 +152,12 @@ type AuditFilter struct {
 	From, To   time.Time
 }
 
+// PartnerFilter narrows a list of partner organisations; empty fields do not filter. Q matches
+// names containing it, case-insensitively.
+type PartnerFilter struct {
+	Q, Status, Level string
+}
+
 // PartnerChanges lists the fields of a partner an update may set; nil fields stay as they are.
 type PartnerChanges struct {
 	Name, Type, Level, Status *string

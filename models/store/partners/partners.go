@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -53,9 +54,25 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 	})
 }
 
-// ListPartners lists the partner organisations the principal may see (its own for partners).
-func (sc *Scoped) ListPartners(ctx context.Context, pg models.Page) ([]models.Partner, string, error) {
-	return store.Page(sc.PartnerRows(ctx, &models.Partner{}, "id"), pg, func(p models.Partner) string { return p.ID })
+// ListPartners lists the partner organisations the principal may see (its own for partners)
+// that f admits.
+func (sc *Scoped) ListPartners(ctx context.Context, f models.PartnerFilter, pg models.Page) ([]models.Partner, string, error) {
+	q := sc.PartnerRows(ctx, &models.Partner{}, "id")
+	if f.Q != "" {
+		q = q.Where(`LOWER(name) LIKE LOWER(?) ESCAPE '\'`, "%"+likeEscape(f.Q)+"%")
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.Level != "" {
+		q = q.Where("level = ?", f.Level)
+	}
+	return store.Page(q, pg, func(p models.Partner) string { return p.ID })
+}
+
+// likeEscape escapes s for a LIKE pattern with ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // Partner finds one partner organisation the principal may see.

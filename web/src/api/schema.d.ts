@@ -10517,6 +10517,11 @@ export interface operations {
                 limit?: number;
                 /** @description The nextCursor of the previous page; opaque. */
                 cursor?: string;
+                /** @description Only partners whose name contains this, case-insensitively */
+                q?: string;
+                status?: "onboarding" | "active" | "suspended" | "offboarded";
+                /** @description Only partners at this level */
+                level?: string;
             };
             header?: never;
             path?: never;

@@ -21,4 +21,9 @@ export const consolePages: PageDef[] = [
   { path: '/withdrawals', title: 'Withdrawals', face: 'console', permission: 'withdrawals:read', group: 'Money', load: () => import('./Withdrawals') },
   { path: '/withdrawals/:id', title: 'Withdrawal', face: 'console', permission: 'withdrawals:read', load: () => import('./WithdrawalDetail') },
   { path: '/payout-settings', title: 'Payout settings', face: 'console', permission: 'withdrawals:approve', group: 'Money', load: () => import('./PayoutSettings') },
+  { path: '/partners', title: 'Partners', face: 'console', permission: 'partners:read', group: 'Partners', load: () => import('./Partners') },
+  { path: '/partners/:id', title: 'Partner', face: 'console', permission: 'partners:read', load: () => import('./PartnerDetail') },
+  { path: '/applications', title: 'Applications', face: 'console', permission: 'applications:read', group: 'Partners', load: () => import('./Applications') },
+  { path: '/applications/:id', title: 'Application', face: 'console', permission: 'applications:read', load: () => import('./ApplicationDetail') },
+  { path: '/levels', title: 'Levels', face: 'console', permission: 'partners:read', group: 'Partners', load: () => import('./Levels') },
 ];
