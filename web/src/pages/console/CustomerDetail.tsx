@@ -79,10 +79,11 @@ export default function CustomerDetail() {
   const c = customer.data;
   const remove = async () => {
     unwrap(await api.DELETE('/api/customers/{id}', { params: { path: { id } } }));
+    notify('Customer deleted');
+    // Leave the page first, so nothing refetches what is gone.
+    await navigate('/customers');
     queryClient.removeQueries({ queryKey: ['customers', 'one', id] });
     await queryClient.invalidateQueries({ queryKey: ['customers'] });
-    notify('Customer deleted');
-    await navigate('/customers');
   };
   if (customer.isError) return <Stack><PageHeader title="Customer" /><ErrorAlert error={customer.error} /></Stack>;
   return (

@@ -1,5 +1,5 @@
 import { Link, useParams } from 'react-router';
-import { Anchor, Badge, Card, Code, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Card, Code, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { DateTime } from '../../ui/DateTime';
@@ -39,7 +39,7 @@ export default function EventDetail() {
             <SimpleGrid cols={{ base: 1, sm: 3 }}>
               <Field label="Occurred"><DateTime value={e.occurredAt} /></Field>
               <Field label="Received"><DateTime value={e.receivedAt} /></Field>
-              <Field label="Source"><Badge variant="default">{e.source}</Badge></Field>
+              <Field label="Source">{e.source === 'ingest' ? 'Sent by your systems (ingest)' : 'Recorded by partnerd'}</Field>
               <Field label="Customer">{e.customerId ? <Anchor component={Link} to={`/customers/${e.customerId}`} size="sm">{e.customerId}</Anchor> : '—'}</Field>
               <Field label="Partner"><PartnerName id={e.partnerId} /></Field>
               <Field label="Actor">{e.actorKind}{e.actorId ? ` · ${e.actorId}` : ''}</Field>

@@ -164,10 +164,12 @@ export default function MetricDetail() {
   const m = metric.data;
   const remove = async () => {
     unwrap(await api.DELETE('/api/metrics/{id}', { params: { path: { id } } }));
-    queryClient.removeQueries({ queryKey: ['metrics', 'one', id] });
-    await queryClient.invalidateQueries({ queryKey: ['metrics'] });
     notify('Metric deleted');
+    // Leave the page first, so nothing refetches what is gone.
     await navigate('/metrics');
+    queryClient.removeQueries({ queryKey: ['metrics', 'one', id] });
+    queryClient.removeQueries({ queryKey: ['metrics', 'compute', id] });
+    await queryClient.invalidateQueries({ queryKey: ['metrics'] });
   };
   return (
     <Stack gap="md">

@@ -152,7 +152,7 @@ function DeliveryDetail({ webhookId, deliveryId, onClose }: { webhookId: string;
                       <Table.Tr key={a.id}>
                         <Table.Td>{a.number}</Table.Td>
                         <Table.Td><DateTime value={a.attemptedAt} /></Table.Td>
-                        <Table.Td>{a.statusCode ? <Badge variant="dot" color={a.statusCode < 300 ? 'green' : 'red'}>{a.statusCode}</Badge> : <Badge variant="dot" color="red">no response</Badge>}</Table.Td>
+                        <Table.Td style={{ whiteSpace: 'nowrap' }}>{a.statusCode ? <Badge variant="dot" color={a.statusCode < 300 ? 'green' : 'red'}>{a.statusCode}</Badge> : <Text size="sm" fw={500}>no response</Text>}</Table.Td>
                         <Table.Td ta="right">{a.latencyMs} ms</Table.Td>
                         <Table.Td>
                           {a.error && <Text size="sm" c="red">{a.error}</Text>}
@@ -243,10 +243,13 @@ export default function WebhookDetail() {
   });
   const remove = async () => {
     unwrap(await api.DELETE('/api/webhooks/{id}', { params: { path: { id } } }));
-    queryClient.removeQueries({ queryKey: ['webhooks', 'one', id] });
-    await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
     notify('Webhook deleted');
+    // Leave the page first, so nothing refetches what is gone.
     await navigate('/webhooks');
+    queryClient.removeQueries({ queryKey: ['webhooks', 'one', id] });
+    queryClient.removeQueries({ queryKey: ['webhooks', 'deliveries', id] });
+    queryClient.removeQueries({ queryKey: ['webhooks', 'delivery', id] });
+    await queryClient.invalidateQueries({ queryKey: ['webhooks'] });
   };
   return (
     <Stack gap="md">
