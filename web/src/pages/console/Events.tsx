@@ -1,0 +1,52 @@
+import { useSearchParams } from 'react-router';
+import { Autocomplete, Button, Group, Stack, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { localInputToISO } from '../../ui/format';
+import { PageHeader } from '../../ui/PageHeader';
+import { PartnerSelect } from '../../ui/DataPartnerSelect';
+import { EventTable } from '../../ui/DataEventTable';
+import { useEventTypes } from '../../ui/DataQueries';
+
+type Key = 'type' | 'customerId' | 'partnerId' | 'from' | 'to';
+
+/** The event log: what happened in the program and what your systems sent, filtered and paged. */
+export default function Events() {
+  const [params, setParams] = useSearchParams();
+  const types = useEventTypes();
+  const value = (k: Key) => params.get(k) ?? '';
+  const set = (k: Key, v: string) => {
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      if (v) next.set(k, v); else next.delete(k);
+      return next;
+    }, { replace: true });
+  };
+  // Typed text settles before it becomes a query.
+  const [type] = useDebouncedValue(value('type').trim(), 300);
+  const [customerId] = useDebouncedValue(value('customerId').trim(), 300);
+  const from = localInputToISO(value('from'));
+  const to = localInputToISO(value('to'));
+  const filters = {
+    ...(type ? { type } : {}),
+    ...(customerId ? { customerId } : {}),
+    ...(value('partnerId') ? { partnerId: value('partnerId') } : {}),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {}),
+  };
+  const typeNames = (types.data ?? []).map((t) => t.name).sort();
+  return (
+    <Stack gap="md">
+      <PageHeader title="Events" description="Everything that happened in your program and every event your systems sent, oldest first. Times are in your time zone." />
+      <Group align="flex-end" wrap="wrap">
+        <Autocomplete label="Type" placeholder="Any type, or a pattern like deal.*" w={260}
+          data={typeNames} limit={50} value={value('type')} onChange={(v) => { set('type', v); }} />
+        <TextInput label="Customer id" w={240} value={value('customerId')} onChange={(e) => { set('customerId', e.currentTarget.value); }} />
+        <PartnerSelect label="Partner" placeholder="Any partner" w={220} value={value('partnerId')} onChange={(v) => { set('partnerId', v); }} />
+        <TextInput label="From" type="datetime-local" value={value('from')} onChange={(e) => { set('from', e.currentTarget.value); }} />
+        <TextInput label="To" type="datetime-local" value={value('to')} onChange={(e) => { set('to', e.currentTarget.value); }} />
+        {params.size > 0 && <Button variant="subtle" onClick={() => { setParams(new URLSearchParams(), { replace: true }); }}>Clear filters</Button>}
+      </Group>
+      <EventTable filters={filters} />
+    </Stack>
+  );
+}
