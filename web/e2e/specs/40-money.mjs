@@ -115,6 +115,13 @@ export default async function (t) {
   await editor.getByRole('textbox', { name: 'Name' }).fill(planName);
   await editor.getByRole('textbox', { name: 'Rate (%)' }).fill('12.5');
   await editor.getByRole('textbox', { name: 'Holding days' }).fill('14');
+  // The service's own events cannot pay: the API's word appears beside the trigger field.
+  const trigger = editor.getByRole('textbox', { name: /^Trigger event/ });
+  await trigger.fill('commission.accrued');
+  await editor.getByRole('button', { name: 'Create plan' }).click();
+  await editor.getByText(/cannot pay commissions/).waitFor();
+  t.check(await trigger.getAttribute('aria-invalid') === 'true', 'a refused trigger is marked invalid with the API\'s reason beside it');
+  await trigger.fill('deal.won');
   await editor.getByRole('button', { name: 'Create plan' }).click();
   await page.getByRole('heading', { level: 1, name: planName }).waitFor();
   const planId = new URL(page.url()).pathname.split('/').pop();
@@ -174,5 +181,19 @@ export default async function (t) {
   await balanceRow.waitFor();
   t.check((await balanceRow.innerText()).includes(eur(after.available)), `the balances tab shows the new available balance ${eur(after.available)}`);
   await t.shot(page, 'money-balances');
+
+  // A minimum withdrawal set in the payout settings holds in the API; the default returns after.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payout settings' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Payout settings' }).waitFor();
+  await page.getByRole('button', { name: 'Add minimum' }).click();
+  await pick(page, 'Currency 1', 'EUR');
+  await page.getByRole('textbox', { name: /^Minimum 1/ }).fill('20');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('Payout settings saved').waitFor();
+  const settings = await t.call(owner, 'GET', '/api/payout-settings');
+  t.check(settings.minimums.EUR === 2000 && settings.provider === 'manual', `the settings hold a 20.00 EUR minimum (${JSON.stringify(settings.minimums)})`);
+  const below = await ask(partnerToken, 1999).then(() => 'accepted', (e) => String(e.message));
+  t.check(below.includes('422') && below.includes('minimum'), `a withdrawal below it is refused (${below.slice(0, 60)})`);
+  await t.call(owner, 'PUT', '/api/payout-settings', { provider: 'manual', confirmDays: settings.confirmDays, minimums: {} });
   await context.close();
 }
