@@ -174,5 +174,19 @@ export default async function (t) {
   await balanceRow.waitFor();
   t.check((await balanceRow.innerText()).includes(eur(after.available)), `the balances tab shows the new available balance ${eur(after.available)}`);
   await t.shot(page, 'money-balances');
+
+  // A minimum withdrawal set in the payout settings holds in the API; the default returns after.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payout settings' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Payout settings' }).waitFor();
+  await page.getByRole('button', { name: 'Add minimum' }).click();
+  await pick(page, 'Currency 1', 'EUR');
+  await page.getByRole('textbox', { name: /^Minimum 1/ }).fill('20');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('Payout settings saved').waitFor();
+  const settings = await t.call(owner, 'GET', '/api/payout-settings');
+  t.check(settings.minimums.EUR === 2000 && settings.provider === 'manual', `the settings hold a 20.00 EUR minimum (${JSON.stringify(settings.minimums)})`);
+  const below = await ask(partnerToken, 1999).then(() => 'accepted', (e) => String(e.message));
+  t.check(below.includes('422') && below.includes('minimum'), `a withdrawal below it is refused (${below.slice(0, 60)})`);
+  await t.call(owner, 'PUT', '/api/payout-settings', { provider: 'manual', confirmDays: settings.confirmDays, minimums: {} });
   await context.close();
 }

@@ -80,7 +80,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
       <form onSubmit={form.onSubmit((values) => { save.mutate(values); })} noValidate>
         <Stack>
           <div>
-            <Text size="sm" fw={500} id="provider-label" mb={4}>Provider</Text>
+            <Text size="sm" fw={600} id="provider-label" mb={4}>Provider</Text>
             <SegmentedControl aria-labelledby="provider-label" data={[{ value: 'manual', label: 'Manual' }, { value: 'http', label: 'HTTP provider' }]}
               {...form.getInputProps('provider')} />
             <Text size="xs" c="dimmed" mt={4}>
@@ -98,7 +98,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           <NumberInput label="Days to confirm a manual payout" description="After this a manual payout that nobody confirmed fails and its funds return" min={1} max={90} allowDecimal={false}
             {...form.getInputProps('confirmDays')} />
           <div>
-            <Text size="sm" fw={500}>Smallest withdrawal per currency</Text>
+            <Text size="sm" fw={600}>Smallest withdrawal per currency</Text>
             <Text size="xs" c="dimmed" mb="xs">Partners cannot ask for less.</Text>
             <Stack gap="xs">
               {v.minimums.length === 0 && <Text size="sm" c="dimmed">No minimums.</Text>}
@@ -115,7 +115,7 @@ function SettingsForm({ settings }: { settings: Settings }) {
           </div>
           <ErrorAlert error={save.error} shownFields={shown} />
           <Group justify="space-between">
-            <Text size="xs" c="dimmed">Last changed <DateTime value={settings.updatedAt} /></Text>
+            <Text size="xs" c="dimmed">{settings.updatedAt ? <>Last changed <DateTime value={settings.updatedAt} /></> : 'Never changed: these are the defaults'}</Text>
             <Button type="submit" loading={save.isPending}>Save settings</Button>
           </Group>
         </Stack>

@@ -207,7 +207,7 @@ export function PlanEditor({ plan, opened, onClose, onSaved }: { plan?: Plan; op
           <Fieldset legend="How much">
             <Stack>
               <div>
-                <Text size="sm" fw={500} id="calc-kind-label" mb={4}>Calculation</Text>
+                <Text size="sm" fw={600} id="calc-kind-label" mb={4}>Calculation</Text>
                 <SegmentedControl aria-labelledby="calc-kind-label" data={[
                   { value: 'percentage', label: 'Percentage' }, { value: 'flat', label: 'Flat amount' }, { value: 'tiered', label: 'Tiered' },
                 ]} {...form.getInputProps('kind')} />
