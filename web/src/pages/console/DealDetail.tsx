@@ -5,7 +5,6 @@ import {
   Alert, Anchor, Badge, Button, Card, Grid, Group, Menu, Modal, NumberInput, Select, SimpleGrid, Skeleton, Stack, Table, Text,
   Textarea, Title,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { api, ApiError, fieldErrors, unwrap } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { DateTime } from '../../ui/DateTime';
@@ -14,9 +13,8 @@ import { formatDate } from '../../ui/format';
 import { Money } from '../../ui/Money';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
-import { StatusBadge } from '../../ui/StatusBadge';
-import { findStage, movable, useOperatorUsers, usePipelines, useUsers, type Deal } from './deals/data';
-import { ConflictMarker, PartnerName } from './deals/shared';
+import { findStage, movable, notify, useOperatorUsers, usePipelines, useUsers, type Deal } from './deals/data';
+import { ConflictMarker, DealStatus, PartnerName } from './deals/shared';
 import { useMoveDeal } from './deals/useMoveDeal';
 
 type TimelineEntry = NonNullable<Awaited<ReturnType<typeof timelinePage>>>['data'][number];
@@ -86,7 +84,7 @@ export default function DealDetail() {
               </Menu.Dropdown>
             </Menu>
           )}
-          {canMove && won && <Button color="green" onClick={() => { move.request(d, won); }}>Mark won</Button>}
+          {canMove && won && <Button onClick={() => { move.request(d, won); }}>Mark won</Button>}
           {canMove && lost && <Button color="red" variant="light" onClick={() => { move.request(d, lost); }}>Mark lost</Button>}
         </>} />
       {move.dialog}
@@ -97,7 +95,7 @@ export default function DealDetail() {
             <Card withBorder>
               <Group justify="space-between" mb="sm">
                 <Title order={2} size="h4">Details</Title>
-                <Group gap={4}><StatusBadge status={d.status} /><ConflictMarker deal={d} /></Group>
+                <Group gap={4}><DealStatus status={d.status} /><ConflictMarker deal={d} /></Group>
               </Group>
               <SimpleGrid cols={{ base: 1, xs: 2, sm: 3 }}>
                 <Field label="Amount"><Money minor={d.amountMinor} currency={d.currency} /></Field>
@@ -144,7 +142,7 @@ function ReviewActions({ deal }: { deal: Deal }) {
     mutationFn: async () => unwrap(await api.POST('/api/deals/{id}/approve', { params: { path: { id: deal.id } }, body: owner ? { ownerUserId: owner } : {} })),
     onSuccess: async (d) => {
       setDialog(null);
-      notifications.show({ color: 'green', message: `${d.customerCompany} approved; protected until ${d.protectedUntil ? new Date(d.protectedUntil).toLocaleDateString() : '—'}.` });
+      notify('green', `${d.customerCompany} approved; protected until ${d.protectedUntil ? new Date(d.protectedUntil).toLocaleDateString() : '—'}.`);
       await qc.invalidateQueries({ queryKey: ['deals'] });
     },
   });
@@ -152,17 +150,17 @@ function ReviewActions({ deal }: { deal: Deal }) {
     mutationFn: async () => unwrap(await api.POST('/api/deals/{id}/reject', { params: { path: { id: deal.id } }, body: { reason } })),
     onSuccess: async (d) => {
       setDialog(null);
-      notifications.show({ color: 'green', message: `${d.customerCompany} rejected.` });
+      notify('green', `${d.customerCompany} rejected.`);
       await qc.invalidateQueries({ queryKey: ['deals'] });
     },
   });
   const blocked = deal.conflictStatus === 'review';
   return (
     <>
-      <Button color="green" disabled={blocked} title={blocked ? 'Resolve the conflicts first' : undefined}
+      <Button disabled={blocked} title={blocked ? 'Resolve the conflicts first' : undefined}
         onClick={() => { approve.reset(); setDialog('approve'); }}>Approve</Button>
       <Button color="red" variant="light" onClick={() => { reject.reset(); setDialog('reject'); }}>Reject</Button>
-      <Modal opened={dialog === 'approve'} onClose={() => { setDialog(null); }} title="Approve the registration">
+      <Modal lockScroll={false} closeButtonProps={{ 'aria-label': 'Close' }} opened={dialog === 'approve'} onClose={() => { setDialog(null); }} title="Approve the registration">
         <form onSubmit={(e) => { e.preventDefault(); approve.mutate(); }}>
           <Stack>
             <Text size="sm">{deal.customerCompany} becomes protected for the partner for the program's protection period.</Text>
@@ -174,12 +172,12 @@ function ReviewActions({ deal }: { deal: Deal }) {
             <ErrorAlert error={approve.error} shownFields={['ownerUserId']} />
             <Group justify="flex-end">
               <Button variant="default" onClick={() => { setDialog(null); }}>Cancel</Button>
-              <Button type="submit" color="green" loading={approve.isPending}>Approve</Button>
+              <Button type="submit" loading={approve.isPending}>Approve</Button>
             </Group>
           </Stack>
         </form>
       </Modal>
-      <Modal opened={dialog === 'reject'} onClose={() => { setDialog(null); }} title="Reject the registration">
+      <Modal lockScroll={false} closeButtonProps={{ 'aria-label': 'Close' }} opened={dialog === 'reject'} onClose={() => { setDialog(null); }} title="Reject the registration">
         <form onSubmit={(e) => { e.preventDefault(); reject.mutate(); }}>
           <Stack>
             <Text size="sm">The partner sees the reason. A rejected registration cannot be reopened.</Text>
@@ -188,7 +186,7 @@ function ReviewActions({ deal }: { deal: Deal }) {
             <ErrorAlert error={reject.error} shownFields={['reason']} />
             <Group justify="flex-end">
               <Button variant="default" onClick={() => { setDialog(null); }}>Cancel</Button>
-              <Button type="submit" color="red" loading={reject.isPending}>Reject</Button>
+              <Button type="submit" color="red.9" loading={reject.isPending}>Reject</Button>
             </Group>
           </Stack>
         </form>
@@ -211,7 +209,7 @@ function Conflicts({ deal }: { deal: Deal }) {
     mutationFn: async () => unwrap(await api.POST('/api/deals/{id}/conflicts/resolve', { params: { path: { id: deal.id } }, body: { resolution } })),
     onSuccess: async () => {
       setResolution('');
-      notifications.show({ color: 'green', message: 'Conflicts resolved; the registration can be approved or rejected.' });
+      notify('green', 'Conflicts resolved; the registration can be approved or rejected.');
       await qc.invalidateQueries({ queryKey: ['deals'] });
     },
   });
@@ -219,7 +217,7 @@ function Conflicts({ deal }: { deal: Deal }) {
     <Card withBorder>
       <Group justify="space-between" mb="sm">
         <Title order={2} size="h4">Conflicts</Title>
-        {deal.conflictStatus === 'review' ? <Badge color="orange">Awaiting review</Badge> : <Badge color="gray" variant="light">{deal.conflictStatus}</Badge>}
+        {deal.conflictStatus === 'review' ? <Badge color="orange" c="black">Awaiting review</Badge> : <Badge color="gray" variant="light">{deal.conflictStatus}</Badge>}
       </Group>
       {conflicts.isError && <ErrorAlert error={conflicts.error} />}
       <Table aria-label="Conflicts" aria-busy={conflicts.isFetching}>
@@ -228,7 +226,7 @@ function Conflicts({ deal }: { deal: Deal }) {
           {conflicts.isPending && <Table.Tr><Table.Td colSpan={3}><Skeleton height={14} /></Table.Td></Table.Tr>}
           {conflicts.data?.map((c) => (
             <Table.Tr key={c.id}>
-              <Table.Td><Badge variant="light" color="orange">{conflictKinds[c.kind] ?? c.kind}</Badge></Table.Td>
+              <Table.Td><Text size="sm" fw={600}>{conflictKinds[c.kind] ?? c.kind}</Text></Table.Td>
               <Table.Td>
                 <Text size="sm">{c.explanation}</Text>
                 {c.otherDealId && <Anchor component={Link} to={`/deals/${c.otherDealId}`} size="sm">Open the other deal</Anchor>}
@@ -262,7 +260,7 @@ function Protection({ deal }: { deal: Deal }) {
   const extend = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/deals/{id}/extend', { params: { path: { id: deal.id } }, body: { days: Number(days) } })),
     onSuccess: async (d) => {
-      notifications.show({ color: 'green', message: `Protection extended to ${d.protectedUntil ? new Date(d.protectedUntil).toLocaleString() : '—'}.` });
+      notify('green', `Protection extended to ${d.protectedUntil ? new Date(d.protectedUntil).toLocaleString() : '—'}.`);
       await qc.invalidateQueries({ queryKey: ['deals'] });
     },
   });
@@ -307,7 +305,7 @@ function Owner({ deal }: { deal: Deal }) {
     mutationFn: async (userId: string) => unwrap(await api.POST('/api/deals/{id}/owner', { params: { path: { id: deal.id } }, body: { userId } })),
     onSuccess: async (_, userId) => {
       setChoice(null);
-      notifications.show({ color: 'green', message: `${users.data?.find((u) => u.id === userId)?.name ?? 'The operator'} now owns the deal.` });
+      notify('green', `${users.data?.find((u) => u.id === userId)?.name ?? 'The operator'} now owns the deal.`);
       await qc.invalidateQueries({ queryKey: ['deals'] });
     },
   });
@@ -353,7 +351,7 @@ function entryText(e: TimelineEntry): ReactNode {
   return (
     <Text size="sm">
       {what}
-      {p.stageName && e.type !== 'deal.approved' && e.type !== 'deal.rejected' ? ` · ${p.stageName}` : ''}
+      {p.stageName && ['deal.stage_changed', 'deal.won', 'deal.lost'].includes(e.type ?? '') ? ` to ${p.stageName}` : ''}
       {p.reason ? ` · “${p.reason}”` : ''}
       {p.conflictReview && e.type === 'deal.registered' ? ' · overlaps other work' : ''}
       {p.protectedUntil && (e.type === 'deal.approved' || e.type === 'deal.extended') ? <> · protected until <DateTime value={p.protectedUntil} /></> : null}
@@ -371,7 +369,7 @@ function Timeline({ deal }: { deal: Deal }) {
     mutationFn: async () => unwrap(await api.POST('/api/deals/{id}/notes', { params: { path: { id: deal.id } }, body: { body } })),
     onSuccess: async () => {
       setBody('');
-      notifications.show({ color: 'green', message: 'Note added.' });
+      notify('green', 'Note added.');
       await qc.invalidateQueries({ queryKey: ['deals', deal.id, 'timeline'] });
     },
   });

@@ -10,9 +10,8 @@ import { api, unwrap } from '../../../api/client';
 import { useCan } from '../../../auth/useCan';
 import { ErrorAlert } from '../../../ui/ErrorAlert';
 import { Money } from '../../../ui/Money';
-import { StatusBadge } from '../../../ui/StatusBadge';
 import { movable, type Deal, type Pipeline, type Stage } from './data';
-import { ConflictMarker, PartnerName } from './shared';
+import { ConflictMarker, DealStatus, PartnerName } from './shared';
 import { useMoveDeal } from './useMoveDeal';
 
 const columnWidth = 272;
@@ -73,7 +72,7 @@ export function Board({ pipeline }: { pipeline: Pipeline }) {
           if (deal && stage) move.request(deal, stage);
         }}>
         <ScrollArea type="auto" offsetScrollbars>
-          <Group align="flex-start" wrap="nowrap" gap="sm" pb="sm">
+          <Group align="stretch" wrap="nowrap" gap="sm" pb="sm">
             {stages.map((stage) => (
               <Column key={stage.id} stage={stage} stages={stages} canMove={canMove}
                 moving={move.moving} onMove={move.request} />
@@ -119,7 +118,7 @@ function Column({ stage, stages, canMove, moving, onMove }: ColumnProps) {
       <Group justify="space-between" wrap="nowrap" mb="xs" gap={4}>
         <Title order={2} size="h6" id={headingId}>{stage.name}</Title>
         <Group gap={4} wrap="nowrap">
-          {stage.outcome !== 'open' && <Badge size="xs" variant="light" color={stage.outcome === 'won' ? 'green' : 'red'}>{stage.outcome}</Badge>}
+          {stage.outcome !== 'open' && <Badge size="xs" variant="dot" color={stage.outcome === 'won' ? 'green' : 'red'}>{stage.outcome}</Badge>}
           <Badge size="xs" variant="outline" color="gray" title={`${String(stage.probability)}% likely to be won`}>{stage.probability}%</Badge>
           <Badge size="xs" variant="default" aria-label={`${count} deals`}>{count}</Badge>
         </Group>
@@ -180,7 +179,9 @@ function DealCard({ deal, stages, canMove, onMove, movingTo }: {
 /** What a card shows: customer, partner, amount, status, conflict. */
 function CardBody({ deal, handle, overlay }: { deal: Deal; handle?: ReactNode; overlay?: boolean }) {
   return (
-    <Paper p={overlay ? 'xs' : 0} withBorder={overlay} shadow={overlay ? 'md' : undefined} w={overlay ? columnWidth - 20 : undefined}>
+    <Box p={overlay ? 'xs' : 0} w={overlay ? columnWidth - 20 : undefined}
+      bg={overlay ? 'var(--mantine-color-body)' : undefined}
+      style={overlay ? { border: '1px solid var(--mantine-color-default-border)', borderRadius: 8, boxShadow: 'var(--mantine-shadow-md)' } : undefined}>
       <Group gap={4} wrap="nowrap" align="flex-start">
         {handle}
         <Stack gap={2} style={{ minWidth: 0, flex: 1 }}>
@@ -193,10 +194,10 @@ function CardBody({ deal, handle, overlay }: { deal: Deal; handle?: ReactNode; o
       <Group justify="space-between" mt={6} gap={4}>
         <Text size="sm" fw={500}><Money minor={deal.amountMinor} currency={deal.currency} /></Text>
         <Group gap={4}>
-          <StatusBadge status={deal.status} />
+          <DealStatus status={deal.status} />
           <ConflictMarker deal={deal} />
         </Group>
       </Group>
-    </Paper>
+    </Box>
   );
 }

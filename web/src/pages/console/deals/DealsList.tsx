@@ -8,9 +8,8 @@ import { DateTime } from '../../../ui/DateTime';
 import { decimalToMinor } from '../../../ui/format';
 import { Money } from '../../../ui/Money';
 import { PagedTable, type Column } from '../../../ui/PagedTable';
-import { StatusBadge } from '../../../ui/StatusBadge';
 import { filterKeys, findStage, hasListFilter, useOperatorUsers, usePipelines, type Deal } from './data';
-import { ConflictMarker, PartnerName } from './shared';
+import { ConflictMarker, DealStatus, PartnerName } from './shared';
 
 type Query = NonNullable<paths['/api/deals']['get']['parameters']['query']>;
 type Status = NonNullable<Query['status']>;
@@ -101,7 +100,7 @@ export function DealsList({ review = false }: { review?: boolean }) {
     { header: 'Partner', render: (d) => <PartnerName id={d.partnerId} /> },
     { header: 'Amount', numeric: true, render: (d) => <Money minor={d.amountMinor} currency={d.currency} /> },
     ...(review ? [] : [{ header: 'Stage', render: (d: Deal) => findStage(pipelines.data, d.stageId)?.name ?? '—' }]),
-    { header: 'Status', render: (d) => <Group gap={4}><StatusBadge status={d.status} /><ConflictMarker deal={d} /></Group> },
+    { header: 'Status', render: (d) => <Group gap={4}><DealStatus status={d.status} /><ConflictMarker deal={d} /></Group> },
     ...(review ? [] : [
       { header: 'Owner', render: (d: Deal) => d.ownerUserId ? (userName(d.ownerUserId) ?? 'Operator') : '—' },
       { header: 'Protected until', render: (d: Deal) => <DateTime value={d.protectedUntil} /> },

@@ -4,13 +4,12 @@ import { useForm } from '@mantine/form';
 import {
   ActionIcon, Badge, Button, Checkbox, Group, Modal, NumberInput, Select, Stack, Table, Text, TextInput,
 } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { api, fieldErrors, unwrap, type Schemas } from '../../../api/client';
 import { useCan } from '../../../auth/useCan';
 import { DateTime } from '../../../ui/DateTime';
 import { ErrorAlert } from '../../../ui/ErrorAlert';
 import { PagedTable } from '../../../ui/PagedTable';
-import type { Pipeline } from './data';
+import { notify, type Pipeline } from './data';
 
 type StageInput = Schemas['StageInput'];
 
@@ -37,7 +36,7 @@ export function Pipelines() {
             render: (p) => (
               <Group gap={4}>
                 {[...p.stages].sort((a, b) => a.position - b.position).map((s) => (
-                  <Badge key={s.id} variant="outline" color={s.outcome === 'won' ? 'green' : s.outcome === 'lost' ? 'red' : 'gray'}
+                  <Badge key={s.id} variant="dot" color={s.outcome === 'won' ? 'green' : s.outcome === 'lost' ? 'red' : 'gray'}
                     title={`${s.outcome}, ${String(s.probability)}% likely to be won`}>
                     {s.name} · {s.probability}%
                   </Badge>
@@ -47,7 +46,7 @@ export function Pipelines() {
           },
           { header: 'Created', render: (p) => <DateTime value={p.createdAt} /> },
         ]} />
-      {canWrite && <Modal opened={creating} onClose={() => { setCreating(false); }} title="New pipeline" size="lg">
+      {canWrite && <Modal lockScroll={false} closeButtonProps={{ 'aria-label': 'Close' }} opened={creating} onClose={() => { setCreating(false); }} title="New pipeline" size="lg">
         <CreatePipeline onDone={() => { setCreating(false); }} />
       </Modal>}
     </Stack>
@@ -82,7 +81,7 @@ function CreatePipeline({ onDone }: { onDone: () => void }) {
   const create = useMutation({
     mutationFn: async (body: Schemas['CreatePipelineInputBody']) => unwrap(await api.POST('/api/pipelines', { body })),
     onSuccess: async (p) => {
-      notifications.show({ color: 'green', message: `Pipeline ${p.name} created with ${String(p.stages.length)} stages.` });
+      notify('green', `Pipeline ${p.name} created with ${String(p.stages.length)} stages.`);
       await qc.invalidateQueries({ queryKey: ['pipelines'] });
       onDone();
     },

@@ -1,5 +1,6 @@
 // The deal pages' data: pipelines and their stages, users, and which deals can move.
 import { useQuery } from '@tanstack/react-query';
+import { notifications } from '@mantine/notifications';
 import { api, unwrap, type Schemas } from '../../../api/client';
 import { useCan } from '../../../auth/useCan';
 
@@ -53,3 +54,8 @@ export const filterKeys = ['status', 'partnerId', 'level', 'stageId', 'ownerUser
 
 /** Whether the address holds a list filter. */
 export const hasListFilter = (params: URLSearchParams) => filterKeys.some((k) => params.has(k));
+
+/** Tells the person what happened; the notification's close button is labelled. */
+export function notify(color: 'green' | 'red', message: string, title?: string) {
+  notifications.show({ color, title, message, autoClose: color === 'red' ? 10_000 : 4_000, closeButtonProps: { 'aria-label': 'Close the notification' } });
+}

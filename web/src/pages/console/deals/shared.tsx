@@ -20,12 +20,21 @@ export function PartnerName({ id }: { id: string }) {
   return <>{q.data?.name ?? 'Partner'}</>;
 }
 
+const statusColors: Record<Deal['status'], string> = {
+  submitted: 'blue', approved: 'teal', rejected: 'red', won: 'green', lost: 'red', expired: 'gray',
+};
+
+/** A deal's status: a coloured dot beside the word, legible on any background. */
+export function DealStatus({ status }: { status: Deal['status'] }) {
+  return <Badge variant="dot" color={statusColors[status]}>{status}</Badge>;
+}
+
 /** Marks a registration whose overlap with other partners' work waits for review. */
 export function ConflictMarker({ deal }: { deal: Deal }) {
   if (deal.conflictStatus === 'review') {
     return (
       <Tooltip label="Overlaps another partner's deal or customer; review before approving">
-        <Badge color="orange" variant="filled" tabIndex={0}>Conflict</Badge>
+        <Badge color="orange" c="black" variant="filled" tabIndex={0}>Conflict</Badge>
       </Tooltip>
     );
   }
@@ -42,7 +51,7 @@ export function CloseDialog({ pending, busy, error, onCancel, onConfirm }: {
   const lost = pending?.stage.outcome === 'lost';
   const reasonError = fieldErrors(error).reason;
   return (
-    <Modal opened={!!pending} onClose={onCancel} title={lost ? 'Mark the deal lost' : 'Mark the deal won'}>
+    <Modal lockScroll={false} closeButtonProps={{ 'aria-label': 'Close' }} opened={!!pending} onClose={onCancel} title={lost ? 'Mark the deal lost' : 'Mark the deal won'}>
       {pending && (
         <form onSubmit={(e) => { e.preventDefault(); onConfirm(lost ? reason : undefined); }}>
           <Stack>
@@ -60,7 +69,7 @@ export function CloseDialog({ pending, busy, error, onCancel, onConfirm }: {
             <ErrorAlert error={error} shownFields={['reason']} />
             <Group justify="flex-end">
               <Button variant="default" onClick={onCancel}>Cancel</Button>
-              <Button type="submit" color={lost ? 'red' : 'green'} loading={busy} data-autofocus={lost ? undefined : true}>
+              <Button type="submit" color={lost ? 'red.9' : undefined} loading={busy} data-autofocus={lost ? undefined : true}>
                 {lost ? 'Mark lost' : 'Mark won'}
               </Button>
             </Group>

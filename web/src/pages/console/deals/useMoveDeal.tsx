@@ -1,9 +1,8 @@
 // Moving a deal to a stage: a lost stage asks why, a won stage asks to confirm.
 import { useState } from 'react';
 import { useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import { notifications } from '@mantine/notifications';
 import { api, unwrap } from '../../../api/client';
-import type { Deal, Stage } from './data';
+import { notify, type Deal, type Stage } from './data';
 import { CloseDialog } from './shared';
 
 interface PendingMove {
@@ -33,12 +32,12 @@ export function useMoveDeal() {
           pages: data.pages.map((p, i) => ({ ...p, data: [...(here && i === 0 ? [moved] : []), ...p.data.filter((d) => d.id !== moved.id)] })),
         });
       }
-      notifications.show({ color: 'green', message: `${moved.customerCompany} is now in ${stage.name}${moved.status === 'won' ? ': won' : moved.status === 'lost' ? ': lost' : ''}.` });
+      notify('green', `${moved.customerCompany} is now in ${stage.name}${moved.status === 'won' ? ': won' : moved.status === 'lost' ? ': lost' : ''}.`);
     },
     onError: (err, { deal, stage, asked }) => {
       // A refusal of what the dialog asked shows in the dialog; a drag's refusal is told here.
       if (asked) return;
-      notifications.show({ color: 'red', title: `${deal.customerCompany} was not moved to ${stage.name}`, message: err.message, autoClose: 10_000 });
+      notify('red', err.message, `${deal.customerCompany} was not moved to ${stage.name}`);
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ['deals'] }),
   });
