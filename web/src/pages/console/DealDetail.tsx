@@ -114,7 +114,7 @@ export default function DealDetail() {
                   {d.reason}
                 </Alert>
               )}
-              {d.notes && <Field label="Partner's notes"><Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>{d.notes}</Text></Field>}
+              {d.notes && <Stack mt="md"><Field label="Partner's notes"><Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>{d.notes}</Text></Field></Stack>}
             </Card>
             {canApprove && (d.conflictStatus !== 'none' || d.reviewRequired) && <Conflicts deal={d} />}
             <Timeline deal={d} />
