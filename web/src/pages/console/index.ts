@@ -35,4 +35,6 @@ export const consolePages: PageDef[] = [
   { path: '/webhooks', title: 'Webhooks', face: 'console', permission: 'webhooks:read', group: 'Integrations', load: () => import('./Webhooks') },
   { path: '/webhooks/:id', title: 'Webhook', face: 'console', permission: 'webhooks:read', load: () => import('./WebhookDetail') },
   { path: '/api-keys', title: 'Machine keys', face: 'console', permission: 'apikeys:read', group: 'Integrations', load: () => import('./ApiKeys') },
+  { path: '/deals', title: 'Deals', face: 'console', permission: 'deals:read', group: 'Sales', load: () => import('./Deals') },
+  { path: '/deals/:id', title: 'Deal', face: 'console', permission: 'deals:read', load: () => import('./DealDetail') },
 ];
