@@ -8,6 +8,12 @@ export const theme = createTheme({
   primaryShade: { light: 7, dark: 8 },
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  // Close buttons are icons: give them a name assistive technology reads.
+  components: {
+    Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    Drawer: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
+    Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Close the notification' } } },
+  },
 });
 
 // Mantine's dimmed text (gray-6 on white, dark-2 on dark-7) fails WCAG AA contrast too, and so
