@@ -17,6 +17,8 @@ export async function harness() {
   const browser = await launch();
   let failures = 0;
   const problems = [];
+  /** The pages still open: a spec that throws leaves a screenshot of each. */
+  const open = new Set();
 
   const check = (ok, what) => {
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -45,6 +47,8 @@ export async function harness() {
   async function newPage({ colorScheme = 'light', viewport = { width: 1280, height: 800 }, label = 'page', expect401 = false } = {}) {
     const context = await browser.newContext({ viewport, colorScheme });
     const page = await context.newPage();
+    open.add(page);
+    page.on('close', () => { open.delete(page); });
     const problem = (p) => { problems.push(p); console.log('     ' + p); };
     page.on('console', (m) => {
       if (expect401 && m.text().includes('status of 401')) return;
@@ -84,6 +88,15 @@ export async function harness() {
   return {
     base, owner, browser, check, call, token, newPage, signIn, axe, shot,
     failures: () => failures,
+    /** Screenshots of every page still open (after a spec threw), then closes them. */
+    async wreckage(name) {
+      let i = 0;
+      for (const page of open) {
+        await page.screenshot({ path: `${out}failed-${name}-${++i}.png`, fullPage: true }).catch(() => undefined);
+        await page.context().close().catch(() => undefined);
+      }
+      if (i) console.log(`     ${i} screenshot(s) of the open pages: e2e/out/failed-${name}-*.png`);
+    },
     problems,
     close: () => browser.close(),
   };

@@ -1,12 +1,12 @@
 // The browser tests: every spec in specs/, in name order, in Debian's chromium against a real
-// `partnerd serve` (make test-e2e starts it). SPEC=name runs the specs whose file name holds it.
+// `partnerd serve` (make test-e2e starts it). SPEC=regexp runs the specs whose file name matches it.
 //   PARTNERD_URL=http://127.0.0.1:8080 EMAIL=... PASSWORD=... node e2e/run.mjs
 import { readdirSync } from 'node:fs';
 import { harness } from './lib.mjs';
 
 const dir = new URL('./specs/', import.meta.url);
 const only = process.env.SPEC;
-const files = readdirSync(dir).filter((f) => f.endsWith('.mjs') && (!only || f.includes(only))).sort();
+const files = readdirSync(dir).filter((f) => f.endsWith('.mjs') && (!only || new RegExp(only).test(f))).sort();
 const t = await harness();
 const started = Date.now();
 try {
@@ -18,6 +18,7 @@ try {
       await spec.default(t);
     } catch (err) {
       t.check(false, `${f} threw: ${err instanceof Error ? err.stack : String(err)}`);
+      await t.wreckage(f.replace(/\.mjs$/, ''));
     }
     console.log(`   (${((Date.now() - before) / 1000).toFixed(1)} s)`);
   }

@@ -15,7 +15,9 @@ import { ApiError, onSessionExpired } from './api/client';
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      staleTime: 30_000,
+      // Others change the data too (a partner registers, finance approves): a page shown again
+      // after a few seconds reads it afresh.
+      staleTime: 5_000,
       // A refusal or a missing row does not change on retry; a dropped connection may.
       retry: (count, err) => count < 1 && !(err instanceof ApiError && err.status >= 400 && err.status < 500),
     },
@@ -69,7 +71,7 @@ createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto"
       getStyleNonce={styleNonce ? () => styleNonce : undefined}>
-      <Notifications />
+      <Notifications position="top-center" limit={3} />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

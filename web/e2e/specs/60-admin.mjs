@@ -178,6 +178,8 @@ export default async function (t) {
   await taskDialog.getByLabel('Description').fill('Ask about the renewal');
   await taskDialog.getByLabel('Due date').fill('2030-03-15');
   await pick(taskDialog, page, 'Assignee', personName, `${personName} (${email})`);
+  // Tabbing on may open the next picker's list; a click on the dialog's title closes it.
+  await taskDialog.getByRole('heading', { name: 'New task' }).click();
   await taskDialog.getByRole('button', { name: 'Create task' }).click();
   await taskDialog.waitFor({ state: 'hidden' });
   await page.getByText(taskTitle, { exact: true }).waitFor();

@@ -44,5 +44,7 @@ export function usePortalBalances() {
   return useQuery({
     queryKey: ['ledger', 'balances'],
     queryFn: async () => unwrap(await api.GET('/api/ledger/balances')),
+    // Money moves without this tab doing anything (a won deal accrues): read it afresh on every visit.
+    staleTime: 0,
   });
 }

@@ -177,6 +177,10 @@ function Users({ partner }: { partner: Partner }) {
   const queryClient = useQueryClient();
   const canWrite = useCan('partner_users:write');
   const [adding, setAdding] = useState(false);
+  const anyUser = useQuery({
+    queryKey: ['partners', partner.id, 'users', 'any'],
+    queryFn: async () => unwrap(await api.GET('/api/partners/{id}/users', { params: { path: { id: partner.id }, query: { limit: 1 } } })),
+  });
   const [secret, setSecret] = useState<{ title: string; link: string } | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['partners', partner.id, 'users'] });
 
@@ -229,7 +233,7 @@ function Users({ partner }: { partner: Partner }) {
           ]}
         />
       </Stack>
-      {adding && <AddUser partner={partner} onClose={() => { setAdding(false); }}
+      {adding && <AddUser partner={partner} first={anyUser.data?.data.length === 0} onClose={() => { setAdding(false); }}
         onCreated={(u) => {
           setAdding(false);
           setSecret({ title: `Invitation link for ${u.name}`, link: invitationLink(u.invitation.token) });
@@ -241,8 +245,8 @@ function Users({ partner }: { partner: Partner }) {
 }
 
 /** Invites a person to the partner organisation with partner roles. */
-function AddUser({ partner, onClose, onCreated }: {
-  partner: Partner; onClose: () => void; onCreated: (u: Schemas['CreatedUserOutputBody']) => void;
+function AddUser({ partner, first, onClose, onCreated }: {
+  partner: Partner; first: boolean; onClose: () => void; onCreated: (u: Schemas['CreatedUserOutputBody']) => void;
 }) {
   const roles = usePartnerRoles();
   const canReadRoles = useCan('roles:read');
@@ -250,7 +254,8 @@ function AddUser({ partner, onClose, onCreated }: {
     ? (roles.data ?? []).map((r) => ({ value: r.name, label: r.description ? `${label(r.name)} — ${r.description}` : label(r.name) }))
     : builtInPartnerRoles.map((r) => ({ value: r, label: label(r) }));
   const form = useForm({
-    initialValues: { name: '', email: '', roles: ['partner_user'] },
+    // A partner's first user runs its account (payout methods, withdrawals, its other users).
+    initialValues: { name: '', email: '', roles: [first ? 'partner_admin' : 'partner_user'] },
     validate: {
       name: (v) => (v.trim() ? null : 'Enter their name'),
       email: (v) => (/^\S+@\S+$/.test(v.trim()) ? null : 'Enter an email address'),
