@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -63,3 +64,11 @@ func NonEmpty(s string) *string {
 	}
 	return &s
 }
+
+// EscapeLike escapes s for a SQL LIKE pattern written with ESCAPE '\', so that its %, _ and \
+// match themselves.
+func EscapeLike(s string) string {
+	return likeEscaper.Replace(s)
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

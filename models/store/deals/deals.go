@@ -254,11 +254,6 @@ func (sc *Scoped) RegisterDeal(ctx context.Context, d *models.Deal) error {
 	})
 }
 
-// likeEscape escapes s for a LIKE pattern with ESCAPE '\'.
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
 // findDealConflicts lists other partners' open or approved deals for the same customer domain
 // or contact email, and customers of the domain or contact attributed to another partner.
 func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, error) {
@@ -304,9 +299,9 @@ func findDealConflicts(tx *gorm.DB, d *models.Deal) ([]models.DealConflict, erro
 	q := tx.Model(&models.Customer{}).Where(store.System(d.TenantID).Tenant()).Where("partner_id IS NOT NULL AND partner_id <> ?", d.PartnerID)
 	switch {
 	case d.CustomerDomain != "" && d.ContactEmail != "":
-		q = q.Where(`email = ? OR email LIKE ? ESCAPE '\'`, d.ContactEmail, "%@"+likeEscape(d.CustomerDomain))
+		q = q.Where(`email = ? OR email LIKE ? ESCAPE '\'`, d.ContactEmail, "%@"+store.EscapeLike(d.CustomerDomain))
 	case d.CustomerDomain != "":
-		q = q.Where(`email LIKE ? ESCAPE '\'`, "%@"+likeEscape(d.CustomerDomain))
+		q = q.Where(`email LIKE ? ESCAPE '\'`, "%@"+store.EscapeLike(d.CustomerDomain))
 	case d.ContactEmail != "":
 		q = q.Where("email = ?", d.ContactEmail)
 	default:

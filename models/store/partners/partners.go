@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"gorm.io/gorm"
 
@@ -59,7 +58,7 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 func (sc *Scoped) ListPartners(ctx context.Context, f models.PartnerFilter, pg models.Page) ([]models.Partner, string, error) {
 	q := sc.PartnerRows(ctx, &models.Partner{}, "id")
 	if f.Q != "" {
-		q = q.Where(`LOWER(name) LIKE LOWER(?) ESCAPE '\'`, "%"+likeEscape(f.Q)+"%")
+		q = q.Where(`LOWER(name) LIKE LOWER(?) ESCAPE '\'`, "%"+store.EscapeLike(f.Q)+"%")
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)
@@ -68,11 +67,6 @@ func (sc *Scoped) ListPartners(ctx context.Context, f models.PartnerFilter, pg m
 		q = q.Where("level = ?", f.Level)
 	}
 	return store.Page(q, pg, func(p models.Partner) string { return p.ID })
-}
-
-// likeEscape escapes s for a LIKE pattern with ESCAPE '\'.
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // Partner finds one partner organisation the principal may see.
