@@ -46,10 +46,11 @@ test-e2e: web
 	$(GO) build -o bin/partnerd-e2e ./cmd/partnerd
 	web/e2e/run.sh bin/partnerd-e2e
 
-# npm ci; the package's postinstall writes node_modules/go.mod, which keeps the Go files some npm
-# packages ship out of this module's ./...
+# npm ci, then node_modules/go.mod, which keeps the Go files some npm packages ship out of this
+# module's ./... (written here too: newer npm releases skip the package's own postinstall).
 web/node_modules: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
+	printf 'module ignore\n' > web/node_modules/go.mod
 	touch $@
 
 ## lint: golangci-lint (with the dependency rules), workflowcheck over workflows/, and no tenant condition written outside store.Scope
