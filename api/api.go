@@ -18,6 +18,7 @@ import (
 
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/models"
 )
 
@@ -96,6 +97,9 @@ type Deps struct {
 	Payouts PayoutSignaler
 	// Runs cancels playbook runs under way; without it cancelling a run answers 503.
 	Runs RunCanceller
+	// Blobs keeps uploaded files (attachments, content, logos); without it uploads and
+	// downloads answer 503.
+	Blobs *blobstore.Store
 }
 
 // Modules are the module stores as one principal sees them: each limits what it reads and writes

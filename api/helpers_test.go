@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
 )
@@ -63,6 +65,18 @@ func modulesOf(st *stores.Set) Modules {
 func testServer(t testing.TB, deps Deps) (*Server, *syncBuffer) {
 	t.Helper()
 	return testServerWith(t, Config{Version: "test"}, deps)
+}
+
+// testBlobs is a blob store in a fresh local directory, as `partnerd serve` keeps one under its
+// data directory.
+func testBlobs(t testing.TB) *blobstore.Store {
+	t.Helper()
+	b, err := blobstore.Open(context.Background(), blobstore.DefaultURL(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
 }
 
 func testServerWith(t testing.TB, cfg Config, deps Deps) (*Server, *syncBuffer) {

@@ -44,6 +44,7 @@ func identityServerWith(t testing.TB, st *stores.Set, cfg Config) (*Server, *syn
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
 		Idempotency:  st,
+		Blobs:        testBlobs(t),
 	})
 }
 

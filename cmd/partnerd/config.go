@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/internal/app"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
@@ -32,11 +33,13 @@ const (
 
 // config is every setting of the process, from flags and environment variables.
 type config struct {
-	Env               string
-	HTTPAddr          string
-	PublicURL         string
-	DataDir           string
-	DatabaseURL       string
+	Env         string
+	HTTPAddr    string
+	PublicURL   string
+	DataDir     string
+	DatabaseURL string
+	// BlobURL is the bucket of uploaded files; empty is the directory blobs/ in DataDir.
+	BlobURL           string
 	TemporalAddress   string
 	TemporalNamespace string
 	TemporalPort      int
@@ -117,6 +120,13 @@ var settings = []setting{
 			}
 			if abs, err := filepath.Abs(v); err == nil {
 				c.DataDir = abs
+			}
+		}},
+	{flag: "blob-url", env: "PARTNERD_BLOB_URL", usage: "bucket of uploaded files: file:///dir, or s3://bucket?region=…&endpoint=… for S3 and S3-compatible stores; empty uses <data-dir>/blobs",
+		parse: func(c *config, v string, p *problems) {
+			c.BlobURL = v
+			if v != "" && !strings.HasPrefix(v, "file://") && !strings.HasPrefix(v, "s3://") && !strings.HasPrefix(v, "mem://") {
+				p.bad("%q is not a file://, s3:// or mem:// bucket URL", blobstore.Redact(v))
 			}
 		}},
 	{flag: "database-url", env: "DATABASE_URL", usage: "postgres:// URL; empty uses the embedded SQLite database",

@@ -23,6 +23,7 @@ import (
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/api"
 	"github.com/partnerd/partnerd/api/authn"
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/internal/app"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
@@ -117,7 +118,14 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		log.Warn("level review not started; a worker will start it", "error", err)
 	}
 
-	srv := app.NewAPI(appConfig(cfg), st, keys, tc, log)
+	blobs, err := openBlobs(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = blobs.Close() }()
+	apiCfg := appConfig(cfg)
+	apiCfg.Blobs = blobs
+	srv := app.NewAPI(apiCfg, st, keys, tc, log)
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
@@ -167,6 +175,20 @@ func appConfig(cfg config) app.Config {
 		WebhookRetrySchedule:   cfg.WebhookRetrySchedule,
 		WebhookDisableAfter:    cfg.WebhookDisableAfter,
 	}
+}
+
+// openBlobs opens the bucket of uploaded files: PARTNERD_BLOB_URL, else blobs/ in the data directory.
+func openBlobs(ctx context.Context, cfg config, log *slog.Logger) (*blobstore.Store, error) {
+	url := cfg.BlobURL
+	if url == "" {
+		url = blobstore.DefaultURL(cfg.DataDir)
+	}
+	b, err := blobstore.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("blob store open", "bucket", blobstore.Redact(url))
+	return b, nil
 }
 
 func openStore(ctx context.Context, cfg config, log *slog.Logger) (*stores.Set, error) {

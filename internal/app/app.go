@@ -19,6 +19,7 @@ import (
 	"github.com/partnerd/partnerd/api"
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
@@ -47,6 +48,8 @@ type Config struct {
 	// long an endpoint may fail before it is disabled.
 	WebhookRetrySchedule []time.Duration
 	WebhookDisableAfter  time.Duration
+	// Blobs keeps uploaded files; without it uploads and downloads answer 503.
+	Blobs *blobstore.Store
 }
 
 // OpenStore opens the store set on Postgres at databaseURL or, when it is empty, on the SQLite
@@ -81,6 +84,10 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Idempotency:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
 		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
+		Blobs:        cfg.Blobs,
+	}
+	if cfg.Blobs != nil {
+		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "blobs", Check: cfg.Blobs.Ping})
 	}
 	if tc != nil {
 		deps.Payouts = &worker.PayoutSignals{Client: tc}
