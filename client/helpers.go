@@ -1,3 +1,7 @@
+// Package client is partnerd's typed Go client: partnerd.gen.go is generated from
+// docs/openapi.json by oapi-codegen (make openapi; ADR 21) and never edited; this file holds
+// what integrators need beside it. Start with NewClientWithResponses and WithBearer; see
+// client/example for a whole program.
 package client
 
 import (
