@@ -191,6 +191,9 @@ func New(cfg Config, deps Deps) *Server {
 
 	hc := huma.DefaultConfig("partnerd API", cfg.Version)
 	hc.Info.Description = "The partnerd partner-program platform. Every error is RFC 9457 problem+json with a stable `code` and the `requestId`."
+	hc.Info.License = &huma.License{Name: "Proprietary", Identifier: "LicenseRef-partnerd-proprietary"}
+	// A relative server: the API is served where the document is (/openapi.json at the root).
+	hc.Servers = []*huma.Server{{URL: "/", Description: "The partnerd installation serving this document"}}
 	hc.OpenAPIPath = "/openapi"
 	hc.DocsPath = "" // /docs is served from the console build: mountDocs
 	hc.SchemasPath = "/schemas"

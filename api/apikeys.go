@@ -92,7 +92,8 @@ func registerAPIKeyRoutes(s *Server) {
 	tags := []string{tagAPIKeys}
 	register(s, huma.Operation{
 		OperationID: "create-apikey", Method: http.MethodPost, Path: "/api/apikeys", Tags: tags,
-		Summary: "Create a machine key; the key is returned only here", DefaultStatus: http.StatusCreated,
+		RequestBody: requestExample(`{"name": "CRM sync", "scopes": ["events:write", "customers:read"], "expiresAt": "2027-01-01T00:00:00Z"}`),
+		Summary:     "Create a machine key; the key is returned only here", DefaultStatus: http.StatusCreated,
 		Security: UsersOnly, Errors: []int{http.StatusUnprocessableEntity},
 	}, Requires(authz.APIKeysWrite), s.createAPIKey)
 

@@ -144,14 +144,16 @@ func registerApplicationRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-public-application-form", Method: http.MethodGet, Path: "/api/public/{slug}/application-form", Tags: tags,
 		Summary: "A program's application form", Description: "Public: no credentials.", Errors: []int{http.StatusNotFound}}, Public(), s.getPublicApplicationForm)
 	register(s, huma.Operation{OperationID: "submit-application", Method: http.MethodPost, Path: "/api/public/{slug}/applications", Tags: tags,
-		Summary: "Apply to join a partner program", Description: "Public: no credentials, limited per client address, 16 KiB. An applicant with an application under review, or rejected recently, gets 409.",
+		RequestBody: requestExample(`{"organisation": "Globex Consulting", "contactName": "Hank Scorpio", "contactEmail": "hank@globex.example", "partnerType": "agency", "answers": {"annual_revenue": "1M - 10M", "focus": "Manufacturing and logistics"}}`),
+		Summary:     "Apply to join a partner program", Description: "Public: no credentials, limited per client address, 16 KiB. An applicant with an application under review, or rejected recently, gets 409.",
 		DefaultStatus: http.StatusAccepted, MaxBodyBytes: maxApplicationBytes,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests}}, Public(), s.submitApplication)
 
 	register(s, huma.Operation{OperationID: "get-application-form", Method: http.MethodGet, Path: "/api/application-form", Tags: tags,
 		Summary: "The recruitment form with its settings", Security: UsersOrKeys}, Requires(authz.ApplicationsRead), s.getApplicationForm)
 	register(s, huma.Operation{OperationID: "set-application-form", Method: http.MethodPut, Path: "/api/application-form", Tags: tags,
-		Summary: "Replace the recruitment form", Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.ApplicationsWrite), s.setApplicationForm)
+		RequestBody: requestExample(`{"questions": [{"key": "annual_revenue", "label": "Annual revenue", "required": true, "options": ["< 1M", "1M - 10M", "> 10M"]}, {"key": "focus", "label": "Which industries do you serve?"}], "autoApproveDomains": ["northwind.example"], "reapplyAfterDays": 90}`),
+		Summary:     "Replace the recruitment form", Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.ApplicationsWrite), s.setApplicationForm)
 	register(s, huma.Operation{OperationID: "list-applications", Method: http.MethodGet, Path: "/api/applications", Tags: tags,
 		Summary: "List applications", Security: UsersOrKeys}, Requires(authz.ApplicationsRead), s.listApplications)
 	register(s, huma.Operation{OperationID: "get-application", Method: http.MethodGet, Path: "/api/applications/{id}", Tags: tags,
@@ -160,7 +162,8 @@ func registerApplicationRoutes(s *Server) {
 		Summary: "Approve an application", Description: "Creates the partner organisation at the default level (status onboarding), invites the applicant as its partner admin, starts the onboarding checklist and emits partner.approved.",
 		Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}}, Requires(authz.ApplicationsWrite), s.approveApplication)
 	register(s, huma.Operation{OperationID: "reject-application", Method: http.MethodPost, Path: "/api/applications/{id}/reject", Tags: tags,
-		Summary: "Reject an application with a reason", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		RequestBody: requestExample(`{"reason": "We only work with partners in the EU for now."}`),
+		Summary:     "Reject an application with a reason", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.ApplicationsWrite), s.rejectApplication)
 }
 

@@ -111,6 +111,7 @@ type PermissionsOutput struct {
 func registerAuthRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "login", Method: http.MethodPost, Path: "/api/auth/login", Tags: []string{tagAuth},
+		RequestBody: requestExample(`{"email": "ada@acme.example", "password": "violet-harbour-lantern-42", "tenant": "acme"}`),
 		Summary:     "Sign in with email and password",
 		Description: "Returns a 15-minute access token and a single-use refresh token. Failed attempts are limited per account and client address together, per client address, and more loosely per account (429 with Retry-After), so failures from one client never lock the account's owner out elsewhere.",
 		Errors:      []int{http.StatusUnauthorized, http.StatusConflict, http.StatusTooManyRequests},
@@ -118,6 +119,7 @@ func registerAuthRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "refresh-token", Method: http.MethodPost, Path: "/api/auth/refresh", Tags: []string{tagAuth},
+		RequestBody: requestExample(`{"refreshToken": "pdr_4f9Kq2ZxV8mN3bR7tL1wY6cH0sJ5dP"}`),
 		Summary:     "Exchange a refresh token for new tokens",
 		Description: "Refresh tokens rotate: each works once. Presenting a used one revokes its whole family.",
 		Errors:      []int{http.StatusUnauthorized},
@@ -125,23 +127,27 @@ func registerAuthRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "logout", Method: http.MethodPost, Path: "/api/auth/logout", Tags: []string{tagAuth},
-		Summary: "Sign out: revoke a refresh token and its family", DefaultStatus: http.StatusNoContent,
+		RequestBody: requestExample(`{"refreshToken": "pdr_4f9Kq2ZxV8mN3bR7tL1wY6cH0sJ5dP"}`),
+		Summary:     "Sign out: revoke a refresh token and its family", DefaultStatus: http.StatusNoContent,
 	}, Public(), s.logout)
 
 	register(s, huma.Operation{
 		OperationID: "accept-invitation", Method: http.MethodPost, Path: "/api/auth/accept-invitation", Tags: []string{tagAuth},
-		Summary: "Accept an invitation: set a password and sign in", Errors: []int{http.StatusUnauthorized},
+		RequestBody: requestExample(`{"token": "inv_3kTz8qWm2LxR9bVc4NpY7dHs", "password": "violet-harbour-lantern-42"}`),
+		Summary:     "Accept an invitation: set a password and sign in", Errors: []int{http.StatusUnauthorized},
 	}, Public(), s.acceptInvitation)
 
 	register(s, huma.Operation{
 		OperationID: "reset-password", Method: http.MethodPost, Path: "/api/auth/reset-password", Tags: []string{tagAuth},
-		Summary: "Set a new password with a one-time reset token; ends every session", DefaultStatus: http.StatusNoContent,
+		RequestBody: requestExample(`{"token": "rst_9aB3cD7eF1gH5iJ2kL6mN0p", "password": "violet-harbour-lantern-42"}`),
+		Summary:     "Set a new password with a one-time reset token; ends every session", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized},
 	}, Public(), s.resetPassword)
 
 	register(s, huma.Operation{
 		OperationID: "change-password", Method: http.MethodPost, Path: "/api/me/password", Tags: []string{tagAuth},
-		Summary: "Change the caller's password; signs out every session", DefaultStatus: http.StatusNoContent,
+		RequestBody: requestExample(`{"currentPassword": "violet-harbour-lantern-42", "newPassword": "copper-meadow-kettle-17"}`),
+		Summary:     "Change the caller's password; signs out every session", DefaultStatus: http.StatusNoContent,
 		Security: UsersOnly, Errors: []int{http.StatusUnprocessableEntity},
 	}, Requires(authz.ProfileWrite), s.changePassword)
 

@@ -235,11 +235,13 @@ func registerCommissionRoutes(s *Server) {
 		Summary: "List commission plans", Description: "Operators only.", Security: UsersOrKeys},
 		Requires(authz.CommissionsRead), s.listCommissionPlans)
 	register(s, huma.Operation{OperationID: "create-commission-plan", Method: http.MethodPost, Path: "/api/commission-plans", Tags: tags,
+		RequestBody: requestExample(`{"name": "Reseller deals", "description": "10 % of won deals, 15 % past 50 000.00 a quarter", "definition": {"trigger": "deal.won", "amountPath": "amountMinor", "currencyPath": "currency", "referencePath": "dealId", "clawbackTrigger": "deal.reopened", "holdingDays": 30, "calculation": {"kind": "tiered", "tierPeriod": "quarter", "tiers": [{"fromVolume": 0, "rateBps": 1000}, {"fromVolume": 5000000, "rateBps": 1500}]}, "conditions": {"partnerTypes": ["reseller", "agency"], "minAmount": 100000}}}`),
 		Summary:     "Create a commission plan",
 		Description: "The plan is active at version 1. Amounts are integers in minor units; percentages are basis points and round half away from zero.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusUnprocessableEntity}},
 		Requires(authz.CommissionsWrite), s.createCommissionPlan)
 	register(s, huma.Operation{OperationID: "preview-commissions", Method: http.MethodPost, Path: "/api/commission-plans/preview", Tags: tags,
+		RequestBody: requestExample(`{"type": "deal.won", "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "customerId": "01936f3b-2c3d-7e4f-9a5b-6c7d8e9f0a1b", "occurredAt": "2026-11-20T14:05:00Z", "payload": {"dealId": "01936f3b-5f6a-7b7c-8d8e-9f0a1b2c3d4e", "amountMinor": 2500000, "currency": "EUR"}}`),
 		Summary:     "Try the active plans on a sample event",
 		Description: "Shows which active plans the event's type triggers, whether each matches and what it would accrue. Tier volumes and recurrence windows come from the partner's real accruals. Nothing is booked.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}},
@@ -248,6 +250,7 @@ func registerCommissionRoutes(s *Server) {
 		Summary: "Get a commission plan", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.CommissionsRead), s.getCommissionPlan)
 	register(s, huma.Operation{OperationID: "update-commission-plan", Method: http.MethodPut, Path: "/api/commission-plans/{id}", Tags: tags,
+		RequestBody: requestExample(`{"name": "Reseller deals", "description": "10 % of won deals, 15 % past 50 000.00 a quarter", "definition": {"trigger": "deal.won", "amountPath": "amountMinor", "currencyPath": "currency", "referencePath": "dealId", "clawbackTrigger": "deal.reopened", "holdingDays": 30, "calculation": {"kind": "tiered", "tierPeriod": "quarter", "tiers": [{"fromVolume": 0, "rateBps": 1000}, {"fromVolume": 5000000, "rateBps": 1500}]}, "conditions": {"partnerTypes": ["reseller", "agency"], "minAmount": 100000}}}`),
 		Summary:     "Change a commission plan",
 		Description: "Makes a new version; accruals already booked keep the version that computed them. Archived plans answer 409 COMMISSION_PLAN_ARCHIVED.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},

@@ -85,7 +85,8 @@ func registerCustomerRoutes(s *Server) {
 	tags := []string{"Customers"}
 	register(s, huma.Operation{
 		OperationID: "create-customer", Method: http.MethodPost, Path: "/api/customers", Tags: tags,
-		Summary: "Create a customer", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
+		RequestBody: requestExample(`{"email": "billing@initech.example", "name": "Initech", "externalId": "crm-48213", "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30"}`),
+		Summary:     "Create a customer", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity},
 	}, Requires(authz.CustomersWrite), s.createCustomer)
 
@@ -101,7 +102,8 @@ func registerCustomerRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "update-customer", Method: http.MethodPatch, Path: "/api/customers/{id}", Tags: tags,
-		Summary: "Change a customer", Security: UsersOrKeys,
+		RequestBody: requestExample(`{"name": "Initech GmbH", "externalId": "crm-48213"}`),
+		Summary:     "Change a customer", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 	}, Requires(authz.CustomersWrite), s.updateCustomer)
 

@@ -156,7 +156,8 @@ func registerDashboardRoutes(s *Server) {
 	tags := []string{tagDashboards}
 	register(s, huma.Operation{
 		OperationID: "create-dashboard", Method: http.MethodPost, Path: "/api/dashboards", Tags: tags,
-		Summary: "Create a dashboard", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
+		RequestBody: requestExample(`{"name": "Revenue", "isDefault": true, "levels": ["Gold", "Platinum"], "widgets": [{"kind": "metric", "title": "Won revenue", "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c", "range": "last_30_days"}, {"kind": "time-series", "title": "Won revenue per week", "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c", "range": "last_90_days", "interval": "week"}, {"kind": "event-list", "title": "Latest deals", "eventType": "deal.*", "limit": 10}]}`),
+		Summary:     "Create a dashboard", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, Requires(authz.DashboardsWrite), s.createDashboard)
 
@@ -181,7 +182,8 @@ func registerDashboardRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "update-dashboard", Method: http.MethodPatch, Path: "/api/dashboards/{id}", Tags: tags,
-		Summary: "Change a dashboard", Security: UsersOrKeys,
+		RequestBody: requestExample(`{"name": "Revenue this quarter", "widgets": [{"kind": "metric", "title": "Won revenue", "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c", "range": "last_30_days"}, {"kind": "time-series", "title": "Won revenue per week", "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c", "range": "last_90_days", "interval": "week"}]}`),
+		Summary:     "Change a dashboard", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, Requires(authz.DashboardsWrite), s.updateDashboard)
 

@@ -285,11 +285,13 @@ func registerDealRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-pipeline", Method: http.MethodGet, Path: "/api/pipelines/{id}", Tags: pipelines,
 		Summary: "Get a pipeline", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PipelinesRead), s.getPipeline)
 	register(s, huma.Operation{OperationID: "create-pipeline", Method: http.MethodPost, Path: "/api/pipelines", Tags: pipelines,
-		Summary: "Create a pipeline", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"name": "Enterprise", "isDefault": false, "stages": [{"name": "Qualified", "outcome": "open", "probability": 20}, {"name": "Proposal", "outcome": "open", "probability": 60}, {"name": "Won", "outcome": "won", "probability": 100}, {"name": "Lost", "outcome": "lost", "probability": 0}]}`),
+		Summary:     "Create a pipeline", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}},
 		Requires(authz.PipelinesWrite), s.createPipeline)
 
 	register(s, huma.Operation{OperationID: "register-deal", Method: http.MethodPost, Path: "/api/deals", Tags: deals,
-		Summary: "Register a deal", Description: "The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.",
+		RequestBody: requestExample(`{"partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "customerCompany": "Initech", "customerDomain": "initech.example", "contactName": "Bill Lumbergh", "contactEmail": "bill@initech.example", "amountMinor": 2500000, "currency": "EUR", "expectedCloseDate": "2027-02-15", "notes": "Replacing their legacy TPS system."}`),
+		Summary:     "Register a deal", Description: "The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.",
 		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
 		Requires(authz.DealsWrite), s.registerDeal)
 	register(s, huma.Operation{OperationID: "list-deals", Method: http.MethodGet, Path: "/api/deals", Tags: deals,
@@ -298,37 +300,46 @@ func registerDealRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-deal", Method: http.MethodGet, Path: "/api/deals/{id}", Tags: deals,
 		Summary: "Get a deal", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DealsRead), s.getDeal)
 	register(s, huma.Operation{OperationID: "update-deal", Method: http.MethodPatch, Path: "/api/deals/{id}", Tags: deals,
-		Summary: "Change a deal's details", Description: "Only while the deal is open; closed deals answer 409 DEAL_CLOSED.",
+		RequestBody: requestExample(`{"amountMinor": 3200000, "expectedCloseDate": "2027-03-01"}`),
+		Summary:     "Change a deal's details", Description: "Only while the deal is open; closed deals answer 409 DEAL_CLOSED.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
 		Requires(authz.DealsWrite), s.updateDeal)
 	register(s, huma.Operation{OperationID: "move-deal", Method: http.MethodPost, Path: "/api/deals/{id}/move", Tags: deals,
-		Summary: "Move a deal to a stage", Description: "An approved deal moves between stages of its pipeline. A won stage wins it: the customer (by contact email) is created or linked and attributed to the partner. A lost stage needs a reason. Illegal moves are 409 with a code.",
+		RequestBody: requestExample(`{"stageId": "01936f3b-1a2b-7c3d-8e4f-5a6b7c8d9e0f"}`),
+		Summary:     "Move a deal to a stage", Description: "An approved deal moves between stages of its pipeline. A won stage wins it: the customer (by contact email) is created or linked and attributed to the partner. A lost stage needs a reason. Illegal moves are 409 with a code.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
 		Requires(authz.DealsWrite), s.moveDeal)
 	register(s, huma.Operation{OperationID: "approve-deal", Method: http.MethodPost, Path: "/api/deals/{id}/approve", Tags: deals,
-		Summary: "Approve a registration", Description: "Protects the deal for the tenant's protection period. A registration under conflict review is approved after its conflicts are resolved.",
+		RequestBody: requestExample(`{"ownerUserId": "01936f3a-9d10-7a22-b3c4-5e6f7a8b9c0d"}`),
+		Summary:     "Approve a registration", Description: "Protects the deal for the tenant's protection period. A registration under conflict review is approved after its conflicts are resolved.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
 		Requires(authz.DealsApprove), s.approveDeal)
 	register(s, huma.Operation{OperationID: "reject-deal", Method: http.MethodPost, Path: "/api/deals/{id}/reject", Tags: deals,
-		Summary: "Reject a registration", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		RequestBody: requestExample(`{"reason": "The customer already works with another partner on this project."}`),
+		Summary:     "Reject a registration", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.DealsApprove), s.rejectDeal)
 	register(s, huma.Operation{OperationID: "list-deal-conflicts", Method: http.MethodGet, Path: "/api/deals/{id}/conflicts", Tags: deals,
 		Summary: "What a registration overlaps", Description: "Other partners' open deals for the same domain or contact, and customers attributed to other partners. Operators only.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DealsApprove), s.listDealConflicts)
 	register(s, huma.Operation{OperationID: "resolve-deal-conflicts", Method: http.MethodPost, Path: "/api/deals/{id}/conflicts/resolve", Tags: deals,
-		Summary: "Settle a registration's conflicts", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		RequestBody: requestExample(`{"resolution": "Northwind introduced the customer first; the other registration is rejected."}`),
+		Summary:     "Settle a registration's conflicts", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.DealsApprove), s.resolveDealConflicts)
 	register(s, huma.Operation{OperationID: "assign-deal-owner", Method: http.MethodPost, Path: "/api/deals/{id}/owner", Tags: deals,
-		Summary: "Make an operator user responsible for a deal", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"userId": "01936f3a-9d10-7a22-b3c4-5e6f7a8b9c0d"}`),
+		Summary:     "Make an operator user responsible for a deal", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Requires(authz.DealsApprove), s.assignDealOwner)
 	register(s, huma.Operation{OperationID: "request-deal-extension", Method: http.MethodPost, Path: "/api/deals/{id}/extension-request", Tags: deals,
-		Summary: "Ask for a longer protection", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		RequestBody: requestExample(`{"reason": "The customer's board meets again in March."}`),
+		Summary:     "Ask for a longer protection", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.DealsWrite), s.requestDealExtension)
 	register(s, huma.Operation{OperationID: "extend-deal", Method: http.MethodPost, Path: "/api/deals/{id}/extend", Tags: deals,
-		Summary: "Extend a deal's protection", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		RequestBody: requestExample(`{"days": 30}`),
+		Summary:     "Extend a deal's protection", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.DealsApprove), s.extendDeal)
 	register(s, huma.Operation{OperationID: "add-deal-note", Method: http.MethodPost, Path: "/api/deals/{id}/notes", Tags: deals,
-		Summary: "Add a note to a deal's timeline", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
+		RequestBody: requestExample(`{"body": "Demo went well; procurement asked for a security review."}`),
+		Summary:     "Add a note to a deal's timeline", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.DealsWrite), s.addDealNote)
 	register(s, huma.Operation{OperationID: "get-deal-timeline", Method: http.MethodGet, Path: "/api/deals/{id}/timeline", Tags: deals,
 		Summary: "A deal's events and notes, oldest first", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},

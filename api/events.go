@@ -197,6 +197,7 @@ func registerEventRoutes(s *Server) {
 	tags := []string{tagEvents}
 	register(s, huma.Operation{
 		OperationID: "ingest-event", Method: http.MethodPost, Path: "/api/events/ingest", Tags: tags,
+		RequestBody: requestExample(`{"customerEmail": "billing@initech.example", "type": "invoice.paid", "eventId": "inv-2026-1184", "timestamp": "2026-11-20T14:05:00Z", "payload": {"invoiceId": "inv-2026-1184", "amount": 129900, "currency": "EUR"}}`),
 		Summary:     "Ingest one customer event",
 		Description: "Stores one event of a customer (named by email or id) sent by an integration with a machine key holding events:write. Answers 200 for a stored event and for a duplicate eventId.",
 		Security:    KeysOnly, MaxBodyBytes: MaxEventBytes,
@@ -205,6 +206,7 @@ func registerEventRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "ingest-events", Method: http.MethodPost, Path: "/api/events/batch", Tags: tags,
+		RequestBody: requestExample(`{"events": [{"customerEmail": "billing@initech.example", "type": "invoice.paid", "eventId": "inv-2026-1184", "timestamp": "2026-11-20T14:05:00Z", "payload": {"invoiceId": "inv-2026-1184", "amount": 129900, "currency": "EUR"}}, {"customerEmail": "ops@globex.example", "type": "feature.used", "payload": {"feature": "reports"}}]}`),
 		Summary:     "Ingest a batch of customer events",
 		Description: "Up to 500 events and 1 MiB per request, each at most 32 KiB. Every event is reported: stored, duplicate or rejected with its problem; rejected events do not stop the others.",
 		Security:    KeysOnly, MaxBodyBytes: MaxBatchBytes,

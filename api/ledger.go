@@ -227,6 +227,7 @@ func registerLedgerRoutes(s *Server) {
 		Summary: "Get an accrual", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.LedgerRead), s.getAccrual)
 	register(s, huma.Operation{OperationID: "reverse-accrual", Method: http.MethodPost, Path: "/api/ledger/accruals/{id}/reverse", Tags: tags,
+		RequestBody: requestExample(`{"reason": "The invoice was refunded in full."}`),
 		Summary:     "Reverse an accrual",
 		Description: "Claws the commission back with a reversing movement: from pending while it is held back, otherwise from available, which may go negative when the money was paid out already. A reversed accrual answers 409 ACCRUAL_REVERSED.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
@@ -254,6 +255,7 @@ func registerLedgerRoutes(s *Server) {
 		Requires(authz.LedgerRead), s.statement)
 
 	register(s, idempotent(huma.Operation{OperationID: "adjust-balance", Method: http.MethodPost, Path: "/api/ledger/adjustments", Tags: tags,
+		RequestBody: requestExample(`{"partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "amount": -5000, "currency": "EUR", "reason": "Correction of a duplicate bonus paid in October."}`),
 		Summary:     "Correct a partner's available balance",
 		Description: "Finance's manual adjustment with a reason: a positive amount credits the available balance, a negative one debits it. Audited; emits ledger.adjusted. Requires an Idempotency-Key; the key also makes the ledger book the adjustment once.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}, true),

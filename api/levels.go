@@ -146,7 +146,8 @@ type ProposalListOutput struct{ Body ListBody[LevelProposal] }
 func registerLevelRoutes(s *Server) {
 	tags := []string{"Levels"}
 	register(s, huma.Operation{OperationID: "create-level", Method: http.MethodPost, Path: "/api/levels", Tags: tags,
-		Summary: "Create a partner level", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"name": "Gold", "rank": 20, "benefits": "Co-marketing budget and a named partner manager.", "requirements": {"minWonDeals": 10, "minWonAmountMinor": 10000000, "currency": "EUR", "periodDays": 365}}`),
+		Summary:     "Create a partner level", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}},
 		Requires(authz.PartnersWrite), s.createLevel)
 	register(s, huma.Operation{OperationID: "list-levels", Method: http.MethodGet, Path: "/api/levels", Tags: tags,
 		Summary: "List partner levels", Description: "Partners see them too: benefits and requirements.", Security: UsersOrKeys},
@@ -154,7 +155,8 @@ func registerLevelRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-level", Method: http.MethodGet, Path: "/api/levels/{id}", Tags: tags,
 		Summary: "Get a partner level", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead), s.getLevel)
 	register(s, huma.Operation{OperationID: "update-level", Method: http.MethodPatch, Path: "/api/levels/{id}", Tags: tags,
-		Summary: "Change a partner level", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"benefits": "Co-marketing budget, a named partner manager and early access to new features."}`),
+		Summary:     "Change a partner level", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
 		Requires(authz.PartnersWrite), s.updateLevel)
 	register(s, huma.Operation{OperationID: "delete-level", Method: http.MethodDelete, Path: "/api/levels/{id}", Tags: tags,
 		Summary: "Delete a partner level no partner holds", DefaultStatus: http.StatusNoContent, Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
@@ -168,7 +170,8 @@ func registerLevelRoutes(s *Server) {
 		Summary: "Run the level review now", Description: "The review also runs daily. It proposes or applies level changes as the tenant's levelChanges setting says.",
 		Security: UsersOrKeys}, Requires(authz.PartnersWrite), s.reviewLevels)
 	register(s, huma.Operation{OperationID: "decide-level-proposal", Method: http.MethodPost, Path: "/api/level-proposals/{id}/decide", Tags: tags,
-		Summary: "Apply or dismiss a proposed level change", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
+		RequestBody: requestExample(`{"apply": true}`),
+		Summary:     "Apply or dismiss a proposed level change", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.PartnersWrite), s.decideLevelProposal)
 }
 

@@ -173,7 +173,8 @@ func registerMetricRoutes(s *Server) {
 	tags := []string{tagMetrics}
 	register(s, huma.Operation{
 		OperationID: "create-metric", Method: http.MethodPost, Path: "/api/metrics", Tags: tags,
-		Summary: "Define a metric", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
+		RequestBody: requestExample(`{"name": "Won revenue (EUR)", "kind": "sum", "eventType": "deal.won", "field": "amountMinor", "filters": [{"path": "currency", "op": "eq", "value": "EUR"}]}`),
+		Summary:     "Define a metric", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusUnprocessableEntity},
 	}, Requires(authz.MetricsWrite), s.createMetric)
 
@@ -189,7 +190,8 @@ func registerMetricRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "update-metric", Method: http.MethodPatch, Path: "/api/metrics/{id}", Tags: tags,
-		Summary: "Change a metric", Security: UsersOrKeys,
+		RequestBody: requestExample(`{"name": "Won revenue in euros"}`),
+		Summary:     "Change a metric", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, Requires(authz.MetricsWrite), s.updateMetric)
 

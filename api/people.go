@@ -186,7 +186,8 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "list-users", Method: http.MethodGet, Path: "/api/users", Tags: ops,
 		Summary: "List operator users", Security: UsersOrKeys}, Requires(authz.UsersRead), s.listOperatorUsers)
 	register(s, huma.Operation{OperationID: "create-user", Method: http.MethodPost, Path: "/api/users", Tags: ops,
-		Summary: "Add an operator user with roles", DefaultStatus: http.StatusCreated, Security: UsersOnly,
+		RequestBody: requestExample(`{"email": "grace@acme.example", "name": "Grace Hopper", "roles": ["finance"]}`),
+		Summary:     "Add an operator user with roles", DefaultStatus: http.StatusCreated, Security: UsersOnly,
 		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.UsersWrite), s.createOperatorUser)
 	register(s, huma.Operation{OperationID: "reset-user-password", Method: http.MethodPost, Path: "/api/users/{id}/password-reset", Tags: ops,
 		Summary: "Issue a one-time password-reset token for an operator user", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
@@ -194,7 +195,8 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-user", Method: http.MethodGet, Path: "/api/users/{id}", Tags: ops,
 		Summary: "Get an operator user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.UsersRead), s.getOperatorUser)
 	register(s, huma.Operation{OperationID: "update-user", Method: http.MethodPatch, Path: "/api/users/{id}", Tags: ops,
-		Summary: "Change an operator user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"roles": ["finance", "analyst"]}`),
+		Summary:     "Change an operator user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Requires(authz.UsersWrite), s.updateOperatorUser)
 	register(s, huma.Operation{OperationID: "deactivate-user", Method: http.MethodPost, Path: "/api/users/{id}/deactivate", Tags: ops,
 		Summary: "Deactivate an operator user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},
@@ -204,22 +206,26 @@ func registerPeopleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "list-partners", Method: http.MethodGet, Path: "/api/partners", Tags: ps,
 		Summary: "List partner organisations (a partner sees its own)", Security: UsersOrKeys}, Requires(authz.PartnersRead), s.listPartners)
 	register(s, huma.Operation{OperationID: "create-partner", Method: http.MethodPost, Path: "/api/partners", Tags: ps,
-		Summary: "Add a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOrKeys}, Requires(authz.PartnersWrite), s.createPartner)
+		RequestBody: requestExample(`{"name": "Northwind Traders", "type": "reseller", "level": "Gold"}`),
+		Summary:     "Add a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOrKeys}, Requires(authz.PartnersWrite), s.createPartner)
 	register(s, huma.Operation{OperationID: "get-partner", Method: http.MethodGet, Path: "/api/partners/{id}", Tags: ps,
 		Summary: "Get a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersRead), s.getPartner)
 	register(s, huma.Operation{OperationID: "update-partner", Method: http.MethodPatch, Path: "/api/partners/{id}", Tags: ps,
-		Summary: "Change a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersWrite), s.updatePartner)
+		RequestBody: requestExample(`{"status": "active", "level": "Platinum"}`),
+		Summary:     "Change a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnersWrite), s.updatePartner)
 
 	pu := []string{"Partner users"}
 	register(s, huma.Operation{OperationID: "list-partner-users", Method: http.MethodGet, Path: "/api/partners/{id}/users", Tags: pu,
 		Summary: "List the people of a partner organisation", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead), s.listPartnerUsers)
 	register(s, huma.Operation{OperationID: "create-partner-user", Method: http.MethodPost, Path: "/api/partners/{id}/users", Tags: pu,
-		Summary: "Add a person to a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOnly,
+		RequestBody: requestExample(`{"email": "maria@northwind.example", "name": "Maria Anders", "roles": ["partner_user"]}`),
+		Summary:     "Add a person to a partner organisation", DefaultStatus: http.StatusCreated, Security: UsersOnly,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.PartnerUsersWrite), s.createPartnerUser)
 	register(s, huma.Operation{OperationID: "get-partner-user", Method: http.MethodGet, Path: "/api/partner-users/{id}", Tags: pu,
 		Summary: "Get a partner user", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.PartnerUsersRead), s.getPartnerUser)
 	register(s, huma.Operation{OperationID: "update-partner-user", Method: http.MethodPatch, Path: "/api/partner-users/{id}", Tags: pu,
-		Summary: "Change a partner user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"roles": ["partner_admin"]}`),
+		Summary:     "Change a partner user's name or roles", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Requires(authz.PartnerUsersWrite), s.updatePartnerUser)
 	register(s, huma.Operation{OperationID: "deactivate-partner-user", Method: http.MethodPost, Path: "/api/partner-users/{id}/deactivate", Tags: pu,
 		Summary: "Deactivate a partner user and end their sessions", Security: UsersOnly, Errors: []int{http.StatusNotFound, http.StatusConflict}},

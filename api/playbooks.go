@@ -325,6 +325,7 @@ func registerPlaybookRoutes(s *Server) {
 	const graphRules = " The graph is checked as a whole: exactly one trigger, edges between existing nodes, no unreachable node, cycles only through a wait, expressions that compile with the right type, valid action parameters. A graph with problems is 422 INVALID_PLAYBOOK, listing every problem in errors[] (location body.graph.<path>, the message naming the rule and the node)."
 
 	register(s, huma.Operation{OperationID: "create-playbook", Method: http.MethodPost, Path: "/api/playbooks", Tags: tags,
+		RequestBody: requestExample(`{"name": "Welcome big wins", "description": "Thanks the partner and books a review after a large won deal.", "graph": {"trigger": {"eventType": "deal.won", "condition": "event.payload.amountMinor >= 1000000"}, "nodes": [{"id": "start", "kind": "trigger", "name": "Deal won"}, {"id": "thank", "kind": "send_email", "name": "Thank the partner", "sendEmail": {"to": "{{.partner.custom.contactEmail}}", "subject": "Congratulations on {{.event.payload.customerCompany}}", "text": "Your deal is won: thank you."}}, {"id": "pause", "kind": "wait", "name": "Wait a week", "wait": {"duration": "7d"}}, {"id": "review", "kind": "create_task", "name": "Plan a business review", "createTask": {"title": "Quarterly business review with {{.partner.name}}", "assignee": "operator", "dueInDays": 14}}], "edges": [{"from": "start", "to": "thank"}, {"from": "thank", "to": "pause"}, {"from": "pause", "to": "review"}]}}`),
 		Summary:     "Create a playbook",
 		Description: "The playbook starts as a draft; it runs once a version is published and it is enabled." + graphRules,
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusUnprocessableEntity}},
@@ -333,6 +334,7 @@ func registerPlaybookRoutes(s *Server) {
 		Summary: "List playbooks, oldest first", Description: "Operators only.", Security: UsersOrKeys},
 		Requires(authz.PlaybooksRead), s.listPlaybooks)
 	register(s, huma.Operation{OperationID: "validate-playbook", Method: http.MethodPost, Path: "/api/playbooks/validate", Tags: tags,
+		RequestBody: requestExample(`{"graph": {"trigger": {"eventType": "deal.won", "condition": "event.payload.amountMinor >= 1000000"}, "nodes": [{"id": "start", "kind": "trigger", "name": "Deal won"}, {"id": "thank", "kind": "send_email", "name": "Thank the partner", "sendEmail": {"to": "{{.partner.custom.contactEmail}}", "subject": "Congratulations on {{.event.payload.customerCompany}}", "text": "Your deal is won: thank you."}}, {"id": "pause", "kind": "wait", "name": "Wait a week", "wait": {"duration": "7d"}}, {"id": "review", "kind": "create_task", "name": "Plan a business review", "createTask": {"title": "Quarterly business review with {{.partner.name}}", "assignee": "operator", "dueInDays": 14}}], "edges": [{"from": "start", "to": "thank"}, {"from": "thank", "to": "pause"}, {"from": "pause", "to": "review"}]}}`),
 		Summary:     "Check a playbook graph",
 		Description: "Lists every problem of the graph at once, as saving would; stores nothing.",
 		Security:    UsersOrKeys},
@@ -341,6 +343,7 @@ func registerPlaybookRoutes(s *Server) {
 		Summary: "Get a playbook with its draft graph", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.PlaybooksRead), s.getPlaybook)
 	register(s, huma.Operation{OperationID: "update-playbook", Method: http.MethodPut, Path: "/api/playbooks/{id}", Tags: tags,
+		RequestBody: requestExample(`{"description": "Thanks the partner and books a review two weeks after a large won deal.", "graph": {"trigger": {"eventType": "deal.won", "condition": "event.payload.amountMinor >= 1000000"}, "nodes": [{"id": "start", "kind": "trigger", "name": "Deal won"}, {"id": "thank", "kind": "send_email", "name": "Thank the partner", "sendEmail": {"to": "{{.partner.custom.contactEmail}}", "subject": "Congratulations on {{.event.payload.customerCompany}}", "text": "Your deal is won: thank you."}}, {"id": "pause", "kind": "wait", "name": "Wait a week", "wait": {"duration": "7d"}}, {"id": "review", "kind": "create_task", "name": "Plan a business review", "createTask": {"title": "Quarterly business review with {{.partner.name}}", "assignee": "operator", "dueInDays": 14}}], "edges": [{"from": "start", "to": "thank"}, {"from": "thank", "to": "pause"}, {"from": "pause", "to": "review"}]}}`),
 		Summary:     "Change a playbook's draft",
 		Description: "Fields left out keep their value. Published versions never change; publish again to run the new draft." + graphRules,
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
@@ -366,7 +369,8 @@ func registerPlaybookRoutes(s *Server) {
 	status("archive", "Archive a playbook", "For good: it keeps its versions and runs for the record and never runs again.", s.archivePlaybook)
 
 	register(s, huma.Operation{OperationID: "simulate-playbook", Method: http.MethodPost, Path: "/api/playbooks/{id}/simulate", Tags: tags,
-		Summary: "Show the path a run would take",
+		RequestBody: requestExample(`{"event": {"type": "deal.won", "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "occurredAt": "2026-11-20T14:05:00Z", "payload": {"dealId": "01936f3b-5f6a-7b7c-8d8e-9f0a1b2c3d4e", "customerCompany": "Initech", "amountMinor": 2500000, "currency": "EUR"}}, "partner": {"id": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "name": "Northwind Traders", "type": "reseller", "level": "Gold", "status": "active", "custom": {"contactEmail": "maria@northwind.example"}}}`),
+		Summary:     "Show the path a run would take",
 		Description: "Runs the graph on a sample event without side effects: each condition's value, each wait's length (not waited), each wait_for_event timing out unless received names an event for it, each action with its parameters rendered (not carried out). " +
 			"Parallel branches advance on their own clocks; a join starts when its last branch arrives. A graph with problems is 422 INVALID_PLAYBOOK (locations graph.<path>).",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},

@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -45,10 +47,13 @@ var (
 
 // register adds one operation. It panics, at start-up, when the operation lacks an id, a tag,
 // a security requirement or a catalogued permission, so that no route can escape the guard.
+// It lists the error responses that follow from the operation's access and input (inputErrors)
+// beside those the operation declares itself (its domain's 404, 409, 422, 429).
 func register[I, O any](s *Server, op huma.Operation, access Access, handler func(context.Context, *I) (*O, error)) {
 	if err := checkOperation(&op, access); err != nil {
 		panic(err)
 	}
+	op.Errors = appendMissing(op.Errors, inputErrors(reflect.TypeFor[I](), &op)...)
 	huma.Register(s.api, op, func(ctx context.Context, in *I) (*O, error) {
 		out, err := handler(ctx, in)
 		if err != nil {
@@ -94,6 +99,66 @@ func checkOperation(op *huma.Operation, access Access) error {
 		op.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	return nil
+}
+
+// inputErrors are the error responses an operation's input alone can cause, whatever its
+// handler does: a path id names a row that may not exist or be visible (404); parameters and
+// bodies are validated (422, ADR 17); a body can be malformed (400), too large (413) or of
+// another media type (415); a list refuses a negative limit or a forged cursor (400).
+func inputErrors(in reflect.Type, op *huma.Operation) []int {
+	var codes []int
+	where := map[string]bool{}
+	for _, p := range op.Parameters {
+		where[p.In] = true
+	}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct:
+				walk(f.Type)
+			case f.Name == "Body" || f.Name == "RawBody":
+				where["body"] = true
+			default:
+				for _, in := range []string{"path", "query", "header", "cookie"} {
+					if f.Tag.Get(in) != "" {
+						where[in] = true
+					}
+				}
+				if f.Tag.Get("query") == "cursor" {
+					where["list"] = true
+				}
+			}
+		}
+	}
+	if in.Kind() == reflect.Struct {
+		walk(in)
+	}
+	if where["path"] {
+		codes = append(codes, http.StatusNotFound)
+	}
+	if where["body"] || where["list"] {
+		codes = append(codes, http.StatusBadRequest)
+	}
+	if where["body"] {
+		codes = append(codes, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	}
+	if len(where) > 0 {
+		codes = append(codes, http.StatusUnprocessableEntity)
+	}
+	return codes
+}
+
+// requestExample is an operation's request body with json as its example, a realistic request
+// that the document's readers copy and that TestEveryOperationHasASummaryAnExampleAndItsErrors
+// checks against the body's schema. It panics at start-up when json does not parse.
+func requestExample(example string) *huma.RequestBody {
+	var v any
+	if err := json.Unmarshal([]byte(example), &v); err != nil {
+		panic(fmt.Sprintf("api: request example does not parse: %v: %s", err, example))
+	}
+	return &huma.RequestBody{Content: map[string]*huma.MediaType{"application/json": {Example: v}}}
 }
 
 func appendMissing(list []int, codes ...int) []int {

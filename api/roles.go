@@ -73,12 +73,14 @@ func registerRoleRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "list-roles", Method: http.MethodGet, Path: "/api/roles", Tags: tags,
 		Summary: "List roles: the built-in ones, then the tenant's own", Security: UsersOrKeys}, Requires(authz.RolesRead), s.listRoles)
 	register(s, huma.Operation{OperationID: "create-role", Method: http.MethodPost, Path: "/api/roles", Tags: tags,
-		Summary: "Create a custom role", DefaultStatus: http.StatusCreated, Security: UsersOnly,
+		RequestBody: requestExample(`{"name": "deal_desk", "audience": "operator", "description": "Reviews and approves registered deals.", "permissions": ["deals:read", "deals:approve", "partners:read"]}`),
+		Summary:     "Create a custom role", DefaultStatus: http.StatusCreated, Security: UsersOnly,
 		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.RolesWrite), s.createRole)
 	register(s, huma.Operation{OperationID: "get-role", Method: http.MethodGet, Path: "/api/roles/{id}", Tags: tags,
 		Summary: "Get a custom role", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.RolesRead), s.getRole)
 	register(s, huma.Operation{OperationID: "update-role", Method: http.MethodPatch, Path: "/api/roles/{id}", Tags: tags,
-		Summary: "Change a custom role; holders gain or lose permissions at once", Security: UsersOnly,
+		RequestBody: requestExample(`{"permissions": ["deals:read", "deals:write", "deals:approve", "partners:read"]}`),
+		Summary:     "Change a custom role; holders gain or lose permissions at once", Security: UsersOnly,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}}, Requires(authz.RolesWrite), s.updateRole)
 	register(s, huma.Operation{OperationID: "delete-role", Method: http.MethodDelete, Path: "/api/roles/{id}", Tags: tags,
 		Summary: "Delete a custom role and its assignments", DefaultStatus: http.StatusNoContent, Security: UsersOnly,

@@ -30,6 +30,7 @@ type SignupInput struct {
 func registerSignupRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "signup", Method: http.MethodPost, Path: "/api/signup", Tags: []string{tagAuth},
+		RequestBody: requestExample(`{"organisationName": "Acme Software", "slug": "acme", "name": "Ada Lovelace", "email": "ada@acme.example", "password": "violet-harbour-lantern-42"}`),
 		Summary:     "Open a partner program: a new tenant with its owner",
 		Description: "Signs the owner in. Limited per client address; the installation may turn sign-up off (403 SIGNUP_DISABLED).",
 		Errors:      []int{http.StatusForbidden, http.StatusConflict, http.StatusTooManyRequests}, DefaultStatus: http.StatusCreated,

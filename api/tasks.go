@@ -139,7 +139,8 @@ type OnboardingProgressOutput struct{ Body OnboardingProgress }
 func registerTaskRoutes(s *Server) {
 	tags, onboarding := []string{"Tasks"}, []string{"Onboarding"}
 	register(s, huma.Operation{OperationID: "create-task", Method: http.MethodPost, Path: "/api/tasks", Tags: tags,
-		Summary: "Create a task", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"title": "Send the co-marketing plan", "description": "Draft the Q1 campaign with the partner.", "dueDate": "2026-12-15", "assigneeUserId": "01936f3a-9d10-7a22-b3c4-5e6f7a8b9c0d", "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "linkType": "partner", "linkId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30"}`),
+		Summary:     "Create a task", DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
 		Requires(authz.TasksWrite), s.createTask)
 	register(s, huma.Operation{OperationID: "list-tasks", Method: http.MethodGet, Path: "/api/tasks", Tags: tags,
 		Summary: "List tasks", Description: "Partners see only their organisation's tasks.", Security: UsersOrKeys},
@@ -147,7 +148,8 @@ func registerTaskRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: "/api/tasks/{id}", Tags: tags,
 		Summary: "Get a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksRead), s.getTask)
 	register(s, huma.Operation{OperationID: "update-task", Method: http.MethodPatch, Path: "/api/tasks/{id}", Tags: tags,
-		Summary: "Change a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		RequestBody: requestExample(`{"dueDate": "2026-12-22"}`),
+		Summary:     "Change a task", Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Requires(authz.TasksWrite), s.updateTask)
 	register(s, huma.Operation{OperationID: "complete-task", Method: http.MethodPost, Path: "/api/tasks/{id}/complete", Tags: tags,
 		Summary: "Mark a task done", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.TasksWrite), s.completeTask)
@@ -160,7 +162,8 @@ func registerTaskRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-onboarding-template", Method: http.MethodGet, Path: "/api/onboarding-template", Tags: onboarding,
 		Summary: "The onboarding checklist new partners get", Security: UsersOrKeys}, Requires(authz.PartnersRead), s.getOnboardingTemplate)
 	register(s, huma.Operation{OperationID: "set-onboarding-template", Method: http.MethodPut, Path: "/api/onboarding-template", Tags: onboarding,
-		Summary: "Replace the onboarding checklist", Description: "Applies to onboardings started from now on.", Security: UsersOrKeys,
+		RequestBody: requestExample(`{"items": [{"title": "Sign the partner agreement", "dueInDays": 7}, {"title": "Complete the sales certification", "description": "Two hours, online.", "dueInDays": 30}]}`),
+		Summary:     "Replace the onboarding checklist", Description: "Applies to onboardings started from now on.", Security: UsersOrKeys,
 		Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}}, Requires(authz.PartnersWrite), s.setOnboardingTemplate)
 	register(s, huma.Operation{OperationID: "start-partner-onboarding", Method: http.MethodPost, Path: "/api/partners/{id}/onboarding", Tags: onboarding,
 		Summary: "Create a partner's onboarding tasks from the checklist", Description: "Once per partner; 409 ONBOARDING_STARTED after that.",

@@ -47,7 +47,8 @@ func registerTenantRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "get-tenant", Method: http.MethodGet, Path: "/api/tenant", Tags: tags,
 		Summary: "The caller's tenant", Security: UsersOrKeys}, Requires(authz.TenantRead), s.getTenant)
 	register(s, huma.Operation{OperationID: "update-tenant", Method: http.MethodPatch, Path: "/api/tenant", Tags: tags,
-		Summary: "Change the tenant's profile", Security: UsersOnly}, Requires(authz.TenantWrite), s.updateTenant)
+		RequestBody: requestExample(`{"dealProtectionDays": 120, "levelChanges": "propose"}`),
+		Summary:     "Change the tenant's profile", Security: UsersOnly}, Requires(authz.TenantWrite), s.updateTenant)
 }
 
 // tenantOutput is the response holding the tenant t.

@@ -220,6 +220,7 @@ func registerWebhookRoutes(s *Server) {
 	tags := []string{tagWebhooks}
 	register(s, huma.Operation{
 		OperationID: "create-webhook", Method: http.MethodPost, Path: "/api/webhooks", Tags: tags,
+		RequestBody: requestExample(`{"url": "https://hooks.acme.example/partnerd", "description": "Deals into our CRM", "eventTypes": ["deal.*", "partner.created"], "enabled": true}`),
 		Summary:     "Create a webhook endpoint; its signing secret is returned only here",
 		Description: "Deliveries follow Standard Webhooks: headers webhook-id, webhook-timestamp and webhook-signature (v1, HMAC-SHA256).",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusUnprocessableEntity},
@@ -237,7 +238,8 @@ func registerWebhookRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "update-webhook", Method: http.MethodPatch, Path: "/api/webhooks/{id}", Tags: tags,
-		Summary: "Change a webhook endpoint", Security: UsersOrKeys,
+		RequestBody: requestExample(`{"eventTypes": ["deal.*", "partner.*"]}`),
+		Summary:     "Change a webhook endpoint", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, Requires(authz.WebhooksWrite), s.updateWebhook)
 

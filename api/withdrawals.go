@@ -225,6 +225,7 @@ type WithdrawalListOutput struct{ Body ListBody[Withdrawal] }
 func registerWithdrawalRoutes(s *Server) {
 	tags := []string{tagWithdrawals}
 	register(s, huma.Operation{OperationID: "add-payout-method", Method: http.MethodPost, Path: "/api/payout-methods", Tags: tags,
+		RequestBody: requestExample(`{"partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "kind": "bank", "label": "Main account", "details": {"iban": "DE89370400440532013000", "accountHolder": "Northwind Traders GmbH"}}`),
 		Summary:     "Add a payout method",
 		Description: "The details are sealed at rest and never shown again; responses carry a masked hint. Partners add their own; operators name the partner.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusUnprocessableEntity, http.StatusServiceUnavailable}},
@@ -244,11 +245,13 @@ func registerWithdrawalRoutes(s *Server) {
 		Summary: "Get the payout settings", Description: "Operators only; the http provider's secret is never shown.", Security: UsersOrKeys},
 		Requires(authz.WithdrawalsApprove), s.getPayoutSettings)
 	register(s, huma.Operation{OperationID: "update-payout-settings", Method: http.MethodPut, Path: "/api/payout-settings", Tags: tags,
-		Summary: "Replace the payout settings", Description: "Operators only. Audited.",
+		RequestBody: requestExample(`{"provider": "manual", "confirmDays": 14, "minimums": {"EUR": 5000, "USD": 5000}}`),
+		Summary:     "Replace the payout settings", Description: "Operators only. Audited.",
 		Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity, http.StatusServiceUnavailable}},
 		Requires(authz.WithdrawalsApprove), s.updatePayoutSettings)
 
 	register(s, idempotent(huma.Operation{OperationID: "request-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals", Tags: tags,
+		RequestBody: requestExample(`{"amount": 250000, "currency": "EUR", "payoutMethodId": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3d"}`),
 		Summary:     "Request a withdrawal",
 		Description: "Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity}}, true),
@@ -260,7 +263,8 @@ func registerWithdrawalRoutes(s *Server) {
 		Summary: "Get a withdrawal with its payout", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.WithdrawalsRead), s.getWithdrawal)
 	register(s, huma.Operation{OperationID: "cancel-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/cancel", Tags: tags,
-		Summary: "Cancel a withdrawal before review", Description: "The held funds return to the available balance. Reviewed withdrawals answer 409 ILLEGAL_WITHDRAWAL_TRANSITION.",
+		RequestBody: requestExample(`{"reason": "Requested the wrong amount."}`),
+		Summary:     "Cancel a withdrawal before review", Description: "The held funds return to the available balance. Reviewed withdrawals answer 409 ILLEGAL_WITHDRAWAL_TRANSITION.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.WithdrawalsWrite), s.cancelWithdrawal)
 	register(s, huma.Operation{OperationID: "approve-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/approve", Tags: tags,
@@ -269,15 +273,18 @@ func registerWithdrawalRoutes(s *Server) {
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.WithdrawalsApprove), s.approveWithdrawal)
 	register(s, huma.Operation{OperationID: "reject-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/reject", Tags: tags,
-		Summary: "Reject a withdrawal", Description: "The held funds return to the available balance.",
+		RequestBody: requestExample(`{"reason": "The payout method's account holder does not match the partner."}`),
+		Summary:     "Reject a withdrawal", Description: "The held funds return to the available balance.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.WithdrawalsApprove), s.rejectWithdrawal)
 	register(s, huma.Operation{OperationID: "confirm-payout", Method: http.MethodPost, Path: "/api/withdrawals/{id}/confirm-payout", Tags: tags,
+		RequestBody: requestExample(`{"reference": "SEPA-2026-11-20-000412"}`),
 		Summary:     "Confirm a manual payout with the bank's reference",
 		Description: "Only for an approved withdrawal whose manual payout waits for confirmation (otherwise 409 PAYOUT_NOT_AWAITING_CONFIRMATION). Accepted: the payout marks the withdrawal paid shortly after.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable}},
 		Requires(authz.WithdrawalsApprove), s.confirmPayout)
 	register(s, huma.Operation{OperationID: "fail-payout", Method: http.MethodPost, Path: "/api/withdrawals/{id}/fail-payout", Tags: tags,
+		RequestBody: requestExample(`{"reason": "The bank returned the transfer: account closed."}`),
 		Summary:     "Report that a manual payout failed",
 		Description: "Only for an approved withdrawal whose manual payout waits for confirmation (otherwise 409 PAYOUT_NOT_AWAITING_CONFIRMATION). Accepted: the payout fails the withdrawal and releases its funds shortly after.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusAccepted, Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable}},

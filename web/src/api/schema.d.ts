@@ -4695,6 +4695,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyMachineKey"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4742,6 +4751,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2027-01-01T00:00:00Z",
+                 *       "name": "CRM sync",
+                 *       "scopes": [
+                 *         "events:write",
+                 *         "customers:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMachineKeyInputBody"];
             };
         };
@@ -4756,6 +4775,15 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedMachineKeyOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -4767,6 +4795,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4984,6 +5030,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "autoApproveDomains": [
+                 *         "northwind.example"
+                 *       ],
+                 *       "questions": [
+                 *         {
+                 *           "key": "annual_revenue",
+                 *           "label": "Annual revenue",
+                 *           "options": [
+                 *             "< 1M",
+                 *             "1M - 10M",
+                 *             "> 10M"
+                 *           ],
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "key": "focus",
+                 *           "label": "Which industries do you serve?"
+                 *         }
+                 *       ],
+                 *       "reapplyAfterDays": 90
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApplicationFormBody"];
             };
         };
@@ -4997,6 +5067,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationFormBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5008,6 +5087,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5057,6 +5154,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyApplication"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -5252,6 +5358,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "We only work with partners in the EU for now."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReasonInputBody"];
             };
         };
@@ -5263,6 +5374,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -5294,6 +5414,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5353,6 +5491,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyAuditEntry"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5400,6 +5547,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "violet-harbour-lantern-42",
+                 *       "token": "inv_3kTz8qWm2LxR9bVc4NpY7dHs"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetPasswordInputBody"];
             };
         };
@@ -5414,8 +5567,35 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5452,6 +5632,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@acme.example",
+                 *       "password": "violet-harbour-lantern-42",
+                 *       "tenant": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginInputBody"];
             };
         };
@@ -5466,6 +5653,15 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5477,6 +5673,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5522,6 +5736,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "pdr_4f9Kq2ZxV8mN3bR7tL1wY6cH0sJ5dP"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshInputBody"];
             };
         };
@@ -5533,8 +5752,44 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Error */
-            default: {
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5553,6 +5808,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "pdr_4f9Kq2ZxV8mN3bR7tL1wY6cH0sJ5dP"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshInputBody"];
             };
         };
@@ -5567,8 +5827,35 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5605,6 +5892,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "violet-harbour-lantern-42",
+                 *       "token": "rst_9aB3cD7eF1gH5iJ2kL6mN0p"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetPasswordInputBody"];
             };
         };
@@ -5616,8 +5909,35 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5670,6 +5990,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyCommissionPlan"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5717,6 +6046,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "definition": {
+                 *         "amountPath": "amountMinor",
+                 *         "calculation": {
+                 *           "kind": "tiered",
+                 *           "tierPeriod": "quarter",
+                 *           "tiers": [
+                 *             {
+                 *               "fromVolume": 0,
+                 *               "rateBps": 1000
+                 *             },
+                 *             {
+                 *               "fromVolume": 5000000,
+                 *               "rateBps": 1500
+                 *             }
+                 *           ]
+                 *         },
+                 *         "clawbackTrigger": "deal.reopened",
+                 *         "conditions": {
+                 *           "minAmount": 100000,
+                 *           "partnerTypes": [
+                 *             "reseller",
+                 *             "agency"
+                 *           ]
+                 *         },
+                 *         "currencyPath": "currency",
+                 *         "holdingDays": 30,
+                 *         "referencePath": "dealId",
+                 *         "trigger": "deal.won"
+                 *       },
+                 *       "description": "10 % of won deals, 15 % past 50 000.00 a quarter",
+                 *       "name": "Reseller deals"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommissionPlanBody"];
             };
         };
@@ -5730,6 +6094,15 @@ export interface operations {
                     "application/json": components["schemas"]["CommissionPlan"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5741,6 +6114,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5777,6 +6168,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "01936f3b-2c3d-7e4f-9a5b-6c7d8e9f0a1b",
+                 *       "occurredAt": "2026-11-20T14:05:00Z",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *       "payload": {
+                 *         "amountMinor": 2500000,
+                 *         "currency": "EUR",
+                 *         "dealId": "01936f3b-5f6a-7b7c-8d8e-9f0a1b2c3d4e"
+                 *       },
+                 *       "type": "deal.won"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PreviewCommissionsInputBody"];
             };
         };
@@ -5790,6 +6194,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlanPreviewOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -5801,6 +6214,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5906,6 +6337,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "definition": {
+                 *         "amountPath": "amountMinor",
+                 *         "calculation": {
+                 *           "kind": "tiered",
+                 *           "tierPeriod": "quarter",
+                 *           "tiers": [
+                 *             {
+                 *               "fromVolume": 0,
+                 *               "rateBps": 1000
+                 *             },
+                 *             {
+                 *               "fromVolume": 5000000,
+                 *               "rateBps": 1500
+                 *             }
+                 *           ]
+                 *         },
+                 *         "clawbackTrigger": "deal.reopened",
+                 *         "conditions": {
+                 *           "minAmount": 100000,
+                 *           "partnerTypes": [
+                 *             "reseller",
+                 *             "agency"
+                 *           ]
+                 *         },
+                 *         "currencyPath": "currency",
+                 *         "holdingDays": 30,
+                 *         "referencePath": "dealId",
+                 *         "trigger": "deal.won"
+                 *       },
+                 *       "description": "10 % of won deals, 15 % past 50 000.00 a quarter",
+                 *       "name": "Reseller deals"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommissionPlanBody"];
             };
         };
@@ -5917,6 +6383,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CommissionPlan"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -5948,6 +6423,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6067,6 +6560,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyCommissionPlanVersion"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -6141,6 +6643,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyCustomer"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -6188,6 +6699,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "billing@initech.example",
+                 *       "externalId": "crm-48213",
+                 *       "name": "Initech",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCustomerInputBody"];
             };
         };
@@ -6199,6 +6718,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -6221,6 +6749,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6391,6 +6937,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "crm-48213",
+                 *       "name": "Initech GmbH"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCustomerInputBody"];
             };
         };
@@ -6402,6 +6954,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -6433,6 +6994,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6483,6 +7062,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyDashboard"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -6530,6 +7118,37 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "isDefault": true,
+                 *       "levels": [
+                 *         "Gold",
+                 *         "Platinum"
+                 *       ],
+                 *       "name": "Revenue",
+                 *       "widgets": [
+                 *         {
+                 *           "kind": "metric",
+                 *           "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c",
+                 *           "range": "last_30_days",
+                 *           "title": "Won revenue"
+                 *         },
+                 *         {
+                 *           "interval": "week",
+                 *           "kind": "time-series",
+                 *           "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c",
+                 *           "range": "last_90_days",
+                 *           "title": "Won revenue per week"
+                 *         },
+                 *         {
+                 *           "eventType": "deal.*",
+                 *           "kind": "event-list",
+                 *           "limit": 10,
+                 *           "title": "Latest deals"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDashboardInputBody"];
             };
         };
@@ -6543,6 +7162,15 @@ export interface operations {
                     "application/json": components["schemas"]["Dashboard"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -6554,6 +7182,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6780,6 +7426,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Revenue this quarter",
+                 *       "widgets": [
+                 *         {
+                 *           "kind": "metric",
+                 *           "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c",
+                 *           "range": "last_30_days",
+                 *           "title": "Won revenue"
+                 *         },
+                 *         {
+                 *           "interval": "week",
+                 *           "kind": "time-series",
+                 *           "metricId": "01936f3b-3d4e-7f5a-8b6c-7d8e9f0a1b2c",
+                 *           "range": "last_90_days",
+                 *           "title": "Won revenue per week"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateDashboardInputBody"];
             };
         };
@@ -6791,6 +7457,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -6813,6 +7488,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6945,6 +7638,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyDeal"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -6992,6 +7694,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amountMinor": 2500000,
+                 *       "contactEmail": "bill@initech.example",
+                 *       "contactName": "Bill Lumbergh",
+                 *       "currency": "EUR",
+                 *       "customerCompany": "Initech",
+                 *       "customerDomain": "initech.example",
+                 *       "expectedCloseDate": "2027-02-15",
+                 *       "notes": "Replacing their legacy TPS system.",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterDealInputBody"];
             };
         };
@@ -7005,6 +7720,15 @@ export interface operations {
                     "application/json": components["schemas"]["Deal"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -7016,6 +7740,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7121,6 +7863,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amountMinor": 3200000,
+                 *       "expectedCloseDate": "2027-03-01"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateDealInputBody"];
             };
         };
@@ -7132,6 +7880,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7163,6 +7920,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7201,6 +7976,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ownerUserId": "01936f3a-9d10-7a22-b3c4-5e6f7a8b9c0d"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApproveDealInputBody"];
             };
         };
@@ -7212,6 +7992,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7243,6 +8032,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7348,6 +8155,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resolution": "Northwind introduced the customer first; the other registration is rejected."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResolveConflictsInputBody"];
             };
         };
@@ -7359,6 +8171,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7390,6 +8211,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7428,6 +8267,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "days": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExtendDealInputBody"];
             };
         };
@@ -7439,6 +8283,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7470,6 +8323,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7508,6 +8379,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The customer's board meets again in March."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReasonInputBody"];
             };
         };
@@ -7519,6 +8395,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7550,6 +8435,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7588,6 +8491,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "stageId": "01936f3b-1a2b-7c3d-8e4f-5a6b7c8d9e0f"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MoveDealInputBody"];
             };
         };
@@ -7599,6 +8507,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7630,6 +8547,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7668,6 +8603,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Demo went well; procurement asked for a security review."
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddNoteInputBody"];
             };
         };
@@ -7679,6 +8619,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TimelineEntry"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7701,6 +8650,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7739,6 +8706,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "01936f3a-9d10-7a22-b3c4-5e6f7a8b9c0d"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AssignOwnerInputBody"];
             };
         };
@@ -7750,6 +8722,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7772,6 +8753,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7810,6 +8809,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The customer already works with another partner on this project."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReasonInputBody"];
             };
         };
@@ -7821,6 +8825,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7852,6 +8865,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7902,6 +8933,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyTimelineEntry"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -7974,6 +9014,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyDocument"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -8104,6 +9153,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyEventTypeInfo"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -8173,6 +9231,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyEvent"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -8220,6 +9287,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         {
+                 *           "customerEmail": "billing@initech.example",
+                 *           "eventId": "inv-2026-1184",
+                 *           "payload": {
+                 *             "amount": 129900,
+                 *             "currency": "EUR",
+                 *             "invoiceId": "inv-2026-1184"
+                 *           },
+                 *           "timestamp": "2026-11-20T14:05:00Z",
+                 *           "type": "invoice.paid"
+                 *         },
+                 *         {
+                 *           "customerEmail": "ops@globex.example",
+                 *           "payload": {
+                 *             "feature": "reports"
+                 *           },
+                 *           "type": "feature.used"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["IngestBatchInputBody"];
             };
         };
@@ -8231,6 +9322,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestBatchOutputBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -8253,6 +9353,15 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8289,6 +9398,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerEmail": "billing@initech.example",
+                 *       "eventId": "inv-2026-1184",
+                 *       "payload": {
+                 *         "amount": 129900,
+                 *         "currency": "EUR",
+                 *         "invoiceId": "inv-2026-1184"
+                 *       },
+                 *       "timestamp": "2026-11-20T14:05:00Z",
+                 *       "type": "invoice.paid"
+                 *     }
+                 */
                 "application/json": components["schemas"]["IngestEventBody"];
             };
         };
@@ -8300,6 +9422,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestedEvent"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -8322,6 +9453,15 @@ export interface operations {
             };
             /** @description Request Entity Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8443,6 +9583,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyAccrual"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -8559,6 +9708,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The invoice was refunded in full."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReverseAccrualInputBody"];
             };
         };
@@ -8570,6 +9724,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Accrual"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -8601,6 +9764,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8640,6 +9821,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": -5000,
+                 *       "currency": "EUR",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *       "reason": "Correction of a duplicate bonus paid in October."
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdjustBalanceInputBody"];
             };
         };
@@ -8682,6 +9871,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8800,6 +10007,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyLedgerEntry"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -8942,6 +10158,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyLevelProposal"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -8991,6 +10216,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "apply": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["DecideProposalInputBody"];
             };
         };
@@ -9002,6 +10232,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LevelProposal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -9033,6 +10272,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9083,6 +10340,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyLevel"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -9130,6 +10396,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "benefits": "Co-marketing budget and a named partner manager.",
+                 *       "name": "Gold",
+                 *       "rank": 20,
+                 *       "requirements": {
+                 *         "currency": "EUR",
+                 *         "minWonAmountMinor": 10000000,
+                 *         "minWonDeals": 10,
+                 *         "periodDays": 365
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateLevelInputBody"];
             };
         };
@@ -9141,6 +10420,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Level"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -9163,6 +10451,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9389,6 +10695,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "benefits": "Co-marketing budget, a named partner manager and early access to new features."
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateLevelInputBody"];
             };
         };
@@ -9400,6 +10711,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Level"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -9431,6 +10751,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9489,6 +10827,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyMailMessage"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -9652,6 +10999,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "violet-harbour-lantern-42",
+                 *       "newPassword": "copper-meadow-kettle-17"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasswordChangeInputBody"];
             };
         };
@@ -9662,6 +11015,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized */
             401: {
@@ -9674,6 +11036,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9724,6 +11104,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyMetric"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -9771,6 +11160,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventType": "deal.won",
+                 *       "field": "amountMinor",
+                 *       "filters": [
+                 *         {
+                 *           "op": "eq",
+                 *           "path": "currency",
+                 *           "value": "EUR"
+                 *         }
+                 *       ],
+                 *       "kind": "sum",
+                 *       "name": "Won revenue (EUR)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MetricBody"];
             };
         };
@@ -9784,6 +11188,15 @@ export interface operations {
                     "application/json": components["schemas"]["Metric"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -9795,6 +11208,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9974,6 +11405,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Won revenue in euros"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMetricInputBody"];
             };
         };
@@ -9985,6 +11421,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Metric"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -10007,6 +11452,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10168,6 +11631,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "dueInDays": 7,
+                 *           "title": "Sign the partner agreement"
+                 *         },
+                 *         {
+                 *           "description": "Two hours, online.",
+                 *           "dueInDays": 30,
+                 *           "title": "Complete the sales certification"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["OnboardingTemplateBody"];
             };
         };
@@ -10181,6 +11659,15 @@ export interface operations {
                     "application/json": components["schemas"]["OnboardingTemplateBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -10192,6 +11679,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10297,6 +11802,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "roles": [
+                 *         "partner_admin"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateUserInputBody"];
             };
         };
@@ -10308,6 +11820,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -10330,6 +11851,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10538,6 +12077,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyPartner"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -10585,6 +12133,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "level": "Gold",
+                 *       "name": "Northwind Traders",
+                 *       "type": "reseller"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerInputBody"];
             };
         };
@@ -10598,6 +12153,15 @@ export interface operations {
                     "application/json": components["schemas"]["Partner"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -10609,6 +12173,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10714,6 +12296,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "level": "Platinum",
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdatePartnerInputBody"];
             };
         };
@@ -10725,6 +12313,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Partner"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -10747,6 +12344,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11009,6 +12624,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyUser"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -11067,6 +12691,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "maria@northwind.example",
+                 *       "name": "Maria Anders",
+                 *       "roles": [
+                 *         "partner_user"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePartnerUserInputBody"];
             };
         };
@@ -11079,6 +12712,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedUserOutputBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -11110,6 +12752,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11161,6 +12821,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyPayoutMethod"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -11208,6 +12877,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "details": {
+                 *         "accountHolder": "Northwind Traders GmbH",
+                 *         "iban": "DE89370400440532013000"
+                 *       },
+                 *       "kind": "bank",
+                 *       "label": "Main account",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddPayoutMethodInputBody"];
             };
         };
@@ -11221,6 +12901,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutMethod"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -11232,6 +12921,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11456,6 +13163,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "confirmDays": 14,
+                 *       "minimums": {
+                 *         "EUR": 5000,
+                 *         "USD": 5000
+                 *       },
+                 *       "provider": "manual"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PayoutSettingsInputBody"];
             };
         };
@@ -11469,6 +13186,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutSettings"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -11480,6 +13206,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11586,6 +13330,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyPipeline"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -11633,6 +13386,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "isDefault": false,
+                 *       "name": "Enterprise",
+                 *       "stages": [
+                 *         {
+                 *           "name": "Qualified",
+                 *           "outcome": "open",
+                 *           "probability": 20
+                 *         },
+                 *         {
+                 *           "name": "Proposal",
+                 *           "outcome": "open",
+                 *           "probability": 60
+                 *         },
+                 *         {
+                 *           "name": "Won",
+                 *           "outcome": "won",
+                 *           "probability": 100
+                 *         },
+                 *         {
+                 *           "name": "Lost",
+                 *           "outcome": "lost",
+                 *           "probability": 0
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePipelineInputBody"];
             };
         };
@@ -11646,6 +13427,15 @@ export interface operations {
                     "application/json": components["schemas"]["Pipeline"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -11657,6 +13447,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11776,6 +13584,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyPlaybookRun"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -11993,6 +13810,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyPlaybook"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -12040,6 +13866,67 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Thanks the partner and books a review after a large won deal.",
+                 *       "graph": {
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "thank"
+                 *           },
+                 *           {
+                 *             "from": "thank",
+                 *             "to": "pause"
+                 *           },
+                 *           {
+                 *             "from": "pause",
+                 *             "to": "review"
+                 *           }
+                 *         ],
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "kind": "trigger",
+                 *             "name": "Deal won"
+                 *           },
+                 *           {
+                 *             "id": "thank",
+                 *             "kind": "send_email",
+                 *             "name": "Thank the partner",
+                 *             "sendEmail": {
+                 *               "subject": "Congratulations on {{.event.payload.customerCompany}}",
+                 *               "text": "Your deal is won: thank you.",
+                 *               "to": "{{.partner.custom.contactEmail}}"
+                 *             }
+                 *           },
+                 *           {
+                 *             "id": "pause",
+                 *             "kind": "wait",
+                 *             "name": "Wait a week",
+                 *             "wait": {
+                 *               "duration": "7d"
+                 *             }
+                 *           },
+                 *           {
+                 *             "createTask": {
+                 *               "assignee": "operator",
+                 *               "dueInDays": 14,
+                 *               "title": "Quarterly business review with {{.partner.name}}"
+                 *             },
+                 *             "id": "review",
+                 *             "kind": "create_task",
+                 *             "name": "Plan a business review"
+                 *           }
+                 *         ],
+                 *         "trigger": {
+                 *           "condition": "event.payload.amountMinor >= 1000000",
+                 *           "eventType": "deal.won"
+                 *         }
+                 *       },
+                 *       "name": "Welcome big wins"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePlaybookInputBody"];
             };
         };
@@ -12053,6 +13940,15 @@ export interface operations {
                     "application/json": components["schemas"]["Playbook"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -12064,6 +13960,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12100,6 +14014,65 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "graph": {
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "thank"
+                 *           },
+                 *           {
+                 *             "from": "thank",
+                 *             "to": "pause"
+                 *           },
+                 *           {
+                 *             "from": "pause",
+                 *             "to": "review"
+                 *           }
+                 *         ],
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "kind": "trigger",
+                 *             "name": "Deal won"
+                 *           },
+                 *           {
+                 *             "id": "thank",
+                 *             "kind": "send_email",
+                 *             "name": "Thank the partner",
+                 *             "sendEmail": {
+                 *               "subject": "Congratulations on {{.event.payload.customerCompany}}",
+                 *               "text": "Your deal is won: thank you.",
+                 *               "to": "{{.partner.custom.contactEmail}}"
+                 *             }
+                 *           },
+                 *           {
+                 *             "id": "pause",
+                 *             "kind": "wait",
+                 *             "name": "Wait a week",
+                 *             "wait": {
+                 *               "duration": "7d"
+                 *             }
+                 *           },
+                 *           {
+                 *             "createTask": {
+                 *               "assignee": "operator",
+                 *               "dueInDays": 14,
+                 *               "title": "Quarterly business review with {{.partner.name}}"
+                 *             },
+                 *             "id": "review",
+                 *             "kind": "create_task",
+                 *             "name": "Plan a business review"
+                 *           }
+                 *         ],
+                 *         "trigger": {
+                 *           "condition": "event.payload.amountMinor >= 1000000",
+                 *           "eventType": "deal.won"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ValidatePlaybookInputBody"];
             };
         };
@@ -12113,6 +14086,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlaybookValidationOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -12124,6 +14106,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12276,6 +14276,66 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Thanks the partner and books a review two weeks after a large won deal.",
+                 *       "graph": {
+                 *         "edges": [
+                 *           {
+                 *             "from": "start",
+                 *             "to": "thank"
+                 *           },
+                 *           {
+                 *             "from": "thank",
+                 *             "to": "pause"
+                 *           },
+                 *           {
+                 *             "from": "pause",
+                 *             "to": "review"
+                 *           }
+                 *         ],
+                 *         "nodes": [
+                 *           {
+                 *             "id": "start",
+                 *             "kind": "trigger",
+                 *             "name": "Deal won"
+                 *           },
+                 *           {
+                 *             "id": "thank",
+                 *             "kind": "send_email",
+                 *             "name": "Thank the partner",
+                 *             "sendEmail": {
+                 *               "subject": "Congratulations on {{.event.payload.customerCompany}}",
+                 *               "text": "Your deal is won: thank you.",
+                 *               "to": "{{.partner.custom.contactEmail}}"
+                 *             }
+                 *           },
+                 *           {
+                 *             "id": "pause",
+                 *             "kind": "wait",
+                 *             "name": "Wait a week",
+                 *             "wait": {
+                 *               "duration": "7d"
+                 *             }
+                 *           },
+                 *           {
+                 *             "createTask": {
+                 *               "assignee": "operator",
+                 *               "dueInDays": 14,
+                 *               "title": "Quarterly business review with {{.partner.name}}"
+                 *             },
+                 *             "id": "review",
+                 *             "kind": "create_task",
+                 *             "name": "Plan a business review"
+                 *           }
+                 *         ],
+                 *         "trigger": {
+                 *           "condition": "event.payload.amountMinor >= 1000000",
+                 *           "eventType": "deal.won"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdatePlaybookInputBody"];
             };
         };
@@ -12287,6 +14347,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Playbook"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -12318,6 +14387,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12663,6 +14750,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": {
+                 *         "occurredAt": "2026-11-20T14:05:00Z",
+                 *         "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *         "payload": {
+                 *           "amountMinor": 2500000,
+                 *           "currency": "EUR",
+                 *           "customerCompany": "Initech",
+                 *           "dealId": "01936f3b-5f6a-7b7c-8d8e-9f0a1b2c3d4e"
+                 *         },
+                 *         "type": "deal.won"
+                 *       },
+                 *       "partner": {
+                 *         "custom": {
+                 *           "contactEmail": "maria@northwind.example"
+                 *         },
+                 *         "id": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *         "level": "Gold",
+                 *         "name": "Northwind Traders",
+                 *         "status": "active",
+                 *         "type": "reseller"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SimulatePlaybookInputBody"];
             };
         };
@@ -12674,6 +14786,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SimulatedPath"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -12696,6 +14817,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12746,6 +14885,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyPlaybookVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -12855,6 +15003,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "annual_revenue": "1M - 10M",
+                 *         "focus": "Manufacturing and logistics"
+                 *       },
+                 *       "contactEmail": "hank@globex.example",
+                 *       "contactName": "Hank Scorpio",
+                 *       "organisation": "Globex Consulting",
+                 *       "partnerType": "agency"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitApplicationInputBody"];
             };
         };
@@ -12868,6 +15028,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationReceivedOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -12879,6 +15048,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12938,6 +15125,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyTenantRole"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -12985,6 +15181,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "audience": "operator",
+                 *       "description": "Reviews and approves registered deals.",
+                 *       "name": "deal_desk",
+                 *       "permissions": [
+                 *         "deals:read",
+                 *         "deals:approve",
+                 *         "partners:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RoleInputBody"];
             };
         };
@@ -12996,6 +15204,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantRole"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -13018,6 +15235,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13188,6 +15423,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "permissions": [
+                 *         "deals:read",
+                 *         "deals:write",
+                 *         "deals:approve",
+                 *         "partners:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateRoleInputBody"];
             };
         };
@@ -13199,6 +15444,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantRole"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -13221,6 +15475,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13257,6 +15529,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ada@acme.example",
+                 *       "name": "Ada Lovelace",
+                 *       "organisationName": "Acme Software",
+                 *       "password": "violet-harbour-lantern-42",
+                 *       "slug": "acme"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignupInputBody"];
             };
         };
@@ -13271,6 +15552,15 @@ export interface operations {
                     "application/json": components["schemas"]["TokenOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Forbidden */
             403: {
                 headers: {
@@ -13282,6 +15572,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13347,6 +15655,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyTask"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -13394,6 +15711,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "assigneeUserId": "01936f3a-9d10-7a22-b3c4-5e6f7a8b9c0d",
+                 *       "description": "Draft the Q1 campaign with the partner.",
+                 *       "dueDate": "2026-12-15",
+                 *       "linkId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *       "linkType": "partner",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *       "title": "Send the co-marketing plan"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTaskInputBody"];
             };
         };
@@ -13407,6 +15735,15 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -13418,6 +15755,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13588,6 +15943,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dueDate": "2026-12-22"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTaskInputBody"];
             };
         };
@@ -13599,6 +15959,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -13621,6 +15990,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13838,6 +16225,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dealProtectionDays": 120,
+                 *       "levelChanges": "propose"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTenantInputBody"];
             };
         };
@@ -13851,6 +16244,15 @@ export interface operations {
                     "application/json": components["schemas"]["TenantOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -13862,6 +16264,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13912,6 +16332,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyUser"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -13959,6 +16388,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "grace@acme.example",
+                 *       "name": "Grace Hopper",
+                 *       "roles": [
+                 *         "finance"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateUserInputBody"];
             };
         };
@@ -13971,6 +16409,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedUserOutputBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -13993,6 +16440,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14098,6 +16563,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "roles": [
+                 *         "finance",
+                 *         "analyst"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateUserInputBody"];
             };
         };
@@ -14109,6 +16582,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -14131,6 +16613,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14334,6 +16834,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyWebhook"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -14381,6 +16890,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Deals into our CRM",
+                 *       "enabled": true,
+                 *       "eventTypes": [
+                 *         "deal.*",
+                 *         "partner.created"
+                 *       ],
+                 *       "url": "https://hooks.acme.example/partnerd"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookInputBody"];
             };
         };
@@ -14395,6 +16915,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecretOutputBody"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -14406,6 +16935,24 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14576,6 +17123,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "eventTypes": [
+                 *         "deal.*",
+                 *         "partner.*"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookInputBody"];
             };
         };
@@ -14587,6 +17142,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -14609,6 +17173,24 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14661,6 +17243,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListBodyWebhookDelivery"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -15046,6 +17637,15 @@ export interface operations {
                     "application/json": components["schemas"]["ListBodyWithdrawal"];
                 };
             };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -15096,6 +17696,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 250000,
+                 *       "currency": "EUR",
+                 *       "payoutMethodId": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3d"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestWithdrawalInputBody"];
             };
         };
@@ -15138,6 +17745,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15319,6 +17944,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Requested the wrong amount."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelWithdrawalInputBody"];
             };
         };
@@ -15330,6 +17960,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -15361,6 +18000,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15399,6 +18056,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reference": "SEPA-2026-11-20-000412"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConfirmPayoutInputBody"];
             };
         };
@@ -15410,6 +18072,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -15441,6 +18112,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15488,6 +18177,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The bank returned the transfer: account closed."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReasonInputBody"];
             };
         };
@@ -15499,6 +18193,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -15530,6 +18233,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15577,6 +18298,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The payout method's account holder does not match the partner."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReasonInputBody"];
             };
         };
@@ -15588,6 +18314,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Withdrawal"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -15619,6 +18354,24 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
