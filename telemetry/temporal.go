@@ -32,6 +32,8 @@ func (m *Metrics) TemporalMetrics() (client.MetricsHandler, io.Closer) {
 		CachedReporter:  reporter,
 		Separator:       tallyprom.DefaultSeparator,
 		SanitizeOptions: &sdktally.PrometheusSanitizeOptions,
+		// tally_internal_* would count tally's own series; the registry shows them already.
+		OmitCardinalityMetrics: true,
 	}, time.Second)
 	return sdktally.NewMetricsHandler(sdktally.NewPrometheusNamingScope(scope)), closer
 }
