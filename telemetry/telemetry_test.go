@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -266,4 +268,63 @@ func TestTracingIsOffWithoutAnEndpointAndRefusesUnknownProtocols(t *testing.T) {
 		t.Fatal("an unknown protocol is accepted")
 	}
 	var _ sdktrace.SpanExporter = tracetest.NewInMemoryExporter()
+}
+
+// TestGrafanaDashboardReadsOnlyMetricsThatExist keeps deploy/grafana/partnerd.json true to the
+// registry: every partnerd_ metric a panel queries is one this package serves.
+func TestGrafanaDashboardReadsOnlyMetricsThatExist(t *testing.T) {
+	raw, err := os.ReadFile("../deploy/grafana/partnerd.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("the dashboard is not JSON: %v", err)
+	}
+	m := NewMetrics("v-test")
+	m.WatchOutbox(func(context.Context) (time.Time, bool, error) { return time.Time{}, false, nil })
+	m.WatchIngestQueue(func() (int, int) { return 0, 0 })
+	// Histograms and labelled families appear once observed.
+	m.RequestStarted()
+	m.RequestDone("login", 200, time.Millisecond)
+	m.IngestGroup(1, 1, time.Millisecond, false)
+	m.WebhookAttempt("succeeded", 1, time.Millisecond)
+	m.PayoutAttempt("http", "succeeded")
+	m.PayoutSettled("http", "paid")
+	m.PlaybookRunFinished("completed")
+	families, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, f := range families {
+		served[f.GetName()] = true
+	}
+	name := regexp.MustCompile(`partnerd_[a-z_]+`)
+	queried := 0
+	for _, p := range dash.Panels {
+		for _, target := range p.Targets {
+			for _, n := range name.FindAllString(target.Expr, -1) {
+				queried++
+				base := n
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					if s, ok := strings.CutSuffix(n, suffix); ok && served[s] {
+						base = s
+					}
+				}
+				if !served[base] {
+					t.Errorf("the dashboard queries %s, which is not served", n)
+				}
+			}
+		}
+	}
+	if queried < 15 {
+		t.Fatalf("the dashboard queries %d partnerd metrics; it should read most of them", queried)
+	}
 }
