@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -50,6 +51,8 @@ type Money struct {
 	RetryInitial time.Duration
 	RetryMax     time.Duration
 	MaxAttempts  int32
+	// Observer is told of every provider call and settled payout; nil records nothing.
+	Observer Observer
 }
 
 // EventRef names one event of a tenant.
@@ -174,7 +177,17 @@ func (a *Money) SendPayout(ctx context.Context, in WithdrawalRef) (string, error
 	if err := a.Store.CountPayoutAttempt(ctx, models.System(in.TenantID), order.PayoutID); err != nil {
 		return "", err
 	}
-	return provider.Pay(ctx, order)
+	ref, err := provider.Pay(ctx, order)
+	outcome := PayoutSucceeded
+	var app *temporal.ApplicationError
+	switch {
+	case errors.As(err, &app) && app.NonRetryable():
+		outcome = PayoutRejected
+	case err != nil:
+		outcome = PayoutFailed
+	}
+	observer(a.Observer).PayoutAttempt(order.Provider, outcome)
+	return ref, err
 }
 
 // HTTPProvider pays by a POST to the tenant's endpoint, signed like our webhooks (Standard
@@ -225,6 +238,8 @@ type SettleInput struct {
 	Reference    string
 	Reason       string
 	By           string
+	// Provider is the payout's provider (for the metrics).
+	Provider string
 }
 
 func settleContext(ctx context.Context, in SettleInput) context.Context {
@@ -240,6 +255,7 @@ func (a *Money) CompletePayout(ctx context.Context, in SettleInput) (string, err
 	if err != nil {
 		return "", err
 	}
+	observer(a.Observer).PayoutSettled(in.Provider, PayoutPaid)
 	return w.Status, nil
 }
 
@@ -249,5 +265,6 @@ func (a *Money) FailPayout(ctx context.Context, in SettleInput) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	observer(a.Observer).PayoutSettled(in.Provider, PayoutFailed)
 	return w.Status, nil
 }

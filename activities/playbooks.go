@@ -44,6 +44,8 @@ type Playbooks struct {
 	HTTP HTTPDoer
 	// Keyring derives each tenant's signing secret for call_webhook.
 	Keyring *models.Keyring
+	// Observer is told of runs started and finished; nil records nothing.
+	Observer Observer
 }
 
 // RunStart is a run the fan-out starts a workflow for.
@@ -58,6 +60,12 @@ type RunStart struct {
 // matches the event, unless the event is too deep in a causation chain. Runs are idempotent
 // on (playbook, event): a second fan-out finds the same runs.
 func (a *Playbooks) StartRuns(ctx context.Context, in EventRef) ([]RunStart, error) {
+	runs, err := a.startRuns(ctx, in)
+	observer(a.Observer).PlaybookRunsStarted(len(runs))
+	return runs, err
+}
+
+func (a *Playbooks) startRuns(ctx context.Context, in EventRef) ([]RunStart, error) {
 	e, err := a.Store.EventByID(ctx, models.System(in.TenantID), in.EventID)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return nil, nil
@@ -204,7 +212,11 @@ type FinishInput struct {
 
 // FinishRun records how a run ended.
 func (a *Playbooks) FinishRun(ctx context.Context, in FinishInput) error {
-	return a.Store.FinishPlaybookRun(ctx, models.System(in.TenantID), in.RunID, in.Status, in.Error)
+	if err := a.Store.FinishPlaybookRun(ctx, models.System(in.TenantID), in.RunID, in.Status, in.Error); err != nil {
+		return err
+	}
+	observer(a.Observer).PlaybookRunFinished(in.Status)
+	return nil
 }
 
 // ActInput is one action of a run, with its templates rendered.

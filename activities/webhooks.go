@@ -53,6 +53,8 @@ type Webhooks struct {
 	// AllowedNetworks are addresses deliveries may reach although they are loopback, private,
 	// link-local or otherwise internal. Empty in production.
 	AllowedNetworks []netip.Prefix
+	// Observer is told of every attempt; nil records nothing.
+	Observer Observer
 
 	clientOnce sync.Once
 	client     *http.Client
@@ -114,6 +116,8 @@ type SendInput struct {
 	WebhookID  string
 	DeliveryID string
 	Timeout    time.Duration
+	// Attempt is the attempt's number in the delivery's schedule, from 1 (for the metrics).
+	Attempt int
 }
 
 // SendResult is what one attempt got.
@@ -132,6 +136,23 @@ type SendResult struct {
 // SendWebhook makes one signed HTTP attempt of a delivery. Failures to reach the endpoint are results,
 // not errors; the workflow never retries this activity by itself.
 func (a *Webhooks) SendWebhook(ctx context.Context, in SendInput) (SendResult, error) {
+	res, err := a.sendWebhook(ctx, in)
+	if err == nil {
+		outcome := WebhookSucceeded
+		switch {
+		case res.Skipped:
+			outcome = WebhookSkipped
+		case res.StatusCode == 0:
+			outcome = WebhookNetworkError
+		case !models.Succeeded(res.StatusCode):
+			outcome = WebhookHTTPError
+		}
+		observer(a.Observer).WebhookAttempt(outcome, in.Attempt, time.Duration(res.LatencyMS)*time.Millisecond)
+	}
+	return res, err
+}
+
+func (a *Webhooks) sendWebhook(ctx context.Context, in SendInput) (SendResult, error) {
 	disp, err := a.Store.WebhookDispatch(ctx, models.System(in.TenantID), in.WebhookID, in.DeliveryID)
 	if models.ErrorKind(err) == models.KindNotFound {
 		return SendResult{Skipped: true, Error: err.Error()}, nil

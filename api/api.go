@@ -15,6 +15,10 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/api/authz"
@@ -100,6 +104,26 @@ type Deps struct {
 	// Blobs keeps uploaded files (attachments, content, logos); without it uploads and
 	// downloads answer 503.
 	Blobs *blobstore.Store
+	// Metrics records every request (telemetry.Metrics); nil records nothing.
+	Metrics RequestMetrics
+	// Tracing, when set, makes a span of every request (named after its operation) in the
+	// trace its caller propagated, or a new one.
+	Tracing *Tracing
+}
+
+// RequestMetrics records the requests the API answers.
+type RequestMetrics interface {
+	// RequestStarted counts a request in flight until RequestDone.
+	RequestStarted()
+	// RequestDone records an answered request: the id of the operation that served it ("" for
+	// none), its status and how long it took.
+	RequestDone(operation string, status int, elapsed time.Duration)
+}
+
+// Tracing is where the API's spans go and how trace context arrives with a request.
+type Tracing struct {
+	Provider   trace.TracerProvider
+	Propagator propagation.TextMapPropagator
 }
 
 // Modules are the module stores as one principal sees them: each limits what it reads and writes
@@ -185,7 +209,11 @@ func New(cfg Config, deps Deps) *Server {
 			return h
 		}),
 	}
-	engine.Use(s.requestID, s.accessLog, s.recoverPanics)
+	if deps.Metrics == nil {
+		engine.Use(s.requestID, s.accessLog, s.recoverPanics)
+	} else {
+		engine.Use(s.requestID, s.observe, s.accessLog, s.recoverPanics)
+	}
 	engine.NoRoute(s.noRoute)
 	engine.NoMethod(s.noMethod)
 
@@ -213,7 +241,7 @@ func New(cfg Config, deps Deps) *Server {
 		},
 	}
 	s.api = humagin.New(engine, hc)
-	s.api.UseMiddleware(s.guard, s.bounds, s.idempotency)
+	s.api.UseMiddleware(s.operation, s.guard, s.bounds, s.idempotency)
 	s.mountSwaggerUI()
 	s.mountDocs()
 
@@ -242,7 +270,22 @@ func New(cfg Config, deps Deps) *Server {
 }
 
 // Handler is the root HTTP handler.
-func (s *Server) Handler() http.Handler { return s.engine }
+func (s *Server) Handler() http.Handler {
+	if t := s.deps.Tracing; t != nil {
+		return otelhttp.NewHandler(s.engine, "http",
+			otelhttp.WithTracerProvider(t.Provider),
+			otelhttp.WithPropagators(t.Propagator),
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }),
+			otelhttp.WithMeterProvider(noop.NewMeterProvider()),
+		)
+	}
+	return s.engine
+}
+
+// MountMetrics serves the metrics at GET /metrics on the API listener too.
+func (s *Server) MountMetrics(h http.Handler) {
+	s.engine.GET("/metrics", gin.WrapH(h))
+}
 
 // OpenAPI is the live OpenAPI document.
 func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }

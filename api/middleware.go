@@ -10,6 +10,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
@@ -23,21 +25,29 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 
 type requestInfoKey struct{}
 
-// requestInfo is what the request context carries about the request for error responses.
+// requestInfo is what the request context carries about the request for error responses and
+// metrics.
 type requestInfo struct {
 	id   string
 	path string
+	// operation is the id of the API operation that serves the request, set when huma routes
+	// it; "" for requests that reach none.
+	operation string
 }
 
 // RequestID is the id of the request ctx belongs to, or "".
 func RequestID(ctx context.Context) string {
-	info, _ := ctx.Value(requestInfoKey{}).(requestInfo)
-	return info.id
+	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return info.id
+	}
+	return ""
 }
 
 func requestPath(ctx context.Context) string {
-	info, _ := ctx.Value(requestInfoKey{}).(requestInfo)
-	return info.path
+	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return info.path
+	}
+	return ""
 }
 
 // requestID adopts a well-formed incoming X-Request-Id or makes one, and echoes it.
@@ -46,12 +56,39 @@ func (s *Server) requestID(c *gin.Context) {
 	if !validRequestID.MatchString(id) {
 		id = models.NewID()
 	}
-	info := requestInfo{id: id, path: c.Request.URL.Path}
+	info := &requestInfo{id: id, path: c.Request.URL.Path}
 	ctx := context.WithValue(c.Request.Context(), requestInfoKey{}, info)
 	ctx = models.WithRequestMeta(ctx, models.RequestMeta{RequestID: id, ClientAddress: c.ClientIP()})
 	c.Request = c.Request.WithContext(ctx)
 	c.Header(HeaderRequestID, id)
 	c.Next()
+}
+
+// observe records every request in the metrics: its operation, status class and duration.
+func (s *Server) observe(c *gin.Context) {
+	start := time.Now()
+	s.deps.Metrics.RequestStarted()
+	c.Next()
+	op := ""
+	if info, ok := c.Request.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		op = info.operation
+	}
+	s.deps.Metrics.RequestDone(op, c.Writer.Status(), time.Since(start))
+}
+
+// operation notes the operation huma routed the request to, for the metrics, and names the
+// request's span after it.
+func (s *Server) operation(hctx huma.Context, next func(huma.Context)) {
+	id := hctx.Operation().OperationID
+	ctx := hctx.Context()
+	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		info.operation = id
+	}
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetName(id)
+		span.SetAttributes(attribute.String("partnerd.operation", id))
+	}
+	next(hctx)
 }
 
 // accessLog writes one line per request. It never logs bodies, query strings or headers

@@ -57,7 +57,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutResult, error) {
 	if !plan.Pending {
 		return PayoutResult{Status: "settled"}, nil
 	}
-	settle := activities.SettleInput{TenantID: in.TenantID, WithdrawalID: in.WithdrawalID}
+	settle := activities.SettleInput{TenantID: in.TenantID, WithdrawalID: in.WithdrawalID, Provider: plan.Provider}
 	paid := false
 	switch plan.Provider {
 	case models.ProviderHTTP:

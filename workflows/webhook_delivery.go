@@ -74,7 +74,7 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) error {
 		}
 		var res activities.SendResult
 		err := workflow.ExecuteActivity(send, wh.SendWebhook, activities.SendInput{
-			TenantID: in.TenantID, WebhookID: in.WebhookID, DeliveryID: begin.DeliveryID, Timeout: settings.Timeout,
+			TenantID: in.TenantID, WebhookID: in.WebhookID, DeliveryID: begin.DeliveryID, Timeout: settings.Timeout, Attempt: i + 1,
 		}).Get(ctx, &res)
 		if err != nil {
 			res = activities.SendResult{Error: "the attempt failed to run: " + err.Error()}

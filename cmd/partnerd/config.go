@@ -18,11 +18,14 @@ import (
 	"strings"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/internal/app"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/telemetry"
 )
 
 // Environment names.
@@ -66,6 +69,15 @@ type config struct {
 	SMTP *pdmail.SMTP
 	// MailFrom is the sender of outgoing email.
 	MailFrom string
+	// AdminAddr is where GET /metrics is served; "" serves none.
+	AdminAddr string
+	// MetricsOnAPI serves GET /metrics on the API listener too.
+	MetricsOnAPI bool
+	// TracesProtocol is the OTLP protocol spans are exported with (telemetry.ProtocolHTTP or
+	// ProtocolGRPC); "" when tracing is off (no OTEL_EXPORTER_OTLP_ENDPOINT).
+	TracesProtocol string
+	// traceExporter, set by tests, receives every span (tracing on whatever the environment).
+	traceExporter sdktrace.SpanExporter
 }
 
 // defaultWebhookSchedule is the Svix schedule of CONVENTIONS.md.
@@ -266,6 +278,15 @@ var settings = []setting{
 				p.bad("%q %v", v, err)
 			}
 		}},
+	{flag: "admin-addr", env: "PARTNERD_ADMIN_ADDR", def: "127.0.0.1:9090", usage: "host:port of the admin listener serving GET /metrics (keep it off the public network); off serves none",
+		parse: func(c *config, v string, p *problems) {
+			if v == "off" {
+				return
+			}
+			hostPort(func(c *config) *string { return &c.AdminAddr }, true, true)(c, v, p)
+		}},
+	{flag: "metrics-on-api", env: "PARTNERD_METRICS_ON_API", def: "false", usage: "also serve GET /metrics on the API listener",
+		parse: boolean(func(c *config) *bool { return &c.MetricsOnAPI })},
 	{flag: "smtp-url", env: "PARTNERD_SMTP_URL", usage: "smtp://user:pass@host:587?tls=starttls|tls|none&from=addr; empty keeps email in the outbox, unsent",
 		parse: parseSMTP},
 }
@@ -314,6 +335,7 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 		p.env = s.env
 		s.parse(&c, v, &p)
 	}
+	c.TracesProtocol = tracesProtocol(getenv, &p)
 	if c.Env == envProduction && !c.AllowEmbedded {
 		for _, r := range production {
 			if r.missing(c, name) {
@@ -325,6 +347,27 @@ func loadConfig(name string, args []string, getenv func(string) string, usageOut
 		return config{}, err
 	}
 	return c, nil
+}
+
+// tracesProtocol reads the standard OpenTelemetry variables: tracing is on when an OTLP endpoint
+// is set (and the SDK is not disabled), with the protocol they name, HTTP/protobuf by default.
+func tracesProtocol(getenv func(string) string, p *problems) string {
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") ||
+		getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+		return ""
+	}
+	env, proto := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"))
+	if proto == "" {
+		env, proto = "OTEL_EXPORTER_OTLP_PROTOCOL", strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
+	}
+	switch proto {
+	case "", telemetry.ProtocolHTTP:
+		return telemetry.ProtocolHTTP
+	case telemetry.ProtocolGRPC:
+		return telemetry.ProtocolGRPC
+	}
+	p.badAs(env, "%q is not %s or %s", proto, telemetry.ProtocolHTTP, telemetry.ProtocolGRPC)
+	return ""
 }
 
 // parseSMTP reads the SMTP URL, whose sender PARTNERD_MAIL_FROM overrides, and settles the

@@ -28,6 +28,7 @@ import (
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
+	"github.com/partnerd/partnerd/telemetry"
 	"github.com/partnerd/partnerd/worker"
 	"github.com/partnerd/partnerd/worker/devserver"
 	"github.com/partnerd/partnerd/workflows"
@@ -39,12 +40,49 @@ const demoTenantSlug = "demo"
 // started tells a caller (the end-to-end test) where the HTTP API listens once it is ready.
 type started func(httpAddr string)
 
+// newLogger logs in the configured format; lines logged with a request's context carry its
+// trace, span and request ids.
 func newLogger(cfg config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.New(telemetry.LogHandler(slog.NewJSONHandler(w, opts)))
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(telemetry.LogHandler(slog.NewTextHandler(w, opts)))
+}
+
+// startTelemetry builds the process's metrics registry and tracer provider and starts the admin
+// listener. The returned stop closes the listener and flushes the spans still buffered.
+func startTelemetry(ctx context.Context, cfg config, log *slog.Logger) (app.Telemetry, func(), error) {
+	tracing, err := telemetry.NewTracing(ctx, telemetry.TracingOptions{
+		Protocol: cfg.TracesProtocol, Exporter: cfg.traceExporter, Version: version,
+	})
+	if err != nil {
+		return app.Telemetry{}, nil, err
+	}
+	if tracing.Enabled {
+		log.Info("tracing on", "otlp_protocol", cfg.TracesProtocol)
+	}
+	tel := app.Telemetry{Metrics: telemetry.NewMetrics(version), Tracing: tracing}
+	var admin *telemetry.Admin
+	if cfg.AdminAddr != "" {
+		// Metrics must not take the service down: a taken port is reported, and Prometheus
+		// sees the target down.
+		if admin, err = telemetry.ServeAdmin(ctx, cfg.AdminAddr, tel.Metrics, log); err != nil {
+			log.Error("admin listener not started: GET /metrics is not served", "address", cfg.AdminAddr, "error", err)
+		} else {
+			log.Info("admin listener started", "metrics", "http://"+admin.Addr()+"/metrics")
+		}
+	}
+	return tel, func() {
+		if admin != nil {
+			_ = admin.Close()
+		}
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(flushCtx); err != nil {
+			log.Warn("spans not flushed", "error", err)
+		}
+	}, nil
 }
 
 // serve runs the API, a worker and, unless configured away, the embedded Temporal server and
@@ -67,8 +105,13 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err != nil {
 		return fmt.Errorf("secret key: %w", err)
 	}
+	tel, stopTelemetry, err := startTelemetry(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 
-	st, err := openStore(ctx, cfg, log)
+	st, err := openStore(ctx, cfg, log, tel)
 	if err != nil {
 		return err
 	}
@@ -97,16 +140,19 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		temporalAddr = dev.Address()
 		log.Info("embedded Temporal server started", "address", temporalAddr, "data", filepath.Join(cfg.DataDir, "temporal"))
 	}
-	tc, err := dialTemporal(ctx, cfg, temporalAddr, log)
+	tc, sdkMetrics, err := dialTemporal(ctx, cfg, temporalAddr, log, tel)
 	if err != nil {
 		return err
 	}
+	defer sdkMetrics.Close()
 	defer tc.Close()
 
 	// Events written from now on reach their fan-out right after their commit.
 	dispatcher := app.Dispatcher(st, tc, log)
 	st.SetDispatcher(dispatcher.Dispatch)
-	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, dispatcher, mailSender(cfg, log)))
+	ac := appConfig(cfg)
+	ac.Telemetry = tel
+	w := worker.New(tc, app.WorkerDeps(ac, keys, st, dispatcher, mailSender(cfg, log)))
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -123,9 +169,11 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		return err
 	}
 	defer func() { _ = blobs.Close() }()
-	apiCfg := appConfig(cfg)
-	apiCfg.Blobs = blobs
-	srv := app.NewAPI(apiCfg, st, keys, tc, log)
+	ac.Blobs = blobs
+	srv := app.NewAPI(ac, st, keys, tc, log)
+	if cfg.MetricsOnAPI {
+		srv.MountMetrics(tel.Metrics.Handler())
+	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
@@ -191,27 +239,41 @@ func openBlobs(ctx context.Context, cfg config, log *slog.Logger) (*blobstore.St
 	return b, nil
 }
 
-func openStore(ctx context.Context, cfg config, log *slog.Logger) (*stores.Set, error) {
-	st, err := app.OpenStore(ctx, cfg.DatabaseURL, filepath.Join(cfg.DataDir, "partnerd.db"), log)
+// openStore opens the configured database; with telemetry, its statements are traced and its
+// pool, outbox lag and ingest are measured.
+func openStore(ctx context.Context, cfg config, log *slog.Logger, tel app.Telemetry) (*stores.Set, error) {
+	st, err := app.OpenStore(ctx, cfg.DatabaseURL, filepath.Join(cfg.DataDir, "partnerd.db"), log, tel.StorePlugins()...)
 	if err != nil {
+		return nil, err
+	}
+	if err := tel.ObserveStore(st); err != nil {
+		_ = st.Close()
 		return nil, err
 	}
 	log.Info("database open", "dialect", st.Dialect())
 	return st, nil
 }
 
-func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger) (client.Client, error) {
+// dialTemporal connects to Temporal with the SDK's metrics and, when tracing is on, its
+// OpenTelemetry interceptor. Close the returned closer after the client.
+func dialTemporal(ctx context.Context, cfg config, addr string, log *slog.Logger, tel app.Telemetry) (client.Client, io.Closer, error) {
 	dialCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	tc, err := client.DialContext(dialCtx, client.Options{
+	opts := client.Options{
 		HostPort:  addr,
 		Namespace: cfg.TemporalNamespace,
 		Logger:    sdklog.NewStructuredLogger(log.With("component", "temporal-client")),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
 	}
-	return tc, nil
+	closer, err := tel.TemporalClient(&opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	tc, err := client.DialContext(dialCtx, opts)
+	if err != nil {
+		_ = closer.Close()
+		return nil, nil, fmt.Errorf("connect to Temporal at %s: %w", addr, err)
+	}
+	return tc, closer, nil
 }
 
 // mailSender is the sender of outgoing email: the SMTP server when one is configured,
@@ -300,6 +362,9 @@ func printBanner(w io.Writer, cfg config, httpAddr, temporalAddr string, login *
 	fmt.Fprintf(w, "  Swagger UI   %s/swagger/\n", base)
 	fmt.Fprintf(w, "  OpenAPI      %s/openapi.json\n", base)
 	fmt.Fprintf(w, "  Temporal     %s (namespace %s)\n", temporalAddr, cfg.TemporalNamespace)
+	if cfg.AdminAddr != "" {
+		fmt.Fprintf(w, "  Metrics      http://%s/metrics (admin listener)\n", cfg.AdminAddr)
+	}
 	fmt.Fprintf(w, "  Temporal UI  not embedded: point Temporal's UI at %s (see README, \"Temporal UI\")\n", temporalAddr)
 	if login != nil {
 		fmt.Fprintf(w, "\nDemo tenant %q created. Sign in as\n  email     %s\n", demoTenantSlug, login.Email)
@@ -340,7 +405,12 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 	if cfg.DatabaseURL == "" {
 		log.Warn("worker uses the embedded SQLite database in the data directory; point DATABASE_URL at Postgres to scale out", "data", cfg.DataDir)
 	}
-	st, err := openStore(ctx, cfg, log)
+	tel, stopTelemetry, err := startTelemetry(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
+	st, err := openStore(ctx, cfg, log, tel)
 	if err != nil {
 		return err
 	}
@@ -353,15 +423,18 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 	if addr == "" {
 		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.TemporalPort))
 	}
-	tc, err := dialTemporal(ctx, cfg, addr, log)
+	tc, sdkMetrics, err := dialTemporal(ctx, cfg, addr, log, tel)
 	if err != nil {
 		return err
 	}
+	defer sdkMetrics.Close()
 	defer tc.Close()
 	// Events written from now on reach their fan-out right after their commit.
 	dispatcher := app.Dispatcher(st, tc, log)
 	st.SetDispatcher(dispatcher.Dispatch)
-	w := worker.New(tc, app.WorkerDeps(appConfig(cfg), keys, st, dispatcher, mailSender(cfg, log)))
+	ac := appConfig(cfg)
+	ac.Telemetry = tel
+	w := worker.New(tc, app.WorkerDeps(ac, keys, st, dispatcher, mailSender(cfg, log)))
 	if err := worker.StartRelay(ctx, tc, workflows.OutboxRelayInput{}); err != nil {
 		log.Warn("outbox relay not started", "error", err)
 	}
@@ -384,7 +457,7 @@ func ctxInterrupt(ctx context.Context) <-chan any {
 
 func migrate(ctx context.Context, cfg config, stdout, logOut io.Writer) error {
 	log := newLogger(cfg, logOut)
-	st, err := openStore(ctx, cfg, log)
+	st, err := openStore(ctx, cfg, log, app.Telemetry{})
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func tenantCreate(ctx context.Context, cfg config, args []string, stdout, stderr
 		}
 		*password = p
 	}
-	st, err := openStore(ctx, cfg, newLogger(cfg, stderr))
+	st, err := openStore(ctx, cfg, newLogger(cfg, stderr), app.Telemetry{})
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"gorm.io/gorm"
 
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/api"
@@ -50,12 +51,14 @@ type Config struct {
 	WebhookDisableAfter  time.Duration
 	// Blobs keeps uploaded files; without it uploads and downloads answer 503.
 	Blobs *blobstore.Store
+	// Telemetry receives the metrics and traces of the API and the worker.
+	Telemetry Telemetry
 }
 
 // OpenStore opens the store set on Postgres at databaseURL or, when it is empty, on the SQLite
-// file sqlitePath.
-func OpenStore(ctx context.Context, databaseURL, sqlitePath string, log *slog.Logger) (*stores.Set, error) {
-	return stores.Open(ctx, store.Config{URL: databaseURL, SQLitePath: sqlitePath, Logger: log})
+// file sqlitePath, with the given database plugins (Telemetry.StorePlugins).
+func OpenStore(ctx context.Context, databaseURL, sqlitePath string, log *slog.Logger, plugins ...gorm.Plugin) (*stores.Set, error) {
+	return stores.Open(ctx, store.Config{URL: databaseURL, SQLitePath: sqlitePath, Logger: log, Plugins: plugins})
 }
 
 // Keyring is the master keyring: the current key under its version and the retired keys that
@@ -89,6 +92,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 	if cfg.Blobs != nil {
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "blobs", Check: cfg.Blobs.Ping})
 	}
+	cfg.Telemetry.apiDeps(&deps)
 	if tc != nil {
 		deps.Payouts = &worker.PayoutSignals{Client: tc}
 		deps.Runs = &worker.RunCancels{Client: tc}
@@ -161,6 +165,11 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		AllowedNetworks: cfg.WebhookAllowedNetworks,
 	}
 	mail := &activities.Mail{Sender: sender, Store: st}
+	var observer activities.Observer
+	if cfg.Telemetry.Metrics != nil {
+		observer = cfg.Telemetry.Metrics
+		hooks.Observer = observer
+	}
 	return worker.Deps{
 		System:   &activities.System{DB: st, Version: cfg.Version},
 		Events:   &activities.Events{Store: st, Starter: d},
@@ -170,10 +179,10 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		Webhooks: hooks,
 		// Payouts to an http provider and playbook webhook calls go through the webhooks'
 		// address guard.
-		Money: &activities.Money{Store: st, Keyring: keys, Providers: map[string]activities.PayoutProvider{
+		Money: &activities.Money{Store: st, Keyring: keys, Observer: observer, Providers: map[string]activities.PayoutProvider{
 			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
 		}},
-		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys},
+		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
 	}
 }
 

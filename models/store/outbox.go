@@ -132,6 +132,16 @@ func (s *Store) PendingOutbox(ctx context.Context, olderThan time.Time, limit in
 	return refs, err
 }
 
+// OldestOutbox reports when the oldest event still waiting for its fan-out was written, and
+// false when none waits: the outbox lag of the operators' metrics.
+func (s *Store) OldestOutbox(ctx context.Context) (time.Time, bool, error) {
+	var rows []models.OutboxEntry
+	if err := s.db.WithContext(ctx).Order("created_at").Limit(1).Find(&rows).Error; err != nil || len(rows) == 0 {
+		return time.Time{}, false, err
+	}
+	return rows[0].CreatedAt, true, nil
+}
+
 // MarkDispatched removes events whose fan-out has started from the outbox.
 func (s *Store) MarkDispatched(ctx context.Context, eventIDs []string) error {
 	if len(eventIDs) == 0 {

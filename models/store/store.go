@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,6 +36,9 @@ type Config struct {
 	SQLitePath string
 	// Logger receives slow-query and error logs; nil discards them.
 	Logger *slog.Logger
+	// Plugins are installed on the database handle once it is open (the OpenTelemetry plugin
+	// when tracing is on).
+	Plugins []gorm.Plugin
 }
 
 // Store is a handle on the database.
@@ -100,6 +104,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	s := &Store{db: db, dialect: dialect}
+	for _, p := range cfg.Plugins {
+		if err := db.Use(p); err != nil {
+			_ = s.Close()
+			return nil, fmt.Errorf("store: plugin %s: %w", p.Name(), err)
+		}
+	}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -140,6 +150,9 @@ func (s *Store) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Pool is the connection pool, for its statistics (sql.DB.Stats).
+func (s *Store) Pool() (*sql.DB, error) { return s.db.DB() }
 
 // Close releases the connections.
 func (s *Store) Close() error {

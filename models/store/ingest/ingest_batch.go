@@ -59,6 +59,32 @@ type Engine struct {
 	groups    ingestGroups
 	customers CustomerCache
 	copy      copyState
+	// observe, when set, is told of every group commit.
+	observe func(GroupStats)
+}
+
+// GroupStats is what one group commit wrote and how it went.
+type GroupStats struct {
+	// Requests and Events are the ingest requests committed together and their events.
+	Requests, Events int
+	// Took is the duration of the group's transaction.
+	Took time.Duration
+	// Failed reports that the transaction failed (each request got the error).
+	Failed bool
+}
+
+// Observe makes the engine report every group commit to fn. Call it before the first Commit.
+func (s *Engine) Observe(fn func(GroupStats)) { s.observe = fn }
+
+// Queue reports the requests waiting for a group commit and their events.
+func (s *Engine) Queue() (requests, events int) {
+	q := &s.groups
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, w := range q.queue {
+		events += len(w.events)
+	}
+	return len(q.queue), events
 }
 
 // New is the ingest engine on core's database.
@@ -124,7 +150,11 @@ func (q *ingestGroups) runGroup(s *Engine) {
 	}
 	q.mu.Unlock()
 
+	start := time.Now()
 	s.commitGroup(group)
+	if s.observe != nil {
+		s.observe(GroupStats{Requests: len(group), Events: size, Took: time.Since(start), Failed: group[0].err != nil})
+	}
 	for _, w := range group {
 		close(w.done)
 	}
