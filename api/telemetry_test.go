@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/danielgtaylor/huma/v2"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	gormtracing "gorm.io/plugin/opentelemetry/tracing"
@@ -99,7 +98,7 @@ func TestMetricsLabelRequestsByOperationNeverByTenantOrPath(t *testing.T) {
 		ops := map[string]bool{telemetry.OperationNone: true}
 		for _, path := range s.OpenAPI().Paths {
 			for _, op := range operationsOf(path) {
-				ops[op] = true
+				ops[op.OperationID] = true
 			}
 		}
 		families, err := m.Registry().Gather()
@@ -188,17 +187,6 @@ func TestTraceSpanPerOperationJoinsTheCallersTraceWithDatabaseSpansAndLogIDs(t *
 			}
 		}
 	})
-}
-
-// operationsOf lists the operation ids of one path of the document.
-func operationsOf(p *huma.PathItem) []string {
-	var out []string
-	for _, op := range []*huma.Operation{p.Get, p.Put, p.Post, p.Delete, p.Options, p.Head, p.Patch, p.Trace} {
-		if op != nil {
-			out = append(out, op.OperationID)
-		}
-	}
-	return out
 }
 
 // BenchmarkRequestMetrics measures what the metrics middleware adds to a request: the same
