@@ -20,6 +20,7 @@ type DashboardStore interface {
 	DeleteDashboard(ctx context.Context, id string) error
 	RenderDashboard(ctx context.Context, id string, now time.Time) (*models.RenderedDashboard, error)
 	MyDashboard(ctx context.Context, now time.Time) (*models.RenderedDashboard, error)
+	PreviewWidget(ctx context.Context, w models.Widget, now time.Time) (*models.WidgetResult, error)
 }
 
 // dashboards is the dashboard store as the caller sees it.
@@ -38,16 +39,26 @@ type Widget struct {
 	Interval  string `json:"interval,omitempty" enum:"hour,day,week,month" doc:"time-series widgets"`
 	EventType string `json:"eventType,omitempty" maxLength:"128" doc:"event-list widgets: an event type or a pattern with * wildcards"`
 	Limit     int    `json:"limit,omitempty" minimum:"0" maximum:"100" doc:"event-list widgets: how many events; default 10"`
+	X         int    `json:"x,omitempty" minimum:"0" maximum:"11" doc:"Column of the widget's left edge on the 12-column grid. x, y, w and h all 0 (or absent): not placed, shown after the placed widgets"`
+	Y         int    `json:"y,omitempty" minimum:"0" maximum:"1000" doc:"Row of the widget's top edge"`
+	W         int    `json:"w,omitempty" minimum:"0" maximum:"12" doc:"Width in columns (1 to 12, x + w at most 12)"`
+	H         int    `json:"h,omitempty" minimum:"0" maximum:"24" doc:"Height in rows (1 to 24)"`
 }
 
 func widgetOf(w models.Widget) Widget {
-	return Widget{Kind: w.Kind, Title: w.Title, MetricID: w.MetricID, Range: w.Range, Interval: w.Interval, EventType: w.EventType, Limit: w.Limit}
+	return Widget{Kind: w.Kind, Title: w.Title, MetricID: w.MetricID, Range: w.Range, Interval: w.Interval, EventType: w.EventType, Limit: w.Limit,
+		X: w.X, Y: w.Y, W: w.W, H: w.H}
+}
+
+func widgetIn(w Widget) models.Widget {
+	return models.Widget{Kind: w.Kind, Title: w.Title, MetricID: w.MetricID, Range: w.Range, Interval: w.Interval, EventType: w.EventType, Limit: w.Limit,
+		X: w.X, Y: w.Y, W: w.W, H: w.H}
 }
 
 func widgetsIn(in []Widget) []models.Widget {
 	out := make([]models.Widget, 0, len(in))
 	for _, w := range in {
-		out = append(out, models.Widget{Kind: w.Kind, Title: w.Title, MetricID: w.MetricID, Range: w.Range, Interval: w.Interval, EventType: w.EventType, Limit: w.Limit})
+		out = append(out, widgetIn(w))
 	}
 	return out
 }
@@ -133,23 +144,39 @@ type RenderedDashboardOutput struct {
 
 func renderedOf(r *models.RenderedDashboard) RenderedDashboard {
 	out := RenderedDashboard{Dashboard: dashboardOf(&r.Dashboard), Widgets: []RenderedWidget{}}
-	for _, w := range r.Widgets {
-		rw := RenderedWidget{Widget: widgetOf(w.Widget)}
-		switch {
-		case w.Err != nil:
-			rw.Error = &WidgetProblem{Code: w.Err.Code, Detail: w.Err.Message}
-		case w.Metric != nil:
-			v := metricValueOf(w.Widget.MetricID, w.Widget.Interval, w.Metric)
-			rw.Value = &v
-		case w.Widget.Kind == models.WidgetEventList:
-			rw.Events = make([]Event, 0, len(w.Events))
-			for i := range w.Events {
-				rw.Events = append(rw.Events, eventOf(&w.Events[i]))
-			}
-		}
-		out.Widgets = append(out.Widgets, rw)
+	for i := range r.Widgets {
+		out.Widgets = append(out.Widgets, renderedWidgetOf(&r.Widgets[i]))
 	}
 	return out
+}
+
+func renderedWidgetOf(w *models.WidgetResult) RenderedWidget {
+	rw := RenderedWidget{Widget: widgetOf(w.Widget)}
+	switch {
+	case w.Err != nil:
+		rw.Error = &WidgetProblem{Code: w.Err.Code, Detail: w.Err.Message}
+	case w.Metric != nil:
+		v := metricValueOf(w.Widget.MetricID, w.Widget.Interval, w.Metric)
+		rw.Value = &v
+	case w.Widget.Kind == models.WidgetEventList:
+		rw.Events = make([]Event, 0, len(w.Events))
+		for i := range w.Events {
+			rw.Events = append(rw.Events, eventOf(&w.Events[i]))
+		}
+	}
+	return rw
+}
+
+// PreviewWidgetInput is a widget to compute before it is saved on a dashboard.
+type PreviewWidgetInput struct {
+	Body struct {
+		Widget Widget `json:"widget"`
+	}
+}
+
+// RenderedWidgetOutput is one computed widget.
+type RenderedWidgetOutput struct {
+	Body RenderedWidget
 }
 
 func registerDashboardRoutes(s *Server) {
@@ -198,6 +225,13 @@ func registerDashboardRoutes(s *Server) {
 		Description: "Computes every widget for the caller. Partners may render only the dashboards they see, and only ever over their own customers' events.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound},
 	}, Requires(authz.DashboardsRead), s.renderDashboard)
+
+	register(s, huma.Operation{
+		OperationID: "preview-widget", Method: http.MethodPost, Path: "/api/dashboards/preview-widget", Tags: tags,
+		Summary:     "Preview a widget",
+		Description: "Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.",
+		Security:    UsersOrKeys, MaxBodyBytes: 4 << 10, Errors: []int{http.StatusUnprocessableEntity},
+	}, Requires(authz.DashboardsWrite), s.previewWidget)
 }
 
 // createDashboard creates a dashboard.
@@ -265,4 +299,13 @@ func (s *Server) renderDashboard(ctx context.Context, in *IDPath) (*RenderedDash
 		return nil, err
 	}
 	return &RenderedDashboardOutput{Body: renderedOf(r)}, nil
+}
+
+// previewWidget computes one unsaved widget for the caller.
+func (s *Server) previewWidget(ctx context.Context, in *PreviewWidgetInput) (*RenderedWidgetOutput, error) {
+	r, err := s.dashboards(ctx).PreviewWidget(ctx, widgetIn(in.Body.Widget), time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return &RenderedWidgetOutput{Body: renderedWidgetOf(r)}, nil
 }

@@ -67,13 +67,15 @@ type Metric struct {
 	EventType string             `json:"eventType"`
 	Field     string             `json:"field,omitempty"`
 	Filters   []MetricFilterBody `json:"filters" nullable:"false"`
+	Unit      string             `json:"unit" enum:"count,money" doc:"count: plain numbers; money: minor units of currency"`
+	Currency  string             `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
 	CreatedAt time.Time          `json:"createdAt"`
 	UpdatedAt time.Time          `json:"updatedAt"`
 }
 
 func metricOf(m *models.Metric) Metric {
 	out := Metric{ID: m.ID, Name: m.Name, Kind: m.Kind, EventType: m.EventType, Field: m.Field,
-		Filters: []MetricFilterBody{}, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+		Filters: []MetricFilterBody{}, Unit: m.Unit, Currency: m.Currency, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 	for _, f := range m.FilterList() {
 		out.Filters = append(out.Filters, MetricFilterBody{Path: f.Path, Op: f.Op, Value: JSONScalar(f.Value)})
 	}
@@ -95,6 +97,8 @@ type MetricBody struct {
 	EventType string             `json:"eventType" maxLength:"128" doc:"An event type, or a pattern with * wildcards (invoice.*)"`
 	Field     string             `json:"field,omitempty" maxLength:"200" doc:"For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped."`
 	Filters   []MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
+	Unit      string             `json:"unit,omitempty" enum:"count,money" doc:"count (the default): plain numbers; money: a sum of amounts in minor units of currency"`
+	Currency  string             `json:"currency,omitempty" maxLength:"3" doc:"ISO 4217 code (EUR); required for money, refused otherwise"`
 }
 
 // CreateMetricInput defines a metric.
@@ -112,6 +116,8 @@ type UpdateMetricInput struct {
 		EventType *string             `json:"eventType,omitempty" maxLength:"128"`
 		Field     *string             `json:"field,omitempty" maxLength:"200"`
 		Filters   *[]MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
+		Unit      *string             `json:"unit,omitempty" enum:"count,money"`
+		Currency  *string             `json:"currency,omitempty" maxLength:"3" doc:"Empty for count metrics"`
 	}
 }
 
@@ -144,7 +150,10 @@ type MetricPoint struct {
 // MetricValue is a computed metric.
 type MetricValue struct {
 	MetricID string        `json:"metricId"`
+	Name     string        `json:"name" doc:"The metric's name"`
 	Kind     string        `json:"kind" enum:"count,sum,unique"`
+	Unit     string        `json:"unit" enum:"count,money" doc:"money: value and series are minor units of currency"`
+	Currency string        `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
 	From     time.Time     `json:"from" doc:"The start actually computed"`
 	To       time.Time     `json:"to" doc:"The end actually computed, exclusive"`
 	Interval string        `json:"interval,omitempty"`
@@ -154,7 +163,7 @@ type MetricValue struct {
 }
 
 func metricValueOf(id, interval string, r *models.MetricResult) MetricValue {
-	v := MetricValue{MetricID: id, Kind: r.Kind, From: r.From, To: r.To, Interval: interval, Value: r.Value, Skipped: r.Skipped}
+	v := MetricValue{MetricID: id, Name: r.Name, Kind: r.Kind, Unit: r.Unit, Currency: r.Currency, From: r.From, To: r.To, Interval: interval, Value: r.Value, Skipped: r.Skipped}
 	if interval != "" {
 		v.Series = make([]MetricPoint, 0, len(r.Series))
 		for _, p := range r.Series {
@@ -214,7 +223,7 @@ func registerMetricRoutes(s *Server) {
 // createMetric defines a metric.
 func (s *Server) createMetric(ctx context.Context, in *CreateMetricInput) (*MetricOutput, error) {
 	b := in.Body
-	m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
+	m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field, Unit: b.Unit, Currency: b.Currency}
 	if err := s.metrics(ctx).CreateMetric(ctx, m, filtersOf(b.Filters)); err != nil {
 		return nil, err
 	}
@@ -241,7 +250,7 @@ func (s *Server) getMetric(ctx context.Context, in *IDPath) (*MetricOutput, erro
 // updateMetric changes a metric.
 func (s *Server) updateMetric(ctx context.Context, in *UpdateMetricInput) (*MetricOutput, error) {
 	b := in.Body
-	ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field}
+	ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field, Unit: b.Unit, Currency: b.Currency}
 	if b.Filters != nil {
 		f := filtersOf(*b.Filters)
 		ch.Filters = &f

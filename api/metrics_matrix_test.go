@@ -79,7 +79,11 @@ func init() {
 			return request{http.MethodPost, "/api/dashboards", map[string]any{"name": "New", "levels": []string{"Bronze"},
 				"widgets": []any{map[string]any{"kind": "metric", "metricId": f.ids["metric"]}}}}
 		}},
-		"list-dashboards":     {call: get("/api/dashboards")},
+		"list-dashboards": {call: get("/api/dashboards")},
+		"preview-widget": {call: func(f *fixture, _ string) request {
+			return request{http.MethodPost, "/api/dashboards/preview-widget", map[string]any{"widget": map[string]any{
+				"kind": "time-series", "metricId": f.ids["metric"], "range": "last_7_days", "interval": "day", "x": 0, "y": 0, "w": 6, "h": 4}}}
+		}},
 		"render-my-dashboard": {call: get("/api/dashboards/mine")},
 		"get-dashboard": {byID: true,
 			call: func(f *fixture, _ string) request {

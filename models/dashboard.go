@@ -68,7 +68,27 @@ type Widget struct {
 	// EventType (a type or a pattern) and Limit are set for event-list widgets.
 	EventType string `json:"eventType,omitempty"`
 	Limit     int    `json:"limit,omitempty"`
+	// X, Y, W and H place the widget on the dashboard's grid of GridColumns columns and rows of
+	// a fixed height: column and row of its top left cell, its width and height in cells. All
+	// zero: not placed (shown after the placed widgets, in list order).
+	X int `json:"x,omitempty"`
+	Y int `json:"y,omitempty"`
+	W int `json:"w,omitempty"`
+	H int `json:"h,omitempty"`
 }
+
+// Bounds of a widget's place on the dashboard grid.
+const (
+	// GridColumns is the width of the dashboard grid in columns.
+	GridColumns = 12
+	// MaxGridRow bounds the row a widget starts on.
+	MaxGridRow = 1000
+	// MaxWidgetHeight bounds a widget's height in rows.
+	MaxWidgetHeight = 24
+)
+
+// Placed reports whether the widget has a place on the grid.
+func (w Widget) Placed() bool { return w.X != 0 || w.Y != 0 || w.W != 0 || w.H != 0 }
 
 // Dashboard is a set of widgets shown to the partners of some levels; the default dashboard is
 // shown to partners whose level has none.
@@ -170,6 +190,33 @@ func ValidateWidgets(widgets []Widget, prefix string) []FieldError {
 		default:
 			problems = append(problems, FieldError{Location: loc + "kind", Message: "must be metric, time-series or event-list", Value: w.Kind})
 		}
+		problems = append(problems, validatePlace(w, loc)...)
+	}
+	return problems
+}
+
+// validatePlace checks a widget's place on the grid: inside the columns, a height of 1 to
+// MaxWidgetHeight rows, starting at most at row MaxGridRow. Overlaps are allowed (the grid
+// moves overlapping widgets down when it shows them).
+func validatePlace(w Widget, loc string) []FieldError {
+	if !w.Placed() {
+		return nil
+	}
+	var problems []FieldError
+	cols := strconv.Itoa(GridColumns)
+	if w.X < 0 || w.X >= GridColumns {
+		problems = append(problems, FieldError{Location: loc + "x", Message: "must be 0 to " + strconv.Itoa(GridColumns-1), Value: w.X})
+	}
+	if w.W < 1 || w.W > GridColumns {
+		problems = append(problems, FieldError{Location: loc + "w", Message: "must be 1 to " + cols, Value: w.W})
+	} else if w.X >= 0 && w.X+w.W > GridColumns {
+		problems = append(problems, FieldError{Location: loc + "w", Message: "x + w must be at most " + cols, Value: w.W})
+	}
+	if w.Y < 0 || w.Y > MaxGridRow {
+		problems = append(problems, FieldError{Location: loc + "y", Message: "must be 0 to " + strconv.Itoa(MaxGridRow), Value: w.Y})
+	}
+	if w.H < 1 || w.H > MaxWidgetHeight {
+		problems = append(problems, FieldError{Location: loc + "h", Message: "must be 1 to " + strconv.Itoa(MaxWidgetHeight), Value: w.H})
 	}
 	return problems
 }

@@ -25,6 +25,17 @@ const (
 // MetricKinds lists the metric kinds.
 var MetricKinds = []string{MetricCount, MetricSum, MetricUnique}
 
+// Metric units: what a metric's numbers are.
+const (
+	// UnitCount: plain numbers (counts, quantities).
+	UnitCount = "count"
+	// UnitMoney: minor units of the metric's currency (a sum of amounts such as 1999 for 19.99 EUR).
+	UnitMoney = "money"
+)
+
+// MetricUnits lists the metric units.
+var MetricUnits = []string{UnitCount, UnitMoney}
+
 // MetricFieldCustomer is the field of a unique metric that counts distinct customers.
 const MetricFieldCustomer = "customer"
 
@@ -58,6 +69,10 @@ type Metric struct {
 	Field string `gorm:"size:200"`
 	// Filters is a JSON array of MetricFilter.
 	Filters string `gorm:"type:text;not null"`
+	// Unit is UnitCount or UnitMoney; a money metric is a sum in minor units of Currency.
+	Unit string `gorm:"size:16;not null"`
+	// Currency is the ISO 4217 code of a money metric; empty otherwise.
+	Currency string `gorm:"size:3;not null"`
 	// RolledUpTo is the event id up to which (inclusive) the metric's rollup holds every
 	// matching event; empty when nothing is rolled up yet.
 	RolledUpTo string `gorm:"size:36;not null"`
@@ -89,6 +104,8 @@ type MetricChanges struct {
 	EventType *string
 	Field     *string
 	Filters   *[]MetricFilter
+	Unit      *string
+	Currency  *string
 }
 
 // MetricQuery asks for a metric's value over [From, To), optionally per Interval, limited to
@@ -110,6 +127,8 @@ type MetricPoint struct {
 type MetricResult struct {
 	// Kind is the metric's kind.
 	Kind string
+	// Name, Unit and Currency are the metric's, for showing the numbers.
+	Name, Unit, Currency string
 	// From and To are the range actually computed: the requested range widened to whole
 	// hours (whole days for unique metrics).
 	From, To time.Time
@@ -154,6 +173,21 @@ func ValidateMetric(m *Metric, filters []MetricFilter, prefix string) *Error {
 		}
 	default:
 		problems = append(problems, FieldError{Location: prefix + "kind", Message: "must be count, sum or unique", Value: m.Kind})
+	}
+	switch m.Unit {
+	case UnitCount:
+		if m.Currency != "" {
+			problems = append(problems, FieldError{Location: prefix + "currency", Message: "only money metrics take a currency", Value: m.Currency})
+		}
+	case UnitMoney:
+		if m.Kind != MetricSum {
+			problems = append(problems, FieldError{Location: prefix + "unit", Message: "only a sum can be money", Value: m.Unit})
+		}
+		if !ValidCurrency(m.Currency) {
+			problems = append(problems, FieldError{Location: prefix + "currency", Message: "a money metric needs an ISO 4217 currency such as EUR", Value: m.Currency})
+		}
+	default:
+		problems = append(problems, FieldError{Location: prefix + "unit", Message: "must be count or money", Value: m.Unit})
 	}
 	if !ValidEventPattern(m.EventType) {
 		problems = append(problems, FieldError{Location: prefix + "eventType", Message: "must be an event type or a pattern with * wildcards", Value: m.EventType})

@@ -55,6 +55,7 @@ var operatorsOnly = map[string]string{
 	"list-playbook-versions":         "playbooks",
 	"list-playbooks":                 "playbooks",
 	"preview-commissions":            "commission previews",
+	"preview-widget":                 "dashboards",
 	"publish-playbook":               "playbooks",
 	"reject-application":             "applications",
 	"reject-deal":                    "reviews and decisions on deals",

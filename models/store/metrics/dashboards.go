@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -55,14 +56,36 @@ func (sc *Scoped) partnerLevel(ctx context.Context) (string, error) {
 	return levels[0], nil
 }
 
-// checkWidgets validates widgets, including that their metrics exist in the tenant.
+// checkWidgets validates a dashboard's name and widgets, including that their metrics exist in
+// the tenant.
 func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashboard) error {
 	var problems []models.FieldError
 	if d.Name == "" {
 		problems = append(problems, models.FieldError{Location: "body.name", Message: "is required"})
 	}
-	widgets := d.WidgetList()
-	problems = append(problems, models.ValidateWidgets(widgets, "body.widgets")...)
+	more, err := sc.widgetProblems(tx, d.WidgetList(), "body.widgets", true)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, more...)
+	if len(problems) > 0 {
+		return models.Invalid("INVALID_DASHBOARD", "the dashboard is not valid", problems...)
+	}
+	return nil
+}
+
+// widgetProblems lists the problems of widgets located under prefix (indexed when list is
+// set), including metrics that do not exist in the tenant.
+func (sc *Scoped) widgetProblems(tx *gorm.DB, widgets []models.Widget, prefix string, list bool) ([]models.FieldError, error) {
+	var problems []models.FieldError
+	if list {
+		problems = models.ValidateWidgets(widgets, prefix)
+	} else {
+		for _, p := range models.ValidateWidgets(widgets, prefix) {
+			p.Location = prefix + "." + strings.TrimPrefix(p.Location, prefix+"[0].")
+			problems = append(problems, p)
+		}
+	}
 	var ids []string
 	for _, w := range widgets {
 		if w.MetricID != "" {
@@ -72,7 +95,7 @@ func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashb
 	if len(ids) > 0 {
 		var metrics []models.Metric
 		if err := tx.Select("id", "kind").Where(sc.Scope.Tenant()).Where("id IN ?", slices.Compact(slices.Sorted(slices.Values(ids)))).Find(&metrics).Error; err != nil {
-			return err
+			return nil, err
 		}
 		kinds := map[string]string{}
 		for _, m := range metrics {
@@ -82,7 +105,10 @@ func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashb
 			if w.MetricID == "" {
 				continue
 			}
-			loc := "body.widgets[" + strconv.Itoa(i) + "]."
+			loc := prefix + "[" + strconv.Itoa(i) + "]."
+			if !list {
+				loc = prefix + "."
+			}
 			kind, ok := kinds[w.MetricID]
 			switch {
 			case !ok:
@@ -92,10 +118,24 @@ func (sc *Scoped) checkWidgets(ctx context.Context, tx *gorm.DB, d *models.Dashb
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return models.Invalid("INVALID_DASHBOARD", "the dashboard is not valid", problems...)
+	return problems, nil
+}
+
+// PreviewWidget computes one widget that no dashboard holds yet, exactly as a render would for
+// the principal: over its own data only for a partner.
+func (sc *Scoped) PreviewWidget(ctx context.Context, w models.Widget, now time.Time) (*models.WidgetResult, error) {
+	problems, err := sc.widgetProblems(sc.s.core.DB(ctx), []models.Widget{w}, "body.widget", false)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if len(problems) > 0 {
+		return nil, models.Invalid("INVALID_WIDGET", "the widget is not valid", problems...)
+	}
+	r, err := sc.renderWidget(ctx, w, now)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // clearOtherDefaults keeps at most one default dashboard per tenant.
@@ -279,33 +319,42 @@ func (sc *Scoped) MyDashboard(ctx context.Context, now time.Time) (*models.Rende
 func (sc *Scoped) render(ctx context.Context, d *models.Dashboard, now time.Time) (*models.RenderedDashboard, error) {
 	out := &models.RenderedDashboard{Dashboard: *d}
 	for _, w := range d.WidgetList() {
-		r := models.WidgetResult{Widget: w}
-		switch w.Kind {
-		case models.WidgetMetric, models.WidgetTimeSeries:
-			from, to := models.RangeBounds(w.Range, now)
-			res, err := sc.ComputeMetric(ctx, w.MetricID, models.MetricQuery{From: from, To: to, Interval: w.Interval})
-			if err != nil {
-				de, ok := models.AsError(err)
-				if !ok || de.Kind == models.KindInternal {
-					return nil, err
-				}
-				r.Err = de
-			}
-			r.Metric = res
-		case models.WidgetEventList:
-			limit := w.Limit
-			if limit <= 0 {
-				limit = defaultEventListLimit
-			}
-			q := matchType(sc.PartnerRows(ctx, &models.Event{}, "partner_id"), w.EventType)
-			if err := q.Order("id DESC").Limit(limit).Find(&r.Events).Error; err != nil {
-				return nil, err
-			}
-			if r.Events == nil {
-				r.Events = []models.Event{}
-			}
+		r, err := sc.renderWidget(ctx, w, now)
+		if err != nil {
+			return nil, err
 		}
 		out.Widgets = append(out.Widgets, r)
 	}
 	return out, nil
+}
+
+// renderWidget computes one widget at now over the data the principal may see.
+func (sc *Scoped) renderWidget(ctx context.Context, w models.Widget, now time.Time) (models.WidgetResult, error) {
+	r := models.WidgetResult{Widget: w}
+	switch w.Kind {
+	case models.WidgetMetric, models.WidgetTimeSeries:
+		from, to := models.RangeBounds(w.Range, now)
+		res, err := sc.ComputeMetric(ctx, w.MetricID, models.MetricQuery{From: from, To: to, Interval: w.Interval})
+		if err != nil {
+			de, ok := models.AsError(err)
+			if !ok || de.Kind == models.KindInternal {
+				return r, err
+			}
+			r.Err = de
+		}
+		r.Metric = res
+	case models.WidgetEventList:
+		limit := w.Limit
+		if limit <= 0 {
+			limit = defaultEventListLimit
+		}
+		q := matchType(sc.PartnerRows(ctx, &models.Event{}, "partner_id"), w.EventType)
+		if err := q.Order("id DESC").Limit(limit).Find(&r.Events).Error; err != nil {
+			return r, err
+		}
+		if r.Events == nil {
+			r.Events = []models.Event{}
+		}
+	}
+	return r, nil
 }

@@ -123,6 +123,9 @@ func metricNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 
 // CreateMetric adds a metric to the principal's tenant.
 func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error {
+	if m.Unit == "" {
+		m.Unit = models.UnitCount
+	}
 	if err := models.ValidateMetric(m, filters, "body."); err != nil {
 		return err
 	}
@@ -136,7 +139,7 @@ func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []
 		if err := tx.Create(m).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters")
+		return store.WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters", "unit", "currency")
 	})
 }
 
@@ -167,6 +170,8 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 	models.SetChanged(&changed, "kind", ch.Kind, &m.Kind)
 	models.SetChanged(&changed, "eventType", ch.EventType, &m.EventType)
 	models.SetChanged(&changed, "field", ch.Field, &m.Field)
+	models.SetChanged(&changed, "unit", ch.Unit, &m.Unit)
+	models.SetChanged(&changed, "currency", ch.Currency, &m.Currency)
 	filters := m.FilterList()
 	if ch.Filters != nil {
 		if f := filtersJSON(*ch.Filters); f != m.Filters {
@@ -180,9 +185,11 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 	if err := models.ValidateMetric(m, filters, "body."); err != nil {
 		return nil, err
 	}
-	reset := slices.ContainsFunc(changed, func(f string) bool { return f != "name" })
+	// Name, unit and currency say how the numbers read, not which numbers: the rollup stays.
+	reset := slices.ContainsFunc(changed, func(f string) bool { return f != "name" && f != "unit" && f != "currency" })
 	m.UpdatedAt = metricNow()
-	updates := map[string]any{"name": m.Name, "kind": m.Kind, "event_type": m.EventType, "field": m.Field, "filters": m.Filters, "updated_at": m.UpdatedAt}
+	updates := map[string]any{"name": m.Name, "kind": m.Kind, "event_type": m.EventType, "field": m.Field, "filters": m.Filters,
+		"unit": m.Unit, "currency": m.Currency, "updated_at": m.UpdatedAt}
 	if reset {
 		m.RolledUpTo, m.Numbered = "", 0
 		updates["rolled_up_to"], updates["numbered"] = "", 0
@@ -664,7 +671,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	if len(problems) > 0 {
 		return nil, models.Invalid("INVALID_METRIC_QUERY", "the computation is not valid", problems...)
 	}
-	res := &models.MetricResult{Kind: m.Kind, From: models.IntervalStart(grain, q.From), To: models.IntervalStart(grain, q.To)}
+	res := &models.MetricResult{Kind: m.Kind, Name: m.Name, Unit: m.Unit, Currency: m.Currency, From: models.IntervalStart(grain, q.From), To: models.IntervalStart(grain, q.To)}
 	if res.To.Before(q.To) {
 		res.To = models.NextInterval(grain, res.To)
 	}

@@ -426,6 +426,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/dashboards/preview-widget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a widget
+         * @description Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+         */
+        post: operations["preview-widget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboards/{id}": {
         parameters: {
             query?: never;
@@ -3265,6 +3285,8 @@ export interface components {
         Metric: {
             /** Format: date-time */
             createdAt: string;
+            /** @description ISO 4217 code of a money metric */
+            currency?: string;
             eventType: string;
             field?: string;
             filters: components["schemas"]["MetricFilterBody"][];
@@ -3272,10 +3294,17 @@ export interface components {
             /** @enum {string} */
             kind: "count" | "sum" | "unique";
             name: string;
+            /**
+             * @description count: plain numbers; money: minor units of currency
+             * @enum {string}
+             */
+            unit: "count" | "money";
             /** Format: date-time */
             updatedAt: string;
         };
         MetricBody: {
+            /** @description ISO 4217 code (EUR); required for money, refused otherwise */
+            currency?: string;
             /** @description An event type, or a pattern with * wildcards (invoice.*) */
             eventType: string;
             /** @description For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped. */
@@ -3287,6 +3316,11 @@ export interface components {
              */
             kind: "count" | "sum" | "unique";
             name: string;
+            /**
+             * @description count (the default): plain numbers; money: a sum of amounts in minor units of currency
+             * @enum {string}
+             */
+            unit?: "count" | "money";
         };
         MetricFilterBody: {
             /**
@@ -3306,6 +3340,8 @@ export interface components {
             value: number;
         };
         MetricValue: {
+            /** @description ISO 4217 code of a money metric */
+            currency?: string;
             /**
              * Format: date-time
              * @description The start actually computed
@@ -3315,6 +3351,8 @@ export interface components {
             /** @enum {string} */
             kind: "count" | "sum" | "unique";
             metricId: string;
+            /** @description The metric's name */
+            name: string;
             series?: components["schemas"]["MetricPoint"][] | null;
             /**
              * Format: int64
@@ -3326,6 +3364,11 @@ export interface components {
              * @description The end actually computed, exclusive
              */
             to: string;
+            /**
+             * @description money: value and series are minor units of currency
+             * @enum {string}
+             */
+            unit: "count" | "money";
             /**
              * Format: int64
              * @description The count, the integer sum or the number of distinct values
@@ -3961,6 +4004,9 @@ export interface components {
              */
             type: string;
         };
+        PreviewWidgetInputBody: {
+            widget: components["schemas"]["Widget"];
+        };
         Problem: {
             /**
              * @description Stable UPPER_SNAKE_CASE code
@@ -4392,12 +4438,16 @@ export interface components {
             requirements?: components["schemas"]["LevelRequirements"];
         };
         UpdateMetricInputBody: {
+            /** @description Empty for count metrics */
+            currency?: string;
             eventType?: string;
             field?: string;
             filters?: components["schemas"]["MetricFilterBody"][];
             /** @enum {string} */
             kind?: "count" | "sum" | "unique";
             name?: string;
+            /** @enum {string} */
+            unit?: "count" | "money";
         };
         UpdatePartnerInputBody: {
             level?: string;
@@ -4603,6 +4653,11 @@ export interface components {
             /** @description event-list widgets: an event type or a pattern with * wildcards */
             eventType?: string;
             /**
+             * Format: int64
+             * @description Height in rows (1 to 24)
+             */
+            h?: number;
+            /**
              * @description time-series widgets
              * @enum {string}
              */
@@ -4625,6 +4680,21 @@ export interface components {
              */
             range?: "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "last_365_days" | "month_to_date" | "year_to_date";
             title?: string;
+            /**
+             * Format: int64
+             * @description Width in columns (1 to 12, x + w at most 12)
+             */
+            w?: number;
+            /**
+             * Format: int64
+             * @description Column of the widget's left edge on the 12-column grid. x, y, w and h all 0 (or absent): not placed, shown after the placed widgets
+             */
+            x?: number;
+            /**
+             * Format: int64
+             * @description Row of the widget's top edge
+             */
+            y?: number;
         };
         WidgetProblem: {
             code: string;
@@ -7265,6 +7335,66 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "preview-widget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewWidgetInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderedWidget"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,12 +1,38 @@
+import { useQuery } from '@tanstack/react-query';
 import { ActionIcon, Autocomplete, Button, Group, Select, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { api, unwrap } from '../api/client';
+import { useCan } from '../auth/useCan';
 import { useEventTypes } from './DataQueries';
-import type { MetricValues } from './DataValues';
+import { commonCurrencies, payloadPaths, schemaPaths, type MetricValues } from './DataValues';
+
+/**
+ * The payload fields a metric over an event type can use: from the type's schema when the
+ * service emits it, and from the latest ingested events of that type otherwise.
+ */
+function usePayloadFields(eventType: string) {
+  const types = useEventTypes();
+  const known = types.data?.find((t) => t.name === eventType);
+  const canReadEvents = useCan('events:read');
+  const exact = /^[a-z0-9_]+(\.[a-z0-9_]+)+$/.test(eventType);
+  const samples = useQuery({
+    queryKey: ['events', 'payload-fields', eventType],
+    enabled: !known && exact && canReadEvents && types.isSuccess,
+    staleTime: 60_000,
+    queryFn: async () => unwrap(await api.GET('/api/events', { params: { query: { type: eventType, limit: 50 } } })).data.map((e) => e.payload),
+  });
+  if (known) return schemaPaths(known.payloadSchema);
+  return payloadPaths(samples.data ?? []);
+}
 
 /** The inputs of a metric definition. */
 export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricValues>> }) {
   const types = useEventTypes();
-  const { kind } = form.values;
+  const { kind, unit } = form.values;
+  const fields = usePayloadFields(form.values.eventType.trim());
+  const fieldChoices = kind === 'sum'
+    ? fields.filter((f) => f.type === 'integer' || f.type === 'number').map((f) => f.path)
+    : ['customer', ...fields.filter((f) => f.type !== 'array').map((f) => f.path)];
   return (
     <Stack>
       <TextInput label="Name" required {...form.getInputProps('name')} />
@@ -17,19 +43,32 @@ export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricV
         ]} {...form.getInputProps('kind')} />
         {form.errors.kind && <Text size="xs" c="red">{form.errors.kind}</Text>}
       </Stack>
-      <Autocomplete label="Event type" required description="An event type, or a pattern with * (invoice.*)"
+      <Autocomplete label="Event type" required description="From the event catalogue, an ingested type, or a pattern with * (invoice.*)"
         data={(types.data ?? []).map((t) => t.name).sort()} limit={50} {...form.getInputProps('eventType')} />
       {kind !== 'count' && (
-        <TextInput label="Field" required
-          description={kind === 'sum' ? 'Dotted payload path of an integer, e.g. amount or invoice.total; other values are skipped' : 'Dotted payload path, or customer to count distinct customers'}
+        <Autocomplete label="Field" required data={[...new Set(fieldChoices)]} limit={50}
+          description={kind === 'sum'
+            ? `Dotted payload path of an integer${fields.length ? ', from the event type\'s fields' : ', e.g. amount or invoice.total'}; other values are skipped`
+            : 'Dotted payload path, or customer to count distinct customers'}
           {...form.getInputProps('field')} />
+      )}
+      {kind === 'sum' && (
+        <Group align="flex-start" grow>
+          <Select label="Unit" allowDeselect={false} data={[{ value: 'count', label: 'Plain numbers' }, { value: 'money', label: 'Money (minor units)' }]}
+            {...form.getInputProps('unit')} />
+          {unit === 'money' && (
+            <Autocomplete label="Currency" required description="ISO 4217, e.g. EUR; the field holds cents" data={commonCurrencies} maxLength={3}
+              {...form.getInputProps('currency')} />
+          )}
+        </Group>
       )}
       <Stack gap="xs">
         <Text size="sm" fw={500}>Filters</Text>
         <Text size="xs" c="dimmed">Only events whose payload matches every filter count. Values: numbers, true, false, null, or text (quote text that looks like a number).</Text>
         {form.values.filters.map((_, i) => (
           <Group key={i} align="flex-start" wrap="nowrap" gap="xs">
-            <TextInput label="Payload path" placeholder="plan" style={{ flex: 2 }} {...form.getInputProps(`filters.${String(i)}.path`)} />
+            <Autocomplete label="Payload path" placeholder="plan" style={{ flex: 2 }} data={[...new Set(fields.map((f) => f.path))]} limit={50}
+              {...form.getInputProps(`filters.${String(i)}.path`)} />
             <Select label="Test" w={130} allowDeselect={false} data={[{ value: 'eq', label: 'equals' }, { value: 'neq', label: 'differs from' }]}
               {...form.getInputProps(`filters.${String(i)}.op`)} />
             <TextInput label="Value" style={{ flex: 2 }} {...form.getInputProps(`filters.${String(i)}.value`)} />

@@ -29,7 +29,7 @@ function EditMetric({ metric, onClose }: { metric: Metric; onClose: () => void }
       const b = metricBody(v);
       return unwrap(await api.PATCH('/api/metrics/{id}', {
         params: { path: { id: metric.id } },
-        body: { name: b.name, kind: b.kind, eventType: b.eventType, field: b.field ?? '', filters: b.filters ?? [] },
+        body: { name: b.name, kind: b.kind, eventType: b.eventType, field: b.field ?? '', filters: b.filters ?? [], unit: b.unit ?? 'count', currency: b.currency ?? '' },
       }));
     },
     onError: (err) => { form.setErrors(fieldErrors(err)); },
@@ -70,7 +70,7 @@ function Compute({ metric }: { metric: Metric }) {
   const [interval, setInterval] = useState<Interval | ''>('day');
   const [partnerId, setPartnerId] = useState('');
   const [partnerLevel, setPartnerLevel] = useState('');
-  const [currency, setCurrency] = useState(currencyOf(metric));
+  const [currency, setCurrency] = useState(metric.unit === 'money' && metric.currency ? metric.currency : currencyOf(metric));
   const [asked, setAsked] = useState<Record<string, string> | null>(null);
   const levels = useQuery({
     queryKey: ['levels', 'names'],

@@ -1,9 +1,10 @@
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import {
-  Alert, Anchor, Button, Card, Group, ScrollArea, SimpleGrid, Skeleton, Stack, Table, Text, Title,
+  Anchor, Button, Card, Group, SimpleGrid, Skeleton, Stack, Table, Text, Title,
 } from '@mantine/core';
-import { api, ApiError, unwrap, type Schemas } from '../../api/client';
+import { api, ApiError, unwrap } from '../../api/client';
+import { DashboardView } from '../../ui/dash/DashboardView';
 import { can, useMe } from '../../auth/me';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
@@ -11,66 +12,6 @@ import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PortalBalances } from '../../ui/PortalBalances';
 import { StatusBadge } from '../../ui/StatusBadge';
-
-const rangeLabels: Record<string, string> = {
-  last_24_hours: 'Last 24 hours', last_7_days: 'Last 7 days', last_30_days: 'Last 30 days', last_90_days: 'Last 90 days',
-  last_365_days: 'Last 365 days', month_to_date: 'This month', year_to_date: 'This year',
-};
-
-const numberFormat = new Intl.NumberFormat();
-
-/** One widget of the partner's dashboard as data: a number, a series as a table, or the latest events. */
-function Widget({ w }: { w: Schemas['RenderedWidget'] }) {
-  const title = w.widget.title || (w.widget.kind === 'event-list' ? `Latest ${w.widget.eventType ?? 'events'}` : 'Metric');
-  const range = rangeLabels[w.widget.range ?? 'last_30_days'];
-  return (
-    <Card withBorder padding="md" data-testid="widget">
-      <Stack gap={6}>
-        <Title order={3} size="h5">{title}</Title>
-        {w.error && <Alert color="yellow" title="Not available">{w.error.detail}</Alert>}
-        {w.widget.kind === 'metric' && w.value && (
-          <>
-            <Text fz={28} fw={700}>{numberFormat.format(w.value.value)}</Text>
-            <Text size="xs" c="dimmed">{range}</Text>
-          </>
-        )}
-        {w.widget.kind === 'time-series' && w.value && (
-          <>
-            <Text size="xs" c="dimmed">{range}, per {w.value.interval ?? w.widget.interval ?? 'day'} · total {numberFormat.format(w.value.value)}</Text>
-            <ScrollArea.Autosize mah={220} type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': `${title} by period` }}>
-              <Table aria-label={title} withRowBorders={false} verticalSpacing={2}>
-                <Table.Thead><Table.Tr><Table.Th>From</Table.Th><Table.Th ta="right">Value</Table.Th></Table.Tr></Table.Thead>
-                <Table.Tbody>
-                  {(w.value.series ?? []).map((p) => (
-                    <Table.Tr key={p.start}>
-                      <Table.Td><DateTime value={p.start} /></Table.Td>
-                      <Table.Td ta="right">{numberFormat.format(p.value)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </ScrollArea.Autosize>
-            {(w.value.series ?? []).length === 0 && <Text size="sm" c="dimmed">Nothing in this period.</Text>}
-          </>
-        )}
-        {w.widget.kind === 'event-list' && !w.error && (
-          (w.events ?? []).length === 0
-            ? <Text size="sm" c="dimmed">No events yet.</Text>
-            : (
-              <Stack gap={4} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
-                {(w.events ?? []).map((e) => (
-                  <Group key={e.id} component="li" justify="space-between" gap="xs" wrap="wrap">
-                    <Text size="sm" style={{ wordBreak: 'break-word' }}>{e.type}</Text>
-                    <Text size="xs" c="dimmed"><DateTime value={e.occurredAt} /></Text>
-                  </Group>
-                ))}
-              </Stack>
-            )
-        )}
-      </Stack>
-    </Card>
-  );
-}
 
 /** The widgets of the dashboard the program set up for the partner's level. */
 function Widgets() {
@@ -88,9 +29,7 @@ function Widgets() {
   return (
     <Stack gap="xs">
       <Title order={2} size="h4">{q.data.dashboard.name}</Title>
-      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
-        {q.data.widgets.map((w, i) => <Widget key={i} w={w} />)}
-      </SimpleGrid>
+      <DashboardView widgets={q.data.widgets} />
     </Stack>
   );
 }

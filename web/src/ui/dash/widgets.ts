@@ -1,0 +1,69 @@
+// What the dashboard builder and the dashboard views share: widget places on the 12-column grid,
+// labels, and numbers formatted by their metric's unit (money in its currency, from minor units).
+import type { Schemas } from '../../api/client';
+import { formatMoney } from '../format';
+
+export type Widget = Schemas['Widget'];
+export type RenderedWidget = Schemas['RenderedWidget'];
+export type MetricValue = Schemas['MetricValue'];
+
+/** Columns of the dashboard grid (the API's bound) and the height of one row in pixels. */
+export const GRID_COLUMNS = 12;
+export const ROW_HEIGHT = 56;
+
+export const rangeLabels: Record<string, string> = {
+  last_24_hours: 'Last 24 hours', last_7_days: 'Last 7 days', last_30_days: 'Last 30 days', last_90_days: 'Last 90 days',
+  last_365_days: 'Last 365 days', month_to_date: 'This month', year_to_date: 'This year',
+};
+
+export const kindLabels: Record<Widget['kind'], string> = { metric: 'Number', 'time-series': 'Time series', 'event-list': 'Event list' };
+
+/** The size a new widget of a kind takes on the grid. */
+export const defaultSize: Record<Widget['kind'], { w: number; h: number }> = {
+  metric: { w: 3, h: 3 }, 'time-series': { w: 6, h: 5 }, 'event-list': { w: 6, h: 5 },
+};
+
+export interface Place { x: number; y: number; w: number; h: number }
+
+const placed = (w: Widget) => !!(w.x ?? w.y ?? w.w ?? w.h) && (w.w ?? 0) > 0 && (w.h ?? 0) > 0;
+
+/**
+ * Every widget's place: placed widgets keep theirs; the others (saved before places existed)
+ * follow below them, filling rows left to right in list order.
+ */
+export function places(widgets: Widget[]): Place[] {
+  let bottom = 0;
+  for (const w of widgets) if (placed(w)) bottom = Math.max(bottom, (w.y ?? 0) + (w.h ?? 0));
+  let x = 0;
+  let rowHeight = 0;
+  return widgets.map((w) => {
+    if (placed(w)) return { x: w.x ?? 0, y: w.y ?? 0, w: w.w ?? 1, h: w.h ?? 1 };
+    const size = defaultSize[w.kind];
+    if (x + size.w > GRID_COLUMNS) { bottom += rowHeight; x = 0; rowHeight = 0; }
+    const p = { x, y: bottom, ...size };
+    x += size.w;
+    rowHeight = Math.max(rowHeight, size.h);
+    return p;
+  });
+}
+
+/** A widget's heading: its title, or what it shows. */
+export function widgetTitle(w: Widget, value?: MetricValue, metricName?: string): string {
+  if (w.title) return w.title;
+  if (w.kind === 'event-list') return `Latest ${w.eventType ?? 'events'}`;
+  return value?.name ?? metricName ?? 'Metric';
+}
+
+const plain = new Intl.NumberFormat();
+
+/** A metric's number as a person reads it: money in its currency, or a plain number. */
+export function formatValue(n: number, v: Pick<MetricValue, 'unit' | 'currency'> | undefined): string {
+  if (v?.unit === 'money' && v.currency) return formatMoney(Math.round(n), v.currency);
+  return plain.format(n);
+}
+
+/** The series of a time-series widget as CSV: bucket start (UTC, ISO 8601) and value. */
+export function seriesCSV(v: MetricValue): string {
+  const head = v.unit === 'money' ? `start,value_minor_${v.currency ?? ''}` : 'start,value';
+  return [head, ...(v.series ?? []).map((p) => `${p.start},${String(p.value)}`)].join('\n') + '\n';
+}
