@@ -222,7 +222,7 @@ func TestLogLinesCarryTraceSpanAndRequestIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tr.Shutdown(context.Background())
+	defer func() { _ = tr.Shutdown(context.Background()) }()
 	var buf bytes.Buffer
 	log := slog.New(LogHandler(slog.NewJSONHandler(&buf, nil)))
 
