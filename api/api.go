@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
@@ -43,6 +43,9 @@ type Config struct {
 	// Console is the built web console, served at every path the API does not own; nil answers
 	// those paths with a page that says how to build it.
 	Console fs.FS
+	// RateLimits are the quotas of requests, sign-ins, sign-ups and applications (ADR 22);
+	// nil means DefaultRateLimits.
+	RateLimits *RateLimits
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.
@@ -96,6 +99,8 @@ type Deps struct {
 	Payouts PayoutSignaler
 	// Runs cancels playbook runs under way; without it cancelling a run answers 503.
 	Runs RunCanceller
+	// RateLimiter keeps the quotas of RateLimits; without it nothing is limited.
+	RateLimiter RateLimiter
 }
 
 // Modules are the module stores as one principal sees them: each limits what it reads and writes
@@ -132,14 +137,10 @@ type Server struct {
 	engine  *gin.Engine
 	api     huma.API
 	cursors cursors
-	// loginByAccountClient, loginByClient and loginByAccount limit failed sign-ins (loginLimits).
-	loginByAccountClient *failureLimiter
-	loginByClient        *failureLimiter
-	loginByAccount       *failureLimiter
-	// signups limits sign-ups per client address.
-	signups *failureLimiter
-	// applicationsByClient limits public applications per client address.
-	applicationsByClient *failureLimiter
+	// limits are the quotas the RateLimiter keeps (ratelimit.go).
+	limits RateLimits
+	// limiterWarned is when a failure of the limiter was last logged (Unix seconds).
+	limiterWarned atomic.Int64
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
 	// docs is the API reference's renderer from the console build.
@@ -170,16 +171,15 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, engine: engine,
-		cursors:              cursors{key: cfg.CursorKey},
-		loginByAccountClient: newFailureLimiter(5, 15*time.Minute),
-		loginByClient:        newFailureLimiter(20, 15*time.Minute),
-		loginByAccount:       newFailureLimiter(100, 15*time.Minute),
-		signups:              newFailureLimiter(5, time.Hour),
-		applicationsByClient: newFailureLimiter(10, time.Hour),
+		cursors: cursors{key: cfg.CursorKey},
+		limits:  DefaultRateLimits(),
 		dummyHash: sync.OnceValue(func() string {
 			h, _ := authn.HashPassword("partnerd timing equaliser")
 			return h
 		}),
+	}
+	if cfg.RateLimits != nil {
+		s.limits = *cfg.RateLimits
 	}
 	engine.Use(s.requestID, s.accessLog, s.recoverPanics)
 	engine.NoRoute(s.noRoute)
@@ -206,7 +206,7 @@ func New(cfg Config, deps Deps) *Server {
 		},
 	}
 	s.api = humagin.New(engine, hc)
-	s.api.UseMiddleware(s.guard, s.bounds, s.idempotency)
+	s.api.UseMiddleware(s.guard, s.limitRequests, s.bounds, s.idempotency)
 	s.mountSwaggerUI()
 	s.mountDocs()
 

@@ -47,7 +47,12 @@ type Config struct {
 	// long an endpoint may fail before it is disabled.
 	WebhookRetrySchedule []time.Duration
 	WebhookDisableAfter  time.Duration
+	// RateLimits are the API's quotas (ADR 22); nil means api.DefaultRateLimits.
+	RateLimits *api.RateLimits
 }
+
+// DefaultRateLimits are the API's quotas when none are configured.
+func DefaultRateLimits() api.RateLimits { return api.DefaultRateLimits() }
 
 // OpenStore opens the store set on Postgres at databaseURL or, when it is empty, on the SQLite
 // file sqlitePath.
@@ -79,6 +84,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
 		Idempotency:  st,
+		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
 		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
 	}
@@ -97,6 +103,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		CursorKey:      cursorKey,
 		SignupEnabled:  cfg.Signup,
 		Console:        console(cfg.ConsoleDir),
+		RateLimits:     cfg.RateLimits,
 	}, deps)
 }
 
