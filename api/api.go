@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -48,6 +49,9 @@ type Config struct {
 	// Console is the built web console, served at every path the API does not own; nil answers
 	// those paths with a page that says how to build it.
 	Console fs.FS
+	// RateLimits are the quotas of requests, sign-ins, sign-ups and applications (ADR 22);
+	// nil means DefaultRateLimits.
+	RateLimits *RateLimits
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.
@@ -109,6 +113,8 @@ type Deps struct {
 	// Tracing, when set, makes a span of every request (named after its operation) in the
 	// trace its caller propagated, or a new one.
 	Tracing *Tracing
+	// RateLimiter keeps the quotas of RateLimits; without it nothing is limited.
+	RateLimiter RateLimiter
 }
 
 // RequestMetrics records the requests the API answers.
@@ -160,14 +166,10 @@ type Server struct {
 	engine  *gin.Engine
 	api     huma.API
 	cursors cursors
-	// loginByAccountClient, loginByClient and loginByAccount limit failed sign-ins (loginLimits).
-	loginByAccountClient *failureLimiter
-	loginByClient        *failureLimiter
-	loginByAccount       *failureLimiter
-	// signups limits sign-ups per client address.
-	signups *failureLimiter
-	// applicationsByClient limits public applications per client address.
-	applicationsByClient *failureLimiter
+	// limits are the quotas the RateLimiter keeps (ratelimit.go).
+	limits RateLimits
+	// limiterWarned is when a failure of the limiter was last logged (Unix seconds).
+	limiterWarned atomic.Int64
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
 	// docs is the API reference's renderer from the console build.
@@ -198,16 +200,15 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, deps: deps, log: deps.Logger, engine: engine,
-		cursors:              cursors{key: cfg.CursorKey},
-		loginByAccountClient: newFailureLimiter(5, 15*time.Minute),
-		loginByClient:        newFailureLimiter(20, 15*time.Minute),
-		loginByAccount:       newFailureLimiter(100, 15*time.Minute),
-		signups:              newFailureLimiter(5, time.Hour),
-		applicationsByClient: newFailureLimiter(10, time.Hour),
+		cursors: cursors{key: cfg.CursorKey},
+		limits:  DefaultRateLimits(),
 		dummyHash: sync.OnceValue(func() string {
 			h, _ := authn.HashPassword("partnerd timing equaliser")
 			return h
 		}),
+	}
+	if cfg.RateLimits != nil {
+		s.limits = *cfg.RateLimits
 	}
 	if deps.Metrics == nil {
 		engine.Use(s.requestID, s.accessLog, s.recoverPanics)
@@ -241,7 +242,7 @@ func New(cfg Config, deps Deps) *Server {
 		},
 	}
 	s.api = humagin.New(engine, hc)
-	s.api.UseMiddleware(s.operation, s.guard, s.bounds, s.idempotency)
+	s.api.UseMiddleware(s.operation, s.guard, s.limitRequests, s.bounds, s.idempotency)
 	s.mountSwaggerUI()
 	s.mountDocs()
 

@@ -245,11 +245,11 @@ func (s *Server) rejectApplication(ctx context.Context, in *ReasonInput) (*Appli
 func (s *Server) submitApplication(ctx context.Context, in *SubmitApplicationInput) (*ApplicationReceivedOutput, error) {
 	out := &ApplicationReceivedOutput{}
 	out.Body.Status = "received"
-	client := "apply:" + models.RequestMetaFrom(ctx).ClientAddress
-	if blocked, retry := s.applicationsByClient.blocked(client); blocked {
-		return nil, tooManyRequests(ctx, s.applicationsByClient, retry, "too many applications from this address; try again later")
+	// Every attempt counts.
+	attempts := []models.RateLimit{{Policy: policyApplication, Key: models.RequestMetaFrom(ctx).ClientAddress, Quota: s.limits.Application}}
+	if err := s.takeLimits(ctx, attempts, "too many applications from this address; try again later"); err != nil {
+		return nil, err
 	}
-	s.applicationsByClient.fail(client) // every attempt counts
 	if in.Body.Website != "" {
 		return out, nil // a bot filled the honeypot: it learns nothing, nothing is stored
 	}

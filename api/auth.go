@@ -190,22 +190,16 @@ func (s *Server) listPermissions(context.Context, *struct{}) (*PermissionsOutput
 	return out, nil
 }
 
-// limitedKey is one failure limiter and the key a sign-in counts under.
-type limitedKey struct {
-	l   *failureLimiter
-	key string
-}
-
-// loginLimits are the counters a sign-in for email from client is held to, the tightest first:
-// the account from this client, the client across accounts, and a looser ceiling for the account
+// loginLimits are the quotas of failed sign-ins for email from client, the tightest first: the
+// account from this client, the client across accounts, and a looser ceiling for the account
 // from everywhere. Failures from one client stop at the first two long before they reach the
 // third, so a guesser slows itself without locking the account's owner out elsewhere (OWASP
 // authentication guidance).
-func (s *Server) loginLimits(email, client string) []limitedKey {
-	return []limitedKey{
-		{s.loginByAccountClient, email + "\x00" + client},
-		{s.loginByClient, client},
-		{s.loginByAccount, email},
+func (s *Server) loginLimits(email, client string) []models.RateLimit {
+	return []models.RateLimit{
+		{Policy: policyLoginAccountClient, Key: email + "\x00" + client, Quota: s.limits.LoginAccountClient},
+		{Policy: policyLoginClient, Key: client, Quota: s.limits.LoginClient},
+		{Policy: policyLoginAccount, Key: email, Quota: s.limits.LoginAccount},
 	}
 }
 
@@ -214,10 +208,8 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error
 	email := strings.ToLower(strings.TrimSpace(in.Body.Email))
 	client := models.RequestMetaFrom(ctx).ClientAddress
 	limits := s.loginLimits(email, client)
-	for _, c := range limits {
-		if blocked, retry := c.l.blocked(c.key); blocked {
-			return nil, tooManyRequests(ctx, c.l, retry, "too many failed sign-ins; try again later")
-		}
+	if err := s.checkLimits(ctx, limits, "too many failed sign-ins; try again later"); err != nil {
+		return nil, err
 	}
 	users, err := s.deps.Identity.UsersByEmail(ctx, email, in.Body.Tenant)
 	if err != nil {
@@ -237,15 +229,21 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error
 	}
 	switch len(matches) {
 	case 0:
-		for _, c := range limits {
-			c.l.fail(c.key)
+		if s.deps.RateLimiter != nil {
+			if _, err := s.deps.RateLimiter.TakeRate(ctx, limits); err != nil {
+				s.limiterFailed(ctx, err)
+			}
 		}
 		return nil, invalidCredentials("wrong email or password")
 	case 1:
 	default:
 		return nil, models.Conflict("TENANT_REQUIRED", "this email signs in to several tenants; name one in tenant")
 	}
-	s.loginByAccountClient.reset(limits[0].key)
+	if s.deps.RateLimiter != nil {
+		if err := s.deps.RateLimiter.ForgetRate(ctx, limits[0]); err != nil {
+			s.limiterFailed(ctx, err)
+		}
+	}
 	u := matches[0]
 	return s.issueTokens(ctx, &u, nil)
 }

@@ -27,13 +27,20 @@ func identityServer(t testing.TB, st *stores.Set) (*Server, *syncBuffer) {
 
 func identityServerWith(t testing.TB, st *stores.Set, cfg Config) (*Server, *syncBuffer) {
 	t.Helper()
+	return testServerWith(t, cfg, identityDeps(t, st))
+}
+
+// identityDeps are the dependencies of a Server on st, with a master key of its own; servers
+// built on the same Deps accept each other's tokens, as processes of one installation do.
+func identityDeps(t testing.TB, st *stores.Set) Deps {
+	t.Helper()
 	master := make([]byte, 32)
 	_, _ = rand.Read(master)
 	keys, err := models.NewKeyring(map[int][]byte{1: master}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testServerWith(t, cfg, Deps{
+	return Deps{
 		Tenants:      st,
 		Identity:     st,
 		Modules:      modulesOf(st),
@@ -45,7 +52,8 @@ func identityServerWith(t testing.TB, st *stores.Set, cfg Config) (*Server, *syn
 		Runs:         &fakeRuns{},
 		Idempotency:  st,
 		Blobs:        testBlobs(t),
-	})
+		RateLimiter:  st,
+	}
 }
 
 // seedTenant creates a tenant whose owner signs in with ownerPassword.
@@ -180,7 +188,12 @@ func TestFailedLoginsAreRateLimited(t *testing.T) {
 // client, and a guesser spreading over many clients meets the account's own ceiling.
 func TestFailedLoginsNeverLockTheOwnerOut(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
-		s, _ := identityServer(t, st)
+		// A quota returns one unit every window/limit (GCRA, ADR 22): 9 s for the account's
+		// default 100 per 15 minutes. Windows of a day keep the 120 sign-ins below from earning
+		// units back on a slow machine; the ceilings stay 5, 20 and 100.
+		limits := DefaultRateLimits()
+		limits.LoginAccountClient.Window, limits.LoginClient.Window, limits.LoginAccount.Window = 24*time.Hour, 24*time.Hour, 24*time.Hour
+		s, _ := identityServerWith(t, st, Config{Version: "test", SignupEnabled: true, RateLimits: &limits})
 		h := s.Handler()
 		_, email := seedTenant(t, st, "acme")
 		login := func(addr, password string) response {

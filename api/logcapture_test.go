@@ -35,7 +35,7 @@ func TestNoCredentialReachesTheLogs(t *testing.T) {
 	keys, _ := models.NewKeyring(map[int][]byte{1: master}, 1)
 	s := New(Config{Version: "test", SignupEnabled: true}, Deps{
 		Logger: logger, Tenants: st, Identity: st, Modules: modulesOf(st),
-		Tokens: authn.NewTokens(keys, "partnerd", "partnerd-api"), Authorizer: authz.NewAuthorizer(st),
+		Tokens: authn.NewTokens(keys, "partnerd", "partnerd-api"), Authorizer: authz.NewAuthorizer(st), RateLimiter: st,
 	})
 	h := s.Handler()
 

@@ -42,11 +42,11 @@ func (s *Server) signup(ctx context.Context, in *SignupInput) (*TokenOutput, err
 	if !s.cfg.SignupEnabled {
 		return nil, models.Errorf(models.KindForbidden, "SIGNUP_DISABLED", "sign-up is turned off on this installation")
 	}
-	client := "client:" + models.RequestMetaFrom(ctx).ClientAddress
-	if blocked, retry := s.signups.blocked(client); blocked {
-		return nil, tooManyRequests(ctx, s.signups, retry, "too many sign-ups from this address; try again later")
+	// Every attempt counts.
+	signups := []models.RateLimit{{Policy: policySignup, Key: models.RequestMetaFrom(ctx).ClientAddress, Quota: s.limits.Signup}}
+	if err := s.takeLimits(ctx, signups, "too many sign-ups from this address; try again later"); err != nil {
+		return nil, err
 	}
-	s.signups.fail(client) // every attempt counts
 	hash, err := authn.HashPassword(in.Body.Password)
 	if err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ func webhookServer(t *testing.T, st *stores.Set, wd WebhookDeps) (*Server, *sync
 	return testServerWith(t, Config{Version: "test"}, Deps{
 		Tenants: st, Identity: st, Modules: modulesOf(st),
 		Tokens: authn.NewTokens(keys, "partnerd", "partnerd-api"), Authorizer: authz.NewAuthorizer(st), Webhooks: wd,
-		Idempotency: st,
+		Idempotency: st, RateLimiter: st,
 	})
 }
 

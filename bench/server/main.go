@@ -31,6 +31,7 @@ func main() {
 	customers := flag.Int("customers", 1000, "customers to seed (bench-<n>@example.com)")
 	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this loopback address too, e.g. 127.0.0.1:6060")
 	logLevel := flag.String("log-level", "info", "request log level: debug, info, warn (info logs every request, as serve does)")
+	rateLimit := flag.String("rate-limit", "1000000000/1s", "quota of the machine key and of the tenant (N/window or off); the default counts every request, as serve does, and refuses none")
 	flag.Parse()
 
 	var level slog.Level
@@ -63,7 +64,13 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	srv := app.NewAPI(app.Config{Version: "bench"}, st, keys, nil, log)
+	quota, err := models.ParseQuota(*rateLimit)
+	if err != nil {
+		fail(err)
+	}
+	limits := app.DefaultRateLimits()
+	limits.MachineKey, limits.Tenant = quota, quota
+	srv := app.NewAPI(app.Config{Version: "bench", RateLimits: &limits}, st, keys, nil, log)
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", *addr)
 	if err != nil {
 		fail(err)

@@ -20,6 +20,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/partnerd/partnerd/api"
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/internal/app"
@@ -78,6 +79,8 @@ type config struct {
 	TracesProtocol string
 	// traceExporter, set by tests, receives every span (tracing on whatever the environment).
 	traceExporter sdktrace.SpanExporter
+	// RateLimits are the API's quotas (ADR 22).
+	RateLimits api.RateLimits
 }
 
 // defaultWebhookSchedule is the Svix schedule of CONVENTIONS.md.
@@ -289,6 +292,20 @@ var settings = []setting{
 		parse: boolean(func(c *config) *bool { return &c.MetricsOnAPI })},
 	{flag: "smtp-url", env: "PARTNERD_SMTP_URL", usage: "smtp://user:pass@host:587?tls=starttls|tls|none&from=addr; empty keeps email in the outbox, unsent",
 		parse: parseSMTP},
+	{flag: "rate-limit-machine-key", env: "PARTNERD_RATE_LIMIT_MACHINE_KEY", def: "6000/1m", usage: "requests per window of one machine key (N/window, or off)",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.MachineKey })},
+	{flag: "rate-limit-tenant", env: "PARTNERD_RATE_LIMIT_TENANT", def: "30000/1m", usage: "authenticated requests per window of one tenant, its users and keys together (N/window, or off)",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.Tenant })},
+	{flag: "rate-limit-login-account-client", env: "PARTNERD_RATE_LIMIT_LOGIN_ACCOUNT_CLIENT", def: "5/15m", usage: "failed sign-ins per window of one account from one client address",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.LoginAccountClient })},
+	{flag: "rate-limit-login-client", env: "PARTNERD_RATE_LIMIT_LOGIN_CLIENT", def: "20/15m", usage: "failed sign-ins per window from one client address, any account",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.LoginClient })},
+	{flag: "rate-limit-login-account", env: "PARTNERD_RATE_LIMIT_LOGIN_ACCOUNT", def: "100/15m", usage: "failed sign-ins per window of one account from every address",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.LoginAccount })},
+	{flag: "rate-limit-signup", env: "PARTNERD_RATE_LIMIT_SIGNUP", def: "5/1h", usage: "sign-ups per window from one client address",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.Signup })},
+	{flag: "rate-limit-application", env: "PARTNERD_RATE_LIMIT_APPLICATION", def: "10/1h", usage: "partner applications per window from one client address",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.Application })},
 }
 
 // production lists what production refuses to run on unless PARTNERD_ALLOW_EMBEDDED=true: each
@@ -409,6 +426,17 @@ func oneOf(field func(*config) *string, message string, values map[string]string
 		} else {
 			p.bad(message, v)
 		}
+	}
+}
+
+// quota reads a rate-limit quota ("600/1m" or "off") into field of the rate limits.
+func quota(field func(*api.RateLimits) *models.Quota) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		q, err := models.ParseQuota(v)
+		if err != nil {
+			p.bad("%v", err)
+		}
+		*field(&c.RateLimits) = q
 	}
 }
 

@@ -222,6 +222,7 @@ func appConfig(cfg config) app.Config {
 		WebhookAllowedNetworks: cfg.WebhookAllowedNetworks,
 		WebhookRetrySchedule:   cfg.WebhookRetrySchedule,
 		WebhookDisableAfter:    cfg.WebhookDisableAfter,
+		RateLimits:             &cfg.RateLimits,
 	}
 }
 

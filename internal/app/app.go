@@ -53,7 +53,12 @@ type Config struct {
 	Blobs *blobstore.Store
 	// Telemetry receives the metrics and traces of the API and the worker.
 	Telemetry Telemetry
+	// RateLimits are the API's quotas (ADR 22); nil means api.DefaultRateLimits.
+	RateLimits *api.RateLimits
 }
+
+// DefaultRateLimits are the API's quotas when none are configured.
+func DefaultRateLimits() api.RateLimits { return api.DefaultRateLimits() }
 
 // OpenStore opens the store set on Postgres at databaseURL or, when it is empty, on the SQLite
 // file sqlitePath, with the given database plugins (Telemetry.StorePlugins).
@@ -85,6 +90,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
 		Idempotency:  st,
+		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
 		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
 		Blobs:        cfg.Blobs,
@@ -108,6 +114,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		CursorKey:      cursorKey,
 		SignupEnabled:  cfg.Signup,
 		Console:        console(cfg.ConsoleDir),
+		RateLimits:     cfg.RateLimits,
 	}, deps)
 }
 

@@ -50,6 +50,8 @@ type Store struct {
 	listeners []Listener
 	// tenantSetups run in the transaction that creates a tenant.
 	tenantSetups []TenantSetup
+	// rates holds what this process keeps of the rate-limit quotas (ratelimit.go).
+	rates *rateLimits
 }
 
 // Open connects to the configured database. It does not migrate; call Migrate for that.
@@ -103,7 +105,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		sqlDB.SetMaxIdleConns(32)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: db, dialect: dialect}
+	s := &Store{db: db, dialect: dialect, rates: &rateLimits{}}
 	for _, p := range cfg.Plugins {
 		if err := db.Use(p); err != nil {
 			_ = s.Close()
