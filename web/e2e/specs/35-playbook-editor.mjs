@@ -58,10 +58,10 @@ export default async function (t) {
 
   await add('create task', 'create_task_1');
   await panel.getByLabel(/^Name/).fill('Kick-off task');
+  await pick(/^Assignee/, 'partner');
   await panel.getByLabel(/^Title/).fill('Plan the kick-off with ');
   await panel.getByLabel('Insert a variable into Title').click();
   await page.getByRole('option', { name: 'event.payload.customerCompany', exact: true }).click();
-  await pick(/^Assignee/, 'partner');
 
   await add('emit event', 'emit_event_1');
   await panel.getByLabel(/^Name/).fill('Announce');
@@ -117,7 +117,7 @@ export default async function (t) {
   t.check(true, 'undo restores the broken duration (a problem again), redo the fix');
 
   // Simulate a big deal: the path goes through the wait to the task.
-  await page.getByLabel('Event type', { exact: true }).waitFor();
+  await page.getByRole('combobox', { name: 'Event type' }).waitFor();
   await page.getByLabel('Sample payload').fill(JSON.stringify({ amountMinor: 2500000, currency: 'EUR', customerCompany: 'Initech', dealId: 'd-1' }, null, 2));
   await page.getByRole('button', { name: 'Run simulation' }).click();
   const sim = page.getByRole('table', { name: 'Simulated steps' });

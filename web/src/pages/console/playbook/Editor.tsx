@@ -130,8 +130,26 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
     const at = rev;
     const timer = setTimeout(() => {
       const s = state.current;
-      void api.POST('/api/playbooks/validate', { body: { graph: toGraph(s.trigger, s.nodes, s.edges) } }).then((res) => {
-        if (!res.data) return;
+      const graph = toGraph(s.trigger, s.nodes, s.edges);
+      void api.POST('/api/playbooks/validate', { body: { graph } }).then((res) => {
+        if (!res.data) {
+          // A graph the request schema refuses (a required parameter missing): the 422 names each field.
+          const errs = (res.error as { errors?: { location?: string; message?: string }[] } | undefined)?.errors ?? [];
+          const found: Problem[] = errs.map((e) => {
+            const path = (e.location ?? '').replace(/^body\.graph\.?/, '');
+            const n = /^nodes\[(\d+)\]/.exec(path);
+            const ed = /^edges\[(\d+)\]/.exec(path);
+            const node = n ? graph.nodes?.[Number(n[1])] : undefined;
+            const field = /\.([A-Za-z]+)$/.exec(path)?.[1] ?? '';
+            return { code: 'INVALID', path, message: `${field ? field + ': ' : ''}${e.message ?? 'invalid'}`, ...(node ? { nodeId: node.id } : {}), ...(ed ? { edge: Number(ed[1]) } : {}) };
+          });
+          if (found.length === 0) found.push({ code: 'INVALID', path: '', message: 'The server could not check the graph.' });
+          setProblems(found);
+          problemsRef.current = found;
+          applyMarks(found, null);
+          setCheckedRev(at);
+          return;
+        }
         setProblems(res.data.problems);
         problemsRef.current = res.data.problems;
         applyMarks(res.data.problems, null);
