@@ -164,7 +164,7 @@ export default async function (t) {
   await t.axe(page, 'playbook run with its path');
 
   // The version history compares the draft with v1.
-  await page.getByRole('link', { name: name }).first().click();
+  await page.locator(`a[href="/playbooks/${pb.id}"]`).first().click();
   await page.getByRole('heading', { level: 1, name }).waitFor();
   await page.getByRole('tab', { name: 'Compare versions' }).click();
   await page.getByRole('figure', { name: /Changes from/ }).waitFor();
