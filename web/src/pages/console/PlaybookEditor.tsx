@@ -132,14 +132,14 @@ interface SimProps {
 /** Runs the server's simulation of the draft on a sample event and shows the path it takes. */
 function Simulate({ eventTypes, trigger, disabled, ensureSaved, onPath }: SimProps) {
   const [type, setType] = useState<string | null>(null);
-  const [payload, setPayload] = useState('');
+  const [payload, setPayload] = useState<string | null>(null);
   const chosen = type ?? (eventTypes.some((t) => t.name === trigger) ? trigger : null);
   const pick = (t: string | null) => {
     setType(t);
     const info = eventTypes.find((e) => e.name === t);
     setPayload(info ? JSON.stringify(sampleOf(info.payloadSchema), null, 2) : '{}');
   };
-  const shownPayload = payload || (chosen ? JSON.stringify(sampleOf(eventTypes.find((e) => e.name === chosen)?.payloadSchema), null, 2) : '');
+  const shownPayload = payload ?? (chosen ? JSON.stringify(sampleOf(eventTypes.find((e) => e.name === chosen)?.payloadSchema), null, 2) : '');
   const run = useMutation({
     mutationFn: async (): Promise<SimPath> => {
       if (!chosen) throw new Error('Pick an event type');
