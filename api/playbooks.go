@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -142,13 +144,42 @@ type PlaybookStep struct {
 	Status    string     `json:"status" enum:"running,completed,failed"`
 	Output    JSONObject `json:"output" doc:"The step's output; later steps read it as steps.<nodeId>"`
 	Error     string     `json:"error,omitempty" doc:"Why the step failed"`
+	Outcome   string     `json:"outcome,omitempty" enum:"next,true,false,timeout" doc:"The label of the edges the run followed out of a completed step: true/false out of a condition, next/timeout out of wait_for_event, next elsewhere"`
 	StartedAt time.Time  `json:"startedAt"`
 	EndedAt   *time.Time `json:"endedAt,omitempty"`
 }
 
 func playbookStepOf(st *models.PlaybookStep) PlaybookStep {
 	return PlaybookStep{ID: st.ID, NodeID: st.NodeID, Kind: st.Kind, Status: st.Status, Output: jsonObjectOf(st.Output),
-		Error: st.Error, StartedAt: st.StartedAt, EndedAt: st.EndedAt}
+		Error: st.Error, Outcome: stepOutcome(st), StartedAt: st.StartedAt, EndedAt: st.EndedAt}
+}
+
+// stepOutcome is the label of the edges a run followed out of a completed step, read from the
+// step's output (playbook.ConditionOutput, playbook.EventOutput); empty for a step not completed.
+func stepOutcome(st *models.PlaybookStep) string {
+	if st.Status != models.StepCompleted {
+		return ""
+	}
+	var out struct {
+		Result   *bool `json:"result"`
+		TimedOut *bool `json:"timedOut"`
+	}
+	_ = json.Unmarshal([]byte(st.Output), &out)
+	switch st.Kind {
+	case models.NodeCondition:
+		if out.Result == nil {
+			return ""
+		}
+		if *out.Result {
+			return models.EdgeTrue
+		}
+		return models.EdgeFalse
+	case models.NodeWaitForEvent:
+		if out.TimedOut != nil && *out.TimedOut {
+			return models.EdgeTimeout
+		}
+	}
+	return models.EdgeNext
 }
 
 // PlaybookRunDetail is a run with its steps.
@@ -294,7 +325,64 @@ type PlaybookValidationOutput struct {
 	Body struct {
 		Valid    bool              `json:"valid" doc:"Whether the graph can be saved and published"`
 		Problems []PlaybookProblem `json:"problems" nullable:"false" doc:"Every problem found, in graph order"`
+		// Variables is playbook.Variables of the graph.
+		Variables map[string][]string `json:"variables" nullable:"false" doc:"By node id: the names the node's expressions and templates may read (event.payload.<field> from the catalogue schema of the trigger's event types, partner.*, now, steps.<id>.<field> of the steps some path passes before it, received.* in a wait_for_event)"`
 	}
+}
+
+// PlaybookNodeKind describes a node kind for graph editors.
+type PlaybookNodeKind struct {
+	Kind        string           `json:"kind" doc:"The node kind"`
+	Description string           `json:"description" doc:"What a node of the kind does"`
+	Action      bool             `json:"action" doc:"The kind acts on the world (its steps run once each)"`
+	Member      string           `json:"member,omitempty" doc:"The node's member holding the kind's parameters, e.g. sendEmail; absent for kinds without parameters"`
+	SchemaRef   string           `json:"schemaRef,omitempty" doc:"The parameters' schema in this document, e.g. #/components/schemas/PlaybookSendEmail"`
+	Parameters  *ParameterSchema `json:"parameters,omitempty" doc:"That schema itself: fields with their types, formats, enums, limits and which are required"`
+	Labels      []string         `json:"labels" nullable:"false" doc:"The labels an edge out of the kind may have, the default first"`
+	Required    []string         `json:"required" nullable:"false" doc:"The labels the kind needs an outgoing edge for"`
+	FanOut      bool             `json:"fanOut" doc:"Several outgoing edges run at once (parallel)"`
+	Outputs     []string         `json:"outputs" nullable:"false" doc:"The fields of a step's output, read later as steps.<id>.<field>"`
+}
+
+// ParameterSchema is a JSON Schema (draft 2020-12) of a node kind's parameters, taken from this document's components.
+type ParameterSchema struct{ schema *huma.Schema }
+
+// Schema declares ParameterSchema as a JSON Schema document.
+func (ParameterSchema) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeObject, AdditionalProperties: true, Description: "JSON Schema (draft 2020-12) of the parameters."}
+}
+
+// MarshalJSON writes the schema document.
+func (p ParameterSchema) MarshalJSON() ([]byte, error) { return json.Marshal(p.schema) }
+
+// PlaybookNodeKindsOutput is every node kind.
+type PlaybookNodeKindsOutput struct {
+	Body struct {
+		Data []PlaybookNodeKind `json:"data" nullable:"false" doc:"Every node kind, trigger first"`
+	}
+}
+
+// PlaybookVersionInput names one published version of a playbook.
+type PlaybookVersionInput struct {
+	ID      string `path:"id" maxLength:"36"`
+	Version int    `path:"version" minimum:"1" maximum:"999999999"`
+}
+
+// nodeKindDescriptions say what each node kind does, for people.
+var nodeKindDescriptions = map[string]string{
+	models.NodeTrigger:          "Where a run starts: the event named by the graph's trigger",
+	models.NodeCondition:        "Branches on an expression along its true and false edges",
+	models.NodeWait:             "Pauses the run for a duration or until a time",
+	models.NodeWaitForEvent:     "Pauses the run until a matching event arrives (next) or its timeout passes (timeout)",
+	models.NodeParallel:         "Continues along every outgoing edge at once",
+	models.NodeJoin:             "Continues once every incoming branch has arrived",
+	models.NodeSendEmail:        "Sends a templated email",
+	models.NodeCreateTask:       "Creates a task for the partner or the tenant's staff",
+	models.NodeCreateDocument:   "Creates a document the partner can open",
+	models.NodeAccrueCommission: "Books a one-off commission for the partner through the ledger",
+	models.NodeCallWebhook:      "Makes a signed HTTP POST",
+	models.NodeUpdatePartner:    "Changes the partner's level, status or a custom field",
+	models.NodeEmitEvent:        "Emits an event on the bus",
 }
 
 // SimulatedPathOutput is a simulated run.
@@ -339,6 +427,14 @@ func registerPlaybookRoutes(s *Server) {
 		Description: "Lists every problem of the graph at once, as saving would; stores nothing.",
 		Security:    UsersOrKeys},
 		Requires(authz.PlaybooksRead), s.validatePlaybook)
+	register(s, huma.Operation{OperationID: "list-playbook-node-kinds", Method: http.MethodGet, Path: "/api/playbook-node-kinds", Tags: tags,
+		Summary:     "The node kinds of playbook graphs",
+		Description: "Each kind with the member and the schema of its parameters (from this document's components), the labels of its outgoing edges and the fields of its output: what a graph editor needs to offer every kind and build its forms.",
+		Security:    UsersOrKeys},
+		Requires(authz.PlaybooksRead), s.listPlaybookNodeKinds)
+	register(s, huma.Operation{OperationID: "get-playbook-version", Method: http.MethodGet, Path: "/api/playbooks/{id}/versions/{version}", Tags: tags,
+		Summary: "Get one published version of a playbook", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
+		Requires(authz.PlaybooksRead), s.getPlaybookVersion)
 	register(s, huma.Operation{OperationID: "get-playbook", Method: http.MethodGet, Path: "/api/playbooks/{id}", Tags: tags,
 		Summary: "Get a playbook with its draft graph", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.PlaybooksRead), s.getPlaybook)
@@ -451,16 +547,67 @@ func (s *Server) listPlaybooks(ctx context.Context, in *ListPlaybooksInput) (*Pl
 	return &PlaybookListOutput{Body: body}, err
 }
 
-// validatePlaybook lists every problem of a playbook graph, storing nothing.
+// validatePlaybook lists every problem of a playbook graph and what each node may read, storing nothing.
 func (s *Server) validatePlaybook(_ context.Context, in *ValidatePlaybookInput) (*PlaybookValidationOutput, error) {
 	problems := playbook.Validate(in.Body.Graph)
 	out := &PlaybookValidationOutput{}
+	out.Body.Variables = playbook.Variables(in.Body.Graph, s.payloadFields(in.Body.Graph.Trigger.EventType))
 	out.Body.Valid = len(problems) == 0
 	out.Body.Problems = make([]PlaybookProblem, 0, len(problems))
 	for _, p := range problems {
 		out.Body.Problems = append(out.Body.Problems, PlaybookProblem{Code: p.Code, Message: p.Message, Path: p.Path, NodeID: p.NodeID, Edge: p.Edge})
 	}
 	return out, nil
+}
+
+// payloadFields are the payload fields of the catalogue's event types that pattern matches, sorted.
+func (s *Server) payloadFields(pattern string) []string {
+	seen := map[string]bool{}
+	for _, t := range models.EventCatalogue() {
+		if pattern == "" || !models.MatchEventType(pattern, t.Name) {
+			continue
+		}
+		if sc := s.payloadSchema(t.Payload).schema; sc != nil {
+			for f := range sc.Properties {
+				seen[f] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// listPlaybookNodeKinds answers every node kind with its parameters' schema from the document.
+func (s *Server) listPlaybookNodeKinds(context.Context, *struct{}) (*PlaybookNodeKindsOutput, error) {
+	reg := s.api.OpenAPI().Components.Schemas
+	var props map[string]*huma.Schema
+	if node := reg.Map()["PlaybookNode"]; node != nil {
+		props = node.Properties
+	}
+	out := &PlaybookNodeKindsOutput{}
+	out.Body.Data = make([]PlaybookNodeKind, 0, len(models.PlaybookNodeKinds))
+	for _, k := range playbook.Kinds() {
+		nk := PlaybookNodeKind{Kind: k.Kind, Description: nodeKindDescriptions[k.Kind], Action: k.Action, Member: k.Member,
+			Labels: k.Labels, Required: k.Required, FanOut: k.FanOut, Outputs: k.Outputs}
+		if p := props[k.Member]; k.Member != "" && p != nil && p.Ref != "" {
+			nk.SchemaRef, nk.Parameters = p.Ref, &ParameterSchema{schema: reg.SchemaFromRef(p.Ref)}
+		}
+		out.Body.Data = append(out.Body.Data, nk)
+	}
+	return out, nil
+}
+
+// getPlaybookVersion answers one published version of a playbook.
+func (s *Server) getPlaybookVersion(ctx context.Context, in *PlaybookVersionInput) (*PlaybookVersionOutput, error) {
+	vs, err := s.playbooks(ctx).PlaybookVersions(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vs {
+		if vs[i].Version == in.Version {
+			return &PlaybookVersionOutput{Body: playbookVersionOut(&vs[i])}, nil
+		}
+	}
+	return nil, models.NotFound("PLAYBOOK_VERSION_NOT_FOUND", fmt.Sprintf("version %d of the playbook", in.Version))
 }
 
 // getPlaybook answers one playbook with its draft graph.

@@ -205,6 +205,20 @@ func TestPlaybooksOverHTTP(t *testing.T) {
 			if r := decode[result](t, good); !r.Valid || !strings.Contains(string(good.Body), `"problems":[]`) {
 				t.Fatalf("validation of a valid graph = %s", good.Body)
 			}
+			vars := decode[struct{ Variables map[string][]string }](t, good).Variables
+			for node, want := range map[string][]string{
+				"review": {"event.payload.amountMinor", "event.payload.dealId", "partner.level", "now", "steps.big.result", "steps.settle.until"},
+				"big":    {"event.payload.currency", "partner.custom"},
+			} {
+				for _, w := range want {
+					if !slices.Contains(vars[node], w) {
+						t.Errorf("node %s may not read %s: %v", node, w, vars[node])
+					}
+				}
+			}
+			if slices.Contains(vars["review"], "steps.notify.status") || slices.Contains(vars["big"], "steps.big.result") {
+				t.Errorf("variables offer steps that cannot have run: %v", vars)
+			}
 		})
 
 		created := decode[playbookView](t, e.want(201, e.call(http.MethodPost, path, e.op, "", map[string]any{
@@ -242,6 +256,10 @@ func TestPlaybooksOverHTTP(t *testing.T) {
 				t.Fatalf("updated = %+v", updated)
 			}
 			vs := decode[ListBody[models.PlaybookVersion]](t, e.want(200, e.call(http.MethodGet, one+"/versions", e.op, "", nil)))
+			if v1 := decode[models.PlaybookVersion](t, e.want(200, e.call(http.MethodGet, one+"/versions/1", e.op, "", nil))); v1.Version != 1 || waitOf(v1.Graph) != waitOf(vs.Data[0].Graph) {
+				t.Errorf("version 1 = %+v", v1)
+			}
+			e.problem(e.call(http.MethodGet, one+"/versions/99", e.op, "", nil), 404, "PLAYBOOK_VERSION_NOT_FOUND")
 			if len(vs.Data) != 1 || vs.Data[0].Version != 1 || waitOf(vs.Data[0].Graph) != "7d" {
 				t.Fatalf("versions after a draft change = %+v", vs.Data)
 			}
@@ -361,6 +379,44 @@ func TestPlaybooksOverHTTP(t *testing.T) {
 	})
 }
 
+func TestPlaybookNodeKindsCarryTheirParameterSchemas(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		e := newMoneyEnv(t, st, "playbook-kinds")
+		type kind struct {
+			Kind, Member, SchemaRef string
+			Action, FanOut          bool
+			Labels, Outputs         []string
+			Parameters              struct {
+				Required   []string
+				Properties map[string]struct {
+					Type string
+					Enum []string
+				}
+			}
+		}
+		got := decode[struct{ Data []kind }](t, e.want(200, e.call(http.MethodGet, "/api/playbook-node-kinds", e.op, "", nil))).Data
+		if len(got) != len(models.PlaybookNodeKinds) {
+			t.Fatalf("kinds = %+v", got)
+		}
+		by := map[string]kind{}
+		for _, k := range got {
+			by[k.Kind] = k
+		}
+		task := by[models.NodeCreateTask]
+		if !task.Action || task.Member != "createTask" || task.SchemaRef != "#/components/schemas/PlaybookCreateTask" ||
+			!slices.Contains(task.Parameters.Required, "assignee") || !slices.Equal(task.Parameters.Properties["assignee"].Enum, []string{"partner", "operator"}) ||
+			task.Parameters.Properties["dueInDays"].Type != "integer" || !slices.Equal(task.Outputs, []string{"taskId"}) {
+			t.Errorf("create_task = %+v", task)
+		}
+		if c := by[models.NodeCondition]; !slices.Equal(c.Labels, []string{"true", "false"}) || c.Action || c.Parameters.Properties["expression"].Type != "string" {
+			t.Errorf("condition = %+v", c)
+		}
+		if p := by[models.NodeParallel]; !p.FanOut || p.Member != "" || p.SchemaRef != "" {
+			t.Errorf("parallel = %+v", p)
+		}
+	})
+}
+
 func TestPlaybookRunsOverHTTP(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		e := newMoneyEnv(t, st, "playbook-runs")
@@ -369,6 +425,8 @@ func TestPlaybookRunsOverHTTP(t *testing.T) {
 		run := seedRun(t, st, e.tenantID, pb.ID, e.partner1)
 		seedStep(t, st, run, "start", models.NodeTrigger, models.StepCompleted, `{}`)
 		seedStep(t, st, run, "review", models.NodeCreateTask, models.StepCompleted, `{"taskId":"t-42"}`)
+		seedStep(t, st, run, "big", models.NodeCondition, models.StepCompleted, `{"result":false}`)
+		seedStep(t, st, run, "reply", models.NodeWaitForEvent, models.StepCompleted, `{"timedOut":true}`)
 		seedStep(t, st, run, "settle", models.NodeWait, models.StepRunning, ``)
 		otherRun := seedRun(t, st, e.tenantID, other.ID, e.partner2)
 
@@ -393,7 +451,7 @@ func TestPlaybookRunsOverHTTP(t *testing.T) {
 			e := e.on(t)
 			res := e.want(200, e.call(http.MethodGet, "/api/playbook-runs/"+run.ID, e.op, "", nil))
 			got := decode[PlaybookRunDetail](t, res)
-			if got.ID != run.ID || got.PlaybookID != pb.ID || len(got.Steps) != 3 {
+			if got.ID != run.ID || got.PlaybookID != pb.ID || len(got.Steps) != 5 {
 				t.Fatalf("run = %s", res.Body)
 			}
 			byNode := map[string]PlaybookStep{}
@@ -405,6 +463,12 @@ func TestPlaybookRunsOverHTTP(t *testing.T) {
 			}
 			if string(byNode["settle"].Output) != `{}` || byNode["settle"].Status != models.StepRunning {
 				t.Errorf("settle step = %+v", byNode["settle"])
+			}
+			// The path taken: the label followed out of each completed step.
+			for node, want := range map[string]string{"start": "next", "review": "next", "big": "false", "reply": "timeout", "settle": ""} {
+				if byNode[node].Outcome != want {
+					t.Errorf("step %s outcome = %q, want %q", node, byNode[node].Outcome, want)
+				}
 			}
 			if !strings.Contains(string(res.Body), `"output":{"taskId":"t-42"}`) {
 				t.Errorf("the output is not a JSON object: %s", res.Body)

@@ -46,6 +46,7 @@ var operatorsOnly = map[string]string{
 	"get-payout-settings":            "payout settings",
 	"get-playbook":                   "playbooks",
 	"get-playbook-run":               "playbooks",
+	"get-playbook-version":           "playbooks",
 	"list-applications":              "applications",
 	"list-commission-plan-versions":  "commission plans",
 	"list-commission-plans":          "commission plans",

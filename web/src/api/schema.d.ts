@@ -1497,6 +1497,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/playbook-node-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The node kinds of playbook graphs
+         * @description Each kind with the member and the schema of its parameters (from this document's components), the labels of its outgoing edges and the fields of its output: what a graph editor needs to offer every kind and build its forms.
+         */
+        get: operations["list-playbook-node-kinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/playbook-runs": {
         parameters: {
             query?: never;
@@ -1748,6 +1768,23 @@ export interface paths {
         };
         /** List a playbook's published versions, oldest first */
         get: operations["list-playbook-versions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/playbooks/{id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one published version of a playbook */
+        get: operations["get-playbook-version"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3802,6 +3839,34 @@ export interface components {
             /** @description Parameters of a wait_for_event node */
             waitForEvent?: components["schemas"]["PlaybookWaitForEvent"];
         };
+        PlaybookNodeKind: {
+            /** @description The kind acts on the world (its steps run once each) */
+            action: boolean;
+            /** @description What a node of the kind does */
+            description: string;
+            /** @description Several outgoing edges run at once (parallel) */
+            fanOut: boolean;
+            /** @description The node kind */
+            kind: string;
+            /** @description The labels an edge out of the kind may have, the default first */
+            labels: string[];
+            /** @description The node's member holding the kind's parameters, e.g. sendEmail; absent for kinds without parameters */
+            member?: string;
+            /** @description The fields of a step's output, read later as steps.<id>.<field> */
+            outputs: string[];
+            /** @description That schema itself: fields with their types, formats, enums, limits and which are required */
+            parameters?: {
+                [key: string]: unknown;
+            };
+            /** @description The labels the kind needs an outgoing edge for */
+            required: string[];
+            /** @description The parameters' schema in this document, e.g. #/components/schemas/PlaybookSendEmail */
+            schemaRef?: string;
+        };
+        PlaybookNodeKindsOutputBody: {
+            /** @description Every node kind, trigger first */
+            data: components["schemas"]["PlaybookNodeKind"][];
+        };
         PlaybookProblem: {
             /** @description The rule broken, e.g. NODE_UNREACHABLE or EXPRESSION_INVALID */
             code: string;
@@ -3906,6 +3971,11 @@ export interface components {
             id: string;
             kind: string;
             nodeId: string;
+            /**
+             * @description The label of the edges the run followed out of a completed step: true/false out of a condition, next/timeout out of wait_for_event, next elsewhere
+             * @enum {string}
+             */
+            outcome?: "next" | "true" | "false" | "timeout";
             /** @description The step's output; later steps read it as steps.<nodeId> */
             output: {
                 [key: string]: unknown;
@@ -3945,6 +4015,10 @@ export interface components {
             problems: components["schemas"]["PlaybookProblem"][];
             /** @description Whether the graph can be saved and published */
             valid: boolean;
+            /** @description By node id: the names the node's expressions and templates may read (event.payload.<field> from the catalogue schema of the trigger's event types, partner.*, now, steps.<id>.<field> of the steps some path passes before it, received.* in a wait_for_event) */
+            variables: {
+                [key: string]: string[] | null;
+            };
         };
         PlaybookVersion: {
             graph: components["schemas"]["PlaybookGraph"];
@@ -13689,6 +13763,53 @@ export interface operations {
             };
         };
     };
+    "list-playbook-node-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybookNodeKindsOutputBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-playbook-runs": {
         parameters: {
             query?: {
@@ -15024,6 +15145,74 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-playbook-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybookVersion"];
                 };
             };
             /** @description Unauthorized */

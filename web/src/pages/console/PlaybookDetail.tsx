@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
-import { Anchor, Badge, Button, Card, Group, Loader, Modal, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, List, Loader, Modal, Select, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { AdminConfirmButton } from '../../ui/AdminConfirmButton';
@@ -12,6 +12,10 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { diff } from './playbook/diff';
+
+// The graph drawing (React Flow) loads only when a diff is shown.
+const GraphView = lazy(() => import('./playbook/GraphView'));
 
 type Playbook = Schemas['Playbook'];
 type Version = Schemas['PlaybookVersion'];
@@ -20,7 +24,7 @@ type Move = 'enable' | 'disable' | 'archive';
 
 const moves: Record<Move, { label: string; message: string; color: string; done: string }> = {
   enable: { label: 'Enable', color: 'green', done: 'enabled', message: 'Matching events start runs on the published version from now on.' },
-  disable: { label: 'Disable', color: 'orange', done: 'disabled', message: 'No new runs start; runs under way finish.' },
+  disable: { label: 'Pause', color: 'orange', done: 'disabled', message: 'No new runs start; runs under way finish.' },
   archive: { label: 'Archive', color: 'red', done: 'archived', message: 'The playbook stops for good: no new runs start and it cannot be enabled again.' },
 };
 
@@ -65,10 +69,16 @@ export default function PlaybookDetail() {
     <Stack>
       <Anchor component={Link} to="/playbooks" size="sm">← Playbooks</Anchor>
       <PageHeader title={p.name} description={p.description || undefined}
-        actions={canWrite && movesFor(p).map((m) => (
-          <AdminConfirmButton key={m} color={moves[m].color} label={moves[m].label} title={`${moves[m].label} ${p.name}?`}
-            message={moves[m].message} onConfirm={() => move.mutateAsync(m)} />
-        ))} />
+        actions={canWrite && (
+          <>
+            {p.status !== 'archived' && <Button component={Link} to={`/playbooks/${p.id}/edit`} variant="default">Edit graph</Button>}
+            {movesFor(p).map((m) => {
+              const label = m === 'enable' && p.status === 'disabled' ? 'Resume' : moves[m].label;
+              return <AdminConfirmButton key={m} color={moves[m].color} label={label} title={`${label} ${p.name}?`}
+                message={moves[m].message} onConfirm={() => move.mutateAsync(m)} />;
+            })}
+          </>
+        )} />
       <ErrorAlert error={move.error} />
       <Card withBorder>
         <SimpleGrid cols={{ base: 2, sm: 5 }}>
@@ -82,6 +92,7 @@ export default function PlaybookDetail() {
       <Tabs defaultValue="versions" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="versions">Versions</Tabs.Tab>
+          <Tabs.Tab value="compare">Compare versions</Tabs.Tab>
           <Tabs.Tab value="runs">Runs</Tabs.Tab>
           <Tabs.Tab value="draft">Draft definition</Tabs.Tab>
         </Tabs.List>
@@ -104,6 +115,9 @@ export default function PlaybookDetail() {
               { header: 'Definition', render: (v) => <Button size="xs" variant="default" aria-label={`Show the definition of v${String(v.version)}`} onClick={() => { setShown(v); }}>Show</Button> },
             ]}
           />
+        </Tabs.Panel>
+        <Tabs.Panel value="compare" pt="sm">
+          <CompareVersions id={p.id} draft={p.graph} />
         </Tabs.Panel>
         <Tabs.Panel value="runs" pt="sm">
           <PagedTable<Run>
@@ -132,6 +146,46 @@ export default function PlaybookDetail() {
         title={shown ? `${p.name} v${String(shown.version)}${shown.version === p.publishedVersion ? ' (published)' : ''}` : ''}>
         {shown && <AdminJson value={shown.graph} label={`Definition of v${String(shown.version)}`} />}
       </Modal>
+    </Stack>
+  );
+}
+
+/** Two graphs of a playbook side by side in one drawing: nodes added, removed and changed. */
+function CompareVersions({ id, draft }: { id: string; draft: Playbook['graph'] }) {
+  const versions = useQuery({
+    queryKey: ['playbooks', id, 'versions', 'all'],
+    queryFn: async () => unwrap(await api.GET('/api/playbooks/{id}/versions', { params: { path: { id }, query: { limit: 100 } } })).data,
+  });
+  const vs = versions.data ?? [];
+  const options = [...vs.map((v) => ({ value: String(v.version), label: `v${String(v.version)}` })), { value: 'draft', label: 'Draft' }];
+  const [from, setFrom] = useState<string | null>(null);
+  const [to, setTo] = useState<string | null>(null);
+  if (versions.isPending) return <Loader aria-label="Loading versions" />;
+  const fromV = from ?? (vs.length > 1 ? String(vs[vs.length - 2]?.version) : vs.length === 1 ? String(vs[0]?.version) : 'draft');
+  const toV = to ?? (vs.length > 1 ? String(vs[vs.length - 1]?.version) : 'draft');
+  const graphOf = (v: string) => (v === 'draft' ? draft : vs.find((x) => String(x.version) === v)?.graph);
+  const a = graphOf(fromV);
+  const b = graphOf(toV);
+  const names = (ids: string[]) => (ids.length ? ids.join(', ') : 'none');
+  const d = a && b ? diff(a, b) : null;
+  return (
+    <Stack gap="sm">
+      <Group align="flex-end">
+        <Select label="From" w={140} data={options} value={fromV} onChange={setFrom} allowDeselect={false} />
+        <Select label="To" w={140} data={options} value={toV} onChange={setTo} allowDeselect={false} />
+      </Group>
+      {d && (
+        <List size="sm" aria-label="Changes">
+          <List.Item>Added: {names(d.added)}</List.Item>
+          <List.Item>Removed: {names(d.removed)}</List.Item>
+          <List.Item>Changed (parameters or edges): {names(d.changed)}</List.Item>
+        </List>
+      )}
+      {a && b && (
+        <Suspense fallback={<Loader aria-label="Loading the graph" />}>
+          <GraphView graph={b} base={a} label={`Changes from ${fromV} to ${toV}`} />
+        </Suspense>
+      )}
     </Stack>
   );
 }

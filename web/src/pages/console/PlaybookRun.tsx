@@ -1,3 +1,4 @@
+import { Suspense, lazy, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
@@ -12,6 +13,9 @@ import { PageHeader } from '../../ui/PageHeader';
 import { StatusBadge } from '../../ui/StatusBadge';
 
 type Step = Schemas['PlaybookStep'];
+
+// The graph drawing (React Flow) loads after the run itself.
+const GraphView = lazy(() => import('./playbook/GraphView'));
 
 const stepColor: Record<Step['status'], string> = { running: 'blue', completed: 'green', failed: 'red' };
 
@@ -44,13 +48,17 @@ export default function PlaybookRun() {
     queryFn: async () => unwrap(await api.GET('/api/playbooks/{id}', { params: { path: { id: playbookId } } })),
     enabled: !!playbookId,
   });
-  // Node names come from the version the run follows.
+  // The graph and node names come from the version the run follows.
+  const versionNo = run.data?.version ?? 0;
   const version = useQuery({
-    queryKey: ['playbooks', playbookId, 'versions', 'all'],
-    queryFn: async () => unwrap(await api.GET('/api/playbooks/{id}/versions', { params: { path: { id: playbookId }, query: { limit: 100 } } })).data,
-    enabled: !!playbookId,
-    select: (vs) => vs.find((v) => v.version === run.data?.version),
+    queryKey: ['playbooks', playbookId, 'versions', versionNo],
+    queryFn: async () => unwrap(await api.GET('/api/playbooks/{id}/versions/{version}', { params: { path: { id: playbookId, version: versionNo } } })),
+    enabled: !!playbookId && versionNo > 0,
+    staleTime: Infinity,
   });
+  const steps = run.data?.steps;
+  const path = useMemo(() => steps?.map((s) => ({ nodeId: s.nodeId, status: s.status, outcome: s.outcome })), [steps]);
+  const details = useMemo(() => new Map((steps ?? []).filter((s) => s.error).map((s) => [s.nodeId, s.error ?? ''])), [steps]);
   const cancel = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/playbook-runs/{id}/cancel', { params: { path: { id } } })),
     onSuccess: async () => {
@@ -86,6 +94,12 @@ export default function PlaybookRun() {
             ? <Anchor component={Link} to={`/partners/${r.partnerId}`} size="sm">{r.partnerId}</Anchor> : <Text size="sm">—</Text>}</Stack>
         </SimpleGrid>
       </Card>
+      <Title order={2} size="h4">Path</Title>
+      {version.data && (
+        <Suspense fallback={<Loader aria-label="Loading the graph" />}>
+          <GraphView graph={version.data.graph} path={path} details={details} label={`The path of this run on v${String(r.version)}`} />
+        </Suspense>
+      )}
       <Title order={2} size="h4">Steps</Title>
       {r.steps.length === 0 ? <Text c="dimmed" size="sm">No step has started yet.</Text> : (
         <Timeline bulletSize={18} lineWidth={2} active={r.steps.length - 1} aria-label="Steps">

@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
-import { Anchor, Group, Select, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
+import { useCan } from '../../auth/useCan';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
 import { DateTime } from '../../ui/DateTime';
@@ -15,10 +16,14 @@ const labels: Record<Playbook['status'], string> = { draft: 'Draft', enabled: 'E
 export default function Playbooks() {
   const [f, setF] = useAdminFilters(['status'] as const);
   const status = oneOf(f.status, statuses);
+  const canWrite = useCan('playbooks:write');
   return (
     <Stack>
       <PageHeader title="Playbooks" description="Automations that run when events happen: emails, tasks, webhooks, commissions."
-        actions={<Anchor component={Link} to="/playbook-runs" size="sm">All runs →</Anchor>} />
+        actions={<>
+          <Anchor component={Link} to="/playbook-runs" size="sm">All runs →</Anchor>
+          {canWrite && <Button component={Link} to="/playbooks/new">New playbook</Button>}
+        </>} />
       <Group align="flex-end">
         <Select label="Status" clearable w={160} value={f.status || null} onChange={(v) => { setF({ status: v }); }}
           data={statuses.map((s) => ({ value: s, label: labels[s] }))} />
