@@ -44,6 +44,8 @@ type Config struct {
 	// Console is the built web console, served at every path the API does not own; nil answers
 	// those paths with a page that says how to build it.
 	Console fs.FS
+	// ContentMaxBytes is the largest file of the content library; models.ContentMaxBytes when 0.
+	ContentMaxBytes int64
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.
@@ -126,6 +128,7 @@ type Modules struct {
 	Ledger       func(*models.Principal) LedgerStore
 	Withdrawals  func(*models.Principal) WithdrawalStore
 	Playbooks    func(*models.Principal) PlaybookStore
+	Content      func(*models.Principal) ContentStore
 }
 
 // Server is the assembled HTTP interface.
@@ -235,6 +238,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerLedgerRoutes(s)
 	registerWithdrawalRoutes(s)
 	registerPlaybookRoutes(s)
+	registerContentRoutes(s)
 	return s
 }
 
