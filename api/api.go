@@ -52,6 +52,8 @@ type Config struct {
 	// RateLimits are the quotas of requests, sign-ins, sign-ups and applications (ADR 22);
 	// nil means DefaultRateLimits.
 	RateLimits *RateLimits
+	// ContentMaxBytes is the largest file of the content library; models.ContentMaxBytes when 0.
+	ContentMaxBytes int64
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.
@@ -156,6 +158,7 @@ type Modules struct {
 	Ledger       func(*models.Principal) LedgerStore
 	Withdrawals  func(*models.Principal) WithdrawalStore
 	Playbooks    func(*models.Principal) PlaybookStore
+	Content      func(*models.Principal) ContentStore
 }
 
 // Server is the assembled HTTP interface.
@@ -267,6 +270,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerLedgerRoutes(s)
 	registerWithdrawalRoutes(s)
 	registerPlaybookRoutes(s)
+	registerContentRoutes(s)
 	return s
 }
 

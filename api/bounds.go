@@ -31,6 +31,10 @@ func (s *Server) bounds(hctx huma.Context, next func(huma.Context)) {
 	op := hctx.Operation()
 	ctx := hctx.Context()
 	problems := paramProblems(hctx, op)
+	if op.Metadata[metaStreamBody] != nil {
+		s.streamBody(hctx, op, problems, next)
+		return
+	}
 	if op.RequestBody == nil {
 		if len(problems) > 0 {
 			s.deny(hctx, boundsProblem(ctx, problems))
@@ -56,6 +60,28 @@ func (s *Server) bounds(hctx huma.Context, next func(huma.Context)) {
 		return
 	}
 	next(&bufferedBody{innerContext: hctx, body: body})
+}
+
+// streamBody hands a stream-body operation (an upload) its request body unread, limited to the
+// operation's MaxBodyBytes: a declared length above it is refused at once with 413, a longer
+// body fails while the handler reads it.
+func (s *Server) streamBody(hctx huma.Context, op *huma.Operation, problems []*huma.ErrorDetail, next func(huma.Context)) {
+	ctx := hctx.Context()
+	if len(problems) > 0 {
+		s.deny(hctx, boundsProblem(ctx, problems))
+		return
+	}
+	n, err := strconv.ParseInt(hctx.Header("Content-Length"), 10, 64)
+	if c := ginOf(hctx); c != nil && c.Request.ContentLength >= 0 {
+		n, err = c.Request.ContentLength, nil
+	}
+	if err == nil && n > op.MaxBodyBytes {
+		s.deny(hctx, codedProblem(ctx, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE",
+			"request body is too large limit="+strconv.FormatInt(op.MaxBodyBytes, 10)+" bytes"))
+		return
+	}
+	body := io.LimitReader(hctx.BodyReader(), op.MaxBodyBytes+1)
+	next(huma.WithValue(hctx, streamBodyKey{}, body))
 }
 
 // bufferedBody hands the operation a body read already.

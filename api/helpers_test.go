@@ -58,6 +58,7 @@ func modulesOf(st *stores.Set) Modules {
 		Ledger:       func(p *models.Principal) LedgerStore { return st.For(p) },
 		Withdrawals:  func(p *models.Principal) WithdrawalStore { return st.For(p) },
 		Playbooks:    func(p *models.Principal) PlaybookStore { return st.For(p) },
+		Content:      func(p *models.Principal) ContentStore { return st.For(p) },
 	}
 }
 

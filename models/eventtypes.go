@@ -42,6 +42,13 @@ const (
 	EventWithdrawalCancelled = "withdrawal.cancelled"
 	EventPayoutPaid          = "payout.paid"
 	EventPayoutFailed        = "payout.failed"
+
+	EventContentFolderCreated = "content.folder_created"
+	EventContentItemCreated   = "content.item_created"
+	EventContentItemUpdated   = "content.item_updated"
+	EventContentItemArchived  = "content.item_archived"
+	EventContentVersionAdded  = "content.version_added"
+	EventContentDownloaded    = "content.downloaded"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -165,5 +172,11 @@ func EventCatalogue() []EventType {
 		{EventWithdrawalCancelled, "The partner cancelled a withdrawal before review; the hold is released.", WithdrawalEventPayload{}},
 		{EventPayoutPaid, "A payout was paid: the withdrawal is complete.", WithdrawalEventPayload{}},
 		{EventPayoutFailed, "A payout failed for good; the held funds are available again.", WithdrawalEventPayload{}},
+		{EventContentFolderCreated, "An operator added a folder to the content library.", ContentFolderEventPayload{}},
+		{EventContentItemCreated, "An operator added a file or link to the content library.", ContentEventPayload{}},
+		{EventContentItemUpdated, "A content item's details or visibility changed.", ContentEventPayload{}},
+		{EventContentItemArchived, "A content item was archived: partners no longer see it.", ContentEventPayload{}},
+		{EventContentVersionAdded, "A new file replaced a content item's current version; the earlier ones stay in its history.", ContentEventPayload{}},
+		{EventContentDownloaded, "Someone started downloading a content item's file; partnerId names the partner (per-partner download counts).", ContentEventPayload{}},
 	}
 }

@@ -82,6 +82,10 @@ const (
 	// PlaybooksRead and PlaybooksWrite cover playbooks, their versions and runs.
 	PlaybooksRead  Permission = "playbooks:read"
 	PlaybooksWrite Permission = "playbooks:write"
+	// ContentRead lists, searches and downloads the content library (partners: what is visible
+	// to them); ContentWrite manages it.
+	ContentRead  Permission = "content:read"
+	ContentWrite Permission = "content:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -130,6 +134,8 @@ var catalogue = []Entry{
 	{MailRead, "Read the outbox of email messages the service sent."},
 	{PlaybooksRead, "List playbooks, their versions and runs; validate and simulate."},
 	{PlaybooksWrite, "Create, change, publish, enable, disable and archive playbooks; cancel runs."},
+	{ContentRead, "Browse, search and download the content library (partners: the items visible to them)."},
+	{ContentWrite, "Add, change and archive content items and folders, upload new versions and set who sees them."},
 }
 
 // Catalogue returns a copy of every permission with its description.

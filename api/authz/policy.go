@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -22,6 +22,11 @@ var operatorsOnly = map[string]string{
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"archive-commission-plan":        "commission plans",
+	"archive-content-item":           "the content library",
+	"create-content-folder":          "the content library",
+	"create-content-item":            "the content library",
+	"update-content-item":            "the content library",
+	"upload-content-file":            "the content library",
 	"archive-playbook":               "playbooks",
 	"assign-deal-owner":              "reviews and decisions on deals",
 	"cancel-playbook-run":            "playbooks",

@@ -151,6 +151,7 @@ func modules(st *stores.Set) api.Modules {
 		Ledger:       func(p *models.Principal) api.LedgerStore { return st.Money.For(p) },
 		Withdrawals:  func(p *models.Principal) api.WithdrawalStore { return st.Money.For(p) },
 		Playbooks:    func(p *models.Principal) api.PlaybookStore { return st.Playbooks.For(p) },
+		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
 	}
 }
 

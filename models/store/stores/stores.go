@@ -8,6 +8,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/content"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/idempotency"
@@ -24,6 +25,10 @@ import (
 
 // The module stores under the names they are embedded with.
 type (
+	// Content keeps the content library.
+	Content = content.Store
+	// ScopedContent is the content library as one principal sees it.
+	ScopedContent = content.Scoped
 	// Customers keeps customers and the event log, and takes in ingested events.
 	Customers = customers.Store
 	// ScopedCustomers is the customer and event store as one principal sees it.
@@ -71,6 +76,7 @@ type (
 // Set is the core store with the module stores built on it; it answers every store method.
 type Set struct {
 	*store.Store
+	*Content
 	*Customers
 	*Deals
 	*Identity
@@ -104,6 +110,7 @@ func New(core *store.Store) *Set {
 	set := &Set{
 		Store:        core,
 		IngestEngine: engine,
+		Content:      content.New(core),
 		Customers:    customer,
 		Deals:        deal,
 		Identity:     identity.New(core),
@@ -126,6 +133,7 @@ func (s *Set) Core() *store.Store { return s.Store }
 // Scoped is every store as one principal sees it.
 type Scoped struct {
 	*store.Scoped
+	*ScopedContent
 	*ScopedCustomers
 	*ScopedDeals
 	*ScopedIdentity
@@ -142,6 +150,7 @@ type Scoped struct {
 func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
 		Scoped:           s.Store.For(p),
+		ScopedContent:    s.Content.For(p),
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
 		ScopedIdentity:   s.Identity.For(p),
