@@ -126,6 +126,7 @@ type Modules struct {
 	Ledger       func(*models.Principal) LedgerStore
 	Withdrawals  func(*models.Principal) WithdrawalStore
 	Playbooks    func(*models.Principal) PlaybookStore
+	Desk         func(*models.Principal) DeskStore
 }
 
 // Server is the assembled HTTP interface.
@@ -235,6 +236,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerLedgerRoutes(s)
 	registerWithdrawalRoutes(s)
 	registerPlaybookRoutes(s)
+	registerDeskRoutes(s)
 	return s
 }
 

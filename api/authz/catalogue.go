@@ -82,6 +82,12 @@ const (
 	// PlaybooksRead and PlaybooksWrite cover playbooks, their versions and runs.
 	PlaybooksRead  Permission = "playbooks:read"
 	PlaybooksWrite Permission = "playbooks:write"
+	// TicketsRead and TicketsWrite cover the service desk's tickets and their threads
+	// (partners: their own, never internal notes); TicketsManage covers what only the desk
+	// does: categories, assignment and triage, internal notes.
+	TicketsRead   Permission = "tickets:read"
+	TicketsWrite  Permission = "tickets:write"
+	TicketsManage Permission = "tickets:manage"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -130,6 +136,9 @@ var catalogue = []Entry{
 	{MailRead, "Read the outbox of email messages the service sent."},
 	{PlaybooksRead, "List playbooks, their versions and runs; validate and simulate."},
 	{PlaybooksWrite, "Create, change, publish, enable, disable and archive playbooks; cancel runs."},
+	{TicketsRead, "List and see service desk tickets, their threads and the ticket categories (partners: their own tickets, without internal notes)."},
+	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
+	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 
 // Catalogue returns a copy of every permission with its description.

@@ -33,6 +33,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0015_playbook_settings", Migrate: migrate0015PlaybookSettings},
 		{ID: "0016_payout_decisions", Migrate: migrate0016PayoutDecisions},
 		{ID: "0017_event_indexes", Migrate: migrate0017EventIndexes},
+		{ID: "0018_service_desk", Migrate: migrate0018ServiceDesk},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
+	"github.com/partnerd/partnerd/models/store/desk"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
@@ -32,6 +33,10 @@ type (
 	Deals = deals.Store
 	// ScopedDeals is the deal store as one principal sees it.
 	ScopedDeals = deals.Scoped
+	// Desk keeps the service desk: ticket categories, tickets and their threads.
+	Desk = desk.Store
+	// ScopedDesk is the desk as one principal sees it.
+	ScopedDesk = desk.Scoped
 	// Identity keeps users, roles, machine keys, tokens and the audit log.
 	Identity = identity.Store
 	// ScopedIdentity is the identity store as one principal sees it.
@@ -73,6 +78,7 @@ type Set struct {
 	*store.Store
 	*Customers
 	*Deals
+	*Desk
 	*Identity
 	*Idempotency
 	*Mail
@@ -106,6 +112,7 @@ func New(core *store.Store) *Set {
 		IngestEngine: engine,
 		Customers:    customer,
 		Deals:        deal,
+		Desk:         desk.New(core),
 		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
@@ -128,6 +135,7 @@ type Scoped struct {
 	*store.Scoped
 	*ScopedCustomers
 	*ScopedDeals
+	*ScopedDesk
 	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
@@ -144,6 +152,7 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		Scoped:           s.Store.For(p),
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
+		ScopedDesk:       s.Desk.For(p),
 		ScopedIdentity:   s.Identity.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),
