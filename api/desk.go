@@ -1,13 +1,21 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"mime"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 
 	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/desk"
 )
@@ -25,6 +33,10 @@ type DeskStore interface {
 	ChangeTicketStatus(ctx context.Context, id, to string) (*models.Ticket, error)
 	TicketMessages(ctx context.Context, ticketID string, pg models.Page) ([]models.TicketMessage, string, error)
 	AddTicketMessage(ctx context.Context, ticketID, body string, internal bool) (*models.TicketMessage, error)
+	CheckTicketUpload(ctx context.Context, ticketID, messageID string) error
+	AddTicketAttachment(ctx context.Context, ticketID string, a *models.TicketAttachment) error
+	TicketAttachments(ctx context.Context, ticketID string, pg models.Page) ([]models.TicketAttachment, string, error)
+	TicketAttachment(ctx context.Context, id string) (*models.TicketAttachment, error)
 }
 
 // desk is the service desk store as the caller sees it.
@@ -226,6 +238,31 @@ func registerDeskRoutes(s *Server) {
 	register(s, op("add-ticket-note", http.MethodPost, "/api/tickets/{id}/notes", "Add an internal note to a ticket",
 		"Operators only; partners never see notes in any response, event or message.", http.StatusCreated,
 		http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity), Requires(authz.TicketsManage), s.addTicketNote)
+
+	upload := op("upload-ticket-attachment", http.MethodPost, "/api/tickets/{id}/attachments", "Attach a file to a ticket",
+		fmt.Sprintf("The request body is the file's bytes. At most %d MiB (413); its type is told from the bytes and must be a PDF, an image "+
+			"(PNG, JPEG, GIF, WebP), plain text or CSV, a ZIP, a Word or Excel document (415). With messageId it goes with a message of your "+
+			"own; an internal note's file is internal and partners never see it.", models.MaxTicketAttachmentBytes>>20), http.StatusCreated,
+		http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)
+	upload.MaxBodyBytes = models.MaxTicketAttachmentBytes + 4096
+	maxFile := models.MaxTicketAttachmentBytes
+	upload.RequestBody = &huma.RequestBody{Required: true, Description: "The file's bytes", Content: map[string]*huma.MediaType{
+		"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary", MaxLength: &maxFile}}}}
+	register(s, upload, Requires(authz.TicketsWrite), s.uploadTicketAttachment)
+	// huma writes the raw body's schema itself; the document states its bound too.
+	if p := s.api.OpenAPI().Paths[upload.Path]; p != nil && p.Post != nil && p.Post.RequestBody != nil {
+		for _, mt := range p.Post.RequestBody.Content {
+			mt.Schema.MaxLength = &maxFile
+		}
+	}
+	register(s, op("list-ticket-attachments", http.MethodGet, "/api/tickets/{id}/attachments", "A ticket's files",
+		"Oldest first. Partners never receive an internal note's files.", 0, http.StatusNotFound), Requires(authz.TicketsRead), s.listTicketAttachments)
+	download := op("download-ticket-attachment", http.MethodGet, "/api/ticket-attachments/{id}", "Download a ticket's file",
+		"Authorised like its ticket: another partner's file, or an internal note's for a partner, is 404. Range requests are served (206).", 0,
+		http.StatusNotFound, http.StatusServiceUnavailable)
+	download.Responses = map[string]*huma.Response{"200": {Description: "The file's bytes", Content: map[string]*huma.MediaType{
+		"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary"}}}}}
+	register(s, download, Requires(authz.TicketsRead), s.downloadTicketAttachment)
 }
 
 func ticketOutput(t *models.Ticket, err error) (*TicketOutput, error) {
@@ -324,4 +361,123 @@ func (s *Server) replyToTicket(ctx context.Context, in *TicketMessageInput) (*Ti
 // addTicketNote adds an internal note.
 func (s *Server) addTicketNote(ctx context.Context, in *TicketMessageInput) (*TicketMessageOutput, error) {
 	return ticketMessageOutput(s.desk(ctx).AddTicketMessage(ctx, in.ID, in.Body.Body, true))
+}
+
+// TicketAttachment is a file of a ticket.
+type TicketAttachment struct {
+	ID          string    `json:"id"`
+	TicketID    string    `json:"ticketId"`
+	MessageID   string    `json:"messageId,omitempty"`
+	Internal    bool      `json:"internal" doc:"A file of an internal note; partners never receive these"`
+	Name        string    `json:"name"`
+	ContentType string    `json:"contentType" doc:"Told from the file's bytes"`
+	Size        int64     `json:"size" doc:"In bytes"`
+	SHA256      string    `json:"sha256"`
+	UploadedBy  string    `json:"uploadedBy"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+func ticketAttachmentOf(a *models.TicketAttachment) TicketAttachment {
+	return TicketAttachment{ID: a.ID, TicketID: a.TicketID, MessageID: str(a.MessageID), Internal: a.Internal, Name: a.Name,
+		ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256, UploadedBy: a.UploadedBy, CreatedAt: a.CreatedAt}
+}
+
+// UploadTicketAttachmentInput is a file for a ticket.
+type UploadTicketAttachmentInput struct {
+	ID        string `path:"id" maxLength:"36"`
+	Name      string `query:"name" required:"true" minLength:"1" maxLength:"200" pattern:"^[^/\\\\]+$" doc:"The file's name, without a path" example:"statement.pdf"`
+	MessageID string `query:"messageId" maxLength:"36" doc:"A message of your own the file goes with"`
+	RawBody   []byte `contentType:"application/octet-stream"`
+}
+
+// TicketAttachmentOutput is one attachment.
+type TicketAttachmentOutput struct{ Body TicketAttachment }
+
+// TicketAttachmentListOutput is a page of a ticket's files.
+type TicketAttachmentListOutput struct{ Body ListBody[TicketAttachment] }
+
+// blobs is the blob store, or 503 when the service runs without one.
+func (s *Server) blobs() (*blobstore.Store, error) {
+	if s.deps.Blobs == nil {
+		return nil, models.Errorf(models.KindUnavailable, "FILES_UNAVAILABLE", "file storage is not configured")
+	}
+	return s.deps.Blobs, nil
+}
+
+// uploadTicketAttachment stores a file and records it on the ticket; the file is removed again
+// when the record cannot be written.
+func (s *Server) uploadTicketAttachment(ctx context.Context, in *UploadTicketAttachmentInput) (*TicketAttachmentOutput, error) {
+	blobs, err := s.blobs()
+	if err != nil {
+		return nil, err
+	}
+	d := s.desk(ctx)
+	if err := d.CheckTicketUpload(ctx, in.ID, in.MessageID); err != nil {
+		return nil, err
+	}
+	// The type is one of the list exactly: children of text/plain such as HTML or SVG are not taken.
+	if ct := blobstore.Sniff(in.RawBody[:min(len(in.RawBody), 3072)]); len(in.RawBody) > 0 && !slices.Contains(models.TicketAttachmentTypes, ct) {
+		return nil, models.Errorf(models.KindUnsupportedType, "ATTACHMENT_TYPE_NOT_ALLOWED", "files of this type are not taken: %s", ct)
+	}
+	obj, err := blobs.Put(ctx, "tickets", bytes.NewReader(in.RawBody), blobstore.Limits{MaxBytes: models.MaxTicketAttachmentBytes, Types: models.TicketAttachmentTypes})
+	switch {
+	case errors.Is(err, blobstore.ErrTooLarge):
+		return nil, models.Errorf(models.KindTooLarge, "ATTACHMENT_TOO_LARGE", "a file has at most %d MiB", models.MaxTicketAttachmentBytes>>20)
+	case errors.Is(err, blobstore.ErrTypeNotAllowed):
+		return nil, models.Errorf(models.KindUnsupportedType, "ATTACHMENT_TYPE_NOT_ALLOWED", "files of this type are not taken: %s", blobstore.Sniff(in.RawBody))
+	case errors.Is(err, blobstore.ErrEmpty):
+		return nil, models.Invalid("ATTACHMENT_EMPTY", "the file is empty", models.FieldError{Location: "body", Message: "empty"})
+	case err != nil:
+		return nil, err
+	}
+	a := &models.TicketAttachment{MessageID: nonEmpty(in.MessageID), Name: in.Name, ContentType: obj.ContentType, Size: obj.Size, SHA256: obj.SHA256, BlobKey: obj.Key}
+	if err := d.AddTicketAttachment(ctx, in.ID, a); err != nil {
+		if derr := blobs.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
+			s.log.Warn("an attachment's file outlived its failed record", "key", obj.Key, "err", derr)
+		}
+		return nil, err
+	}
+	return &TicketAttachmentOutput{Body: ticketAttachmentOf(a)}, nil
+}
+
+// listTicketAttachments lists a ticket's files.
+func (s *Server) listTicketAttachments(ctx context.Context, in *TicketMessagesInput) (*TicketAttachmentListOutput, error) {
+	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.TicketAttachment, string, error) {
+		return s.desk(ctx).TicketAttachments(ctx, in.ID, pg)
+	}, ticketAttachmentOf)
+	return &TicketAttachmentListOutput{Body: body}, err
+}
+
+// downloadTicketAttachment streams a ticket's file, with Range requests, to whoever may read the
+// ticket. It is always a download (never rendered in the page) and text is served as plain text.
+func (s *Server) downloadTicketAttachment(ctx context.Context, in *IDPath) (*huma.StreamResponse, error) {
+	blobs, err := s.blobs()
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.desk(ctx).TicketAttachment(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	f, err := blobs.Open(ctx, a.BlobKey)
+	if errors.Is(err, blobstore.ErrNotFound) {
+		return nil, models.NotFound("TICKET_ATTACHMENT_NOT_FOUND", "ticket attachment")
+	} else if err != nil {
+		return nil, err
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer func() { _ = f.Close() }()
+		g := humagin.Unwrap(hctx)
+		ct := a.ContentType
+		if strings.HasPrefix(ct, "text/") {
+			ct = "text/plain; charset=utf-8"
+		}
+		h := g.Writer.Header()
+		h.Set("Content-Type", ct)
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Name}))
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+		h.Set("Cache-Control", "private, no-store")
+		http.ServeContent(g.Writer, g.Request, "", a.CreatedAt, f)
+	}}, nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/desk"
 	"github.com/partnerd/partnerd/models/store/stores"
@@ -34,7 +36,9 @@ func init() {
 		f.fresh["ticketCategory"] = func(string) string { return newCategory() }
 	})
 	ticket := func(method, suffix string, body map[string]any) func(*fixture, string) request {
-		return func(f *fixture, _ string) request { return request{method, "/api/tickets/" + f.ids["ticket1"] + suffix, body} }
+		return func(f *fixture, _ string) request {
+			return request{method, "/api/tickets/" + f.ids["ticket1"] + suffix, body}
+		}
 	}
 	other := func(method, suffix string, body map[string]any) func(*fixture) request {
 		return func(f *fixture) request { return request{method, "/api/tickets/" + f.ids["ticket2"] + suffix, body} }
@@ -76,4 +80,34 @@ func init() {
 	for id, c := range cases {
 		matrix[id] = c
 	}
+}
+
+func init() {
+	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, _, _, _ *stores.Scoped) {
+		upload := func(ticket, token string) string {
+			r := do(t, f.h, http.MethodPost, "/api/tickets/"+f.ids[ticket]+"/attachments?name=notes.txt", strings.NewReader("Bank statement, October.\n"),
+				append(bearer(token), "Content-Type", "application/octet-stream")...)
+			if r.Status != http.StatusCreated {
+				t.Fatalf("upload = %d %s", r.Status, r.Body)
+			}
+			return decode[TicketAttachment](t, r).ID
+		}
+		f.ids["attachment1"] = upload("ticket1", f.tokens[authz.RolePartnerAdmin])
+		f.ids["attachment2"] = upload("ticket2", f.tokens[authz.RoleOwner])
+	})
+	matrix["upload-ticket-attachment"] = matrixCase{byID: true, call: func(f *fixture, _ string) request {
+		return request{http.MethodPost, "/api/tickets/" + f.ids["ticket1"] + "/attachments?name=log.txt", "a log line"}
+	}, otherPartner: func(f *fixture) request {
+		return request{http.MethodPost, "/api/tickets/" + f.ids["ticket2"] + "/attachments?name=log.txt", "a log line"}
+	}}
+	matrix["list-ticket-attachments"] = matrixCase{byID: true, call: func(f *fixture, _ string) request {
+		return request{http.MethodGet, "/api/tickets/" + f.ids["ticket1"] + "/attachments", nil}
+	}, otherPartner: func(f *fixture) request {
+		return request{http.MethodGet, "/api/tickets/" + f.ids["ticket2"] + "/attachments", nil}
+	}}
+	matrix["download-ticket-attachment"] = matrixCase{byID: true, call: func(f *fixture, _ string) request {
+		return request{http.MethodGet, "/api/ticket-attachments/" + f.ids["attachment1"], nil}
+	}, otherPartner: func(f *fixture) request {
+		return request{http.MethodGet, "/api/ticket-attachments/" + f.ids["attachment2"], nil}
+	}}
 }

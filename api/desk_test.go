@@ -1,11 +1,15 @@
 package api
 
 import (
+	"bytes"
+	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -150,6 +154,111 @@ func TestServiceDeskOverHTTPNeverShowsPartnersANote(t *testing.T) {
 		}
 		if r := do(t, h, http.MethodGet, "/api/tickets?status=archived", nil, op...); r.Status != http.StatusUnprocessableEntity {
 			t.Fatalf("an unknown status filter = %d", r.Status)
+		}
+	})
+}
+
+// pngBytes is the start of a PNG file, enough for its type to be told.
+var pngBytes = append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"), bytes.Repeat([]byte{7}, 4000)...)
+
+func TestTicketAttachmentsAreCheckedStoredAndAuthorisedLikeTheTicket(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		env := newIngestEnv(t, st)
+		h := env.h
+		p1Key := mintKey(t, env, env.partner1, authz.TicketsRead, authz.TicketsWrite)
+		p1, p2 := bearer(p1Key), bearer(mintKey(t, env, env.partner2, authz.TicketsRead, authz.TicketsWrite))
+		op := bearer(env.ownerToken)
+		upload := func(path string, body []byte, auth []string) response {
+			return do(t, h, http.MethodPost, path, bytes.NewReader(body), append(auth, "Content-Type", "application/octet-stream")...)
+		}
+		tk := decode[Ticket](t, do(t, h, http.MethodPost, "/api/tickets", jsonBody(t, map[string]any{"subject": "Broken logo", "body": "See the screenshot."}), p1...))
+		base := "/api/tickets/" + tk.ID + "/attachments"
+
+		// Size and type are refused before anything is recorded.
+		if p := upload(base+"?name=big.png", append(slices.Clone(pngBytes), make([]byte, models.MaxTicketAttachmentBytes)...), p1).problem(t); p.Status != http.StatusRequestEntityTooLarge {
+			t.Fatalf("a file over the limit = %+v", p)
+		}
+		if p := upload(base+"?name=exact.png", append(slices.Clone(pngBytes), make([]byte, models.MaxTicketAttachmentBytes-len(pngBytes)+1)...), p1).problem(t); p.Status != http.StatusRequestEntityTooLarge || p.Code != "ATTACHMENT_TOO_LARGE" {
+			t.Fatalf("a file one byte over = %+v", p)
+		}
+		if p := upload(base+"?name=tool.exe", append([]byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff"), make([]byte, 200)...), p1).problem(t); p.Status != http.StatusUnsupportedMediaType || p.Code != "ATTACHMENT_TYPE_NOT_ALLOWED" {
+			t.Fatalf("an executable = %+v", p)
+		}
+		if p := upload(base+"?name=page.png", []byte("<html><script>alert(1)</script></html>"), p1).problem(t); p.Status != http.StatusUnsupportedMediaType {
+			t.Fatalf("HTML named .png = %+v", p)
+		}
+		if p := upload(base+"?name=a/b.png", pngBytes, p1).problem(t); p.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("a name with a path = %+v", p)
+		}
+		if list := decode[ListBody[TicketAttachment]](t, do(t, h, http.MethodGet, base, nil, op...)); len(list.Data) != 0 {
+			t.Fatalf("refused uploads left rows: %+v", list.Data)
+		}
+		if r := upload(base+"?name=x.png", pngBytes, p2); r.Status != http.StatusNotFound {
+			t.Fatalf("partner2 uploads to partner1's ticket = %d", r.Status)
+		}
+
+		shot := decode[TicketAttachment](t, upload(base+"?name=screenshot.png", pngBytes, p1))
+		if shot.ContentType != "image/png" || shot.Size != int64(len(pngBytes)) || shot.Internal || len(shot.SHA256) != 64 {
+			t.Fatalf("uploaded = %+v", shot)
+		}
+		// Downloads: the whole file, a range, and 404 for another partner.
+		r := do(t, h, http.MethodGet, "/api/ticket-attachments/"+shot.ID, nil, op...)
+		if r.Status != http.StatusOK || !bytes.Equal(r.Body, pngBytes) || r.Header.Get("Content-Type") != "image/png" ||
+			!strings.HasPrefix(r.Header.Get("Content-Disposition"), "attachment") || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("download = %d %v (%d bytes)", r.Status, r.Header, len(r.Body))
+		}
+		r = do(t, h, http.MethodGet, "/api/ticket-attachments/"+shot.ID, nil, append(slices.Clone(p1), "Range", "bytes=1-3")...)
+		if r.Status != http.StatusPartialContent || string(r.Body) != "PNG" {
+			t.Fatalf("a range = %d %q", r.Status, r.Body)
+		}
+		if r := do(t, h, http.MethodGet, "/api/ticket-attachments/"+shot.ID, nil, p2...); r.Status != http.StatusNotFound {
+			t.Fatalf("partner2 downloads partner1's file = %d", r.Status)
+		}
+
+		// A file of an internal note is internal: never listed nor served to the partner.
+		note := decode[TicketMessage](t, do(t, h, http.MethodPost, "/api/tickets/"+tk.ID+"/notes", jsonBody(t, map[string]any{"body": "Their logo is trademarked, see file."}), op...))
+		if r := upload(base+"?name=x.png&messageId="+note.ID, pngBytes, p1); r.Status != http.StatusNotFound {
+			t.Fatalf("a partner attaching to the note = %d", r.Status)
+		}
+		first := decode[ListBody[TicketMessage]](t, do(t, h, http.MethodGet, "/api/tickets/"+tk.ID+"/messages", nil, op...)).Data[0]
+		if p := upload(base+"?name=x.png&messageId="+first.ID, pngBytes, op).problem(t); p.Status != http.StatusForbidden || p.Code != "NOT_YOUR_MESSAGE" {
+			t.Fatalf("the desk attaching to the partner's message = %+v", p)
+		}
+		secret := decode[TicketAttachment](t, upload(base+"?name=trademark.png&messageId="+note.ID, pngBytes, op))
+		if !secret.Internal || secret.MessageID != note.ID {
+			t.Fatalf("the note's file = %+v", secret)
+		}
+		if r := do(t, h, http.MethodGet, "/api/ticket-attachments/"+secret.ID, nil, p1...); r.Status != http.StatusNotFound {
+			t.Fatalf("the partner downloads the note's file = %d", r.Status)
+		}
+		if r := do(t, h, http.MethodGet, "/api/ticket-attachments/"+secret.ID, nil, op...); r.Status != http.StatusOK {
+			t.Fatalf("the desk downloads the note's file = %d", r.Status)
+		}
+		partnerList := do(t, h, http.MethodGet, base, nil, p1...)
+		if l := decode[ListBody[TicketAttachment]](t, partnerList); len(l.Data) != 1 || l.Data[0].ID != shot.ID || strings.Contains(string(partnerList.Body), "trademark") {
+			t.Fatalf("the partner's files = %s", partnerList.Body)
+		}
+		if l := decode[ListBody[TicketAttachment]](t, do(t, h, http.MethodGet, base, nil, op...)); len(l.Data) != 2 {
+			t.Fatalf("the desk's files = %+v", l.Data)
+		}
+		events, _, err := env.owner.ListEvents(context.Background(), models.EventFilter{Type: models.EventTicketAttachmentAdded}, models.Page{Limit: 10})
+		if err != nil || len(events) != 2 {
+			t.Fatalf("attachment events = %d, %v", len(events), err)
+		}
+		for _, ev := range events {
+			if strings.Contains(ev.Payload, secret.ID) && (ev.PartnerID != nil || strings.Contains(ev.Payload, "trademark")) {
+				t.Fatalf("the note file's event is the partner's or names it: %+v", ev)
+			}
+		}
+
+		// Without a blob store, files answer 503 and nothing is recorded.
+		bare, _ := identityServer(t, st)
+		bare.deps.Blobs = nil
+		if p := do(t, bare.Handler(), http.MethodPost, base+"?name=x.png", bytes.NewReader(pngBytes), bearer(p1Key)...).problem(t); p.Status != http.StatusServiceUnavailable {
+			t.Fatalf("an upload without a blob store = %+v", p)
+		}
+		if p := do(t, bare.Handler(), http.MethodGet, "/api/ticket-attachments/"+shot.ID, nil, bearer(p1Key)...).problem(t); p.Status != http.StatusServiceUnavailable {
+			t.Fatalf("a download without a blob store = %+v", p)
 		}
 	})
 }

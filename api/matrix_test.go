@@ -45,6 +45,8 @@ type fixture struct {
 	fresh map[string]func(role string) string
 	// st is the store under test, for hooks that need more than a scoped view.
 	st *stores.Set
+	// h is the server under test, for hooks that make records through the API (uploads).
+	h http.Handler
 }
 
 // fixtureHooks let each module add the records its matrix cases aim at; sc is the owner's
@@ -342,7 +344,7 @@ func buildFixture(t *testing.T, st *stores.Set, h http.Handler) *fixture {
 	sc := st.For(owner)
 	hash, _ := authn.HashPassword(ownerPassword)
 	f := &fixture{tokens: map[string]string{}, keyFor: map[authz.Permission]string{}, ownerEmail: ownerEmail,
-		roleEmails: map[string]string{}, roleUserIDs: map[string]string{}, ids: map[string]string{}, fresh: map[string]func(string) string{}, st: st}
+		roleEmails: map[string]string{}, roleUserIDs: map[string]string{}, ids: map[string]string{}, fresh: map[string]func(string) string{}, st: st, h: h}
 
 	p1 := &models.Partner{Name: "Partner One", Type: models.PartnerReseller}
 	p2 := &models.Partner{Name: "Partner Two", Type: models.PartnerAgency}

@@ -168,6 +168,33 @@ type TicketMessage struct {
 	CreatedAt  time.Time
 }
 
+// TicketAttachment is a file of a ticket, stored in the blob store under BlobKey; on an internal
+// note it is internal too, and partners never see it.
+type TicketAttachment struct {
+	ID       string `gorm:"primaryKey;size:36"`
+	TenantID string `gorm:"size:36;not null"`
+	TicketID string `gorm:"size:36;not null"`
+	// MessageID is the message it came with, if any.
+	MessageID   *string `gorm:"size:36"`
+	PartnerID   string  `gorm:"size:36;not null"`
+	Internal    bool    `gorm:"not null"`
+	Name        string  `gorm:"size:200;not null"`
+	ContentType string  `gorm:"size:100;not null"`
+	Size        int64   `gorm:"not null"`
+	SHA256      string  `gorm:"column:sha256;size:64;not null"`
+	BlobKey     string  `gorm:"size:64;not null"`
+	UploadedBy  string  `gorm:"size:36;not null"`
+	CreatedAt   time.Time
+}
+
+// MaxTicketAttachmentBytes bounds one attachment.
+const MaxTicketAttachmentBytes = 10 << 20
+
+// TicketAttachmentTypes are the media types an attachment may have (told by its bytes).
+var TicketAttachmentTypes = []string{"application/pdf", "image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "text/csv",
+	"application/zip", "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+
 // TicketCategory is one entry of the tenant's list of ticket categories.
 type TicketCategory struct {
 	ID          string `gorm:"primaryKey;size:36"`
@@ -211,4 +238,6 @@ type TicketEventPayload struct {
 	MessageID      string   `json:"messageId,omitempty" doc:"Set on ticket.replied and ticket.note_added"`
 	AuthorKind     string   `json:"authorKind,omitempty" enum:"partner,operator" doc:"Who replied, on ticket.replied"`
 	Changed        []string `json:"changed,omitempty" doc:"The fields that changed, on ticket.updated"`
+	AttachmentID   string   `json:"attachmentId,omitempty" doc:"Set on ticket.attachment_added"`
+	AttachmentName string   `json:"attachmentName,omitempty" doc:"Set on ticket.attachment_added"`
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // migrate0018ServiceDesk adds the service desk: ticket categories, tickets and their threads of
-// messages (replies and internal notes).
+// messages (replies and internal notes) with their attachments.
 func migrate0018ServiceDesk(tx *gorm.DB) error {
 	type ticketCategory struct {
 		ID          string `gorm:"primaryKey;size:36"`
@@ -47,5 +47,20 @@ func migrate0018ServiceDesk(tx *gorm.DB) error {
 		Body       string `gorm:"type:text;not null"`
 		CreatedAt  time.Time
 	}
-	return tx.Migrator().CreateTable(&ticketCategory{}, &ticket{}, &ticketMessage{})
+	type ticketAttachment struct {
+		ID          string  `gorm:"primaryKey;size:36"`
+		TenantID    string  `gorm:"size:36;not null"`
+		TicketID    string  `gorm:"size:36;not null;index:ticket_attachments_ticket,priority:1"`
+		MessageID   *string `gorm:"size:36"`
+		PartnerID   string  `gorm:"size:36;not null"`
+		Internal    bool    `gorm:"not null"`
+		Name        string  `gorm:"size:200;not null"`
+		ContentType string  `gorm:"size:100;not null"`
+		Size        int64   `gorm:"not null"`
+		SHA256      string  `gorm:"column:sha256;size:64;not null"`
+		BlobKey     string  `gorm:"size:64;not null"`
+		UploadedBy  string  `gorm:"size:36;not null"`
+		CreatedAt   time.Time
+	}
+	return tx.Migrator().CreateTable(&ticketCategory{}, &ticket{}, &ticketMessage{}, &ticketAttachment{})
 }

@@ -511,3 +511,96 @@ func (sc *Scoped) AddTicketMessage(ctx context.Context, ticketID, body string, i
 	}
 	return m, nil
 }
+
+// attachmentRows are the attachments the caller may read: a partner's own tickets' files, never
+// an internal note's.
+func (sc *Scoped) attachmentRows(ctx context.Context) *gorm.DB {
+	q := sc.PartnerRows(ctx, &models.TicketAttachment{}, "partner_id")
+	if sc.byPartner() {
+		q = q.Where("internal = ?", false)
+	}
+	return q
+}
+
+// CheckTicketUpload verifies, before a file is stored, that the caller may attach one to the
+// ticket and, when messageID is given, to that message: one of the thread the caller sees and
+// wrote itself.
+func (sc *Scoped) CheckTicketUpload(ctx context.Context, ticketID, messageID string) error {
+	if _, err := sc.Ticket(ctx, ticketID); err != nil {
+		return err
+	}
+	if messageID == "" {
+		return nil
+	}
+	_, err := sc.uploadMessage(sc.s.core.DB(ctx), ticketID, messageID)
+	return err
+}
+
+func (sc *Scoped) uploadMessage(tx *gorm.DB, ticketID, messageID string) (*models.TicketMessage, error) {
+	q := sc.Scope.PartnerRows(tx.Model(&models.TicketMessage{}), "partner_id").Where("id = ? AND ticket_id = ?", messageID, ticketID)
+	if sc.byPartner() {
+		q = q.Where("internal = ?", false)
+	}
+	var m models.TicketMessage
+	if err := q.Take(&m).Error; errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("TICKET_MESSAGE_NOT_FOUND", "ticket message")
+	} else if err != nil {
+		return nil, err
+	}
+	if m.AuthorID != sc.P.ActorID() {
+		return nil, models.Errorf(models.KindForbidden, "NOT_YOUR_MESSAGE", "files go with a message of your own")
+	}
+	return &m, nil
+}
+
+// AddTicketAttachment records a stored file as an attachment of a ticket (and of one of the
+// caller's messages when a.MessageID is set; an internal note's file is internal).
+func (sc *Scoped) AddTicketAttachment(ctx context.Context, ticketID string, a *models.TicketAttachment) error {
+	return sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		t, err := sc.lockTicket(ctx, tx, ticketID)
+		if err != nil {
+			return err
+		}
+		a.Internal = false
+		if a.MessageID != nil {
+			m, err := sc.uploadMessage(tx, t.ID, *a.MessageID)
+			if err != nil {
+				return err
+			}
+			a.Internal = m.Internal
+		}
+		a.ID, a.TenantID, a.TicketID, a.PartnerID, a.UploadedBy = models.NewID(), t.TenantID, t.ID, t.PartnerID, sc.P.ActorID()
+		a.CreatedAt = time.Now().UTC()
+		if err := tx.Create(a).Error; err != nil {
+			return err
+		}
+		if err := store.WriteAudit(ctx, tx, t.TenantID, "ticket.attachment_added", "ticket", t.ID, "attachment"); err != nil {
+			return err
+		}
+		_, err = ev.Emit(ctx, tx, t.TenantID, ticketEvent(models.EventTicketAttachmentAdded, t, !a.Internal, func(p *models.TicketEventPayload) {
+			p.AttachmentID, p.MessageID = a.ID, store.Deref(a.MessageID)
+			if !a.Internal {
+				p.AttachmentName = a.Name
+			}
+		}))
+		return err
+	})
+}
+
+// TicketAttachments lists a ticket's files, oldest first: for a partner never an internal note's.
+func (sc *Scoped) TicketAttachments(ctx context.Context, ticketID string, pg models.Page) ([]models.TicketAttachment, string, error) {
+	if _, err := sc.Ticket(ctx, ticketID); err != nil {
+		return nil, "", err
+	}
+	return store.Page(sc.attachmentRows(ctx).Where("ticket_id = ?", ticketID), pg, func(a models.TicketAttachment) string { return a.ID })
+}
+
+// TicketAttachment finds one attachment the caller may read, authorised like its ticket.
+func (sc *Scoped) TicketAttachment(ctx context.Context, id string) (*models.TicketAttachment, error) {
+	var a models.TicketAttachment
+	err := sc.attachmentRows(ctx).Where("id = ?", id).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, models.NotFound("TICKET_ATTACHMENT_NOT_FOUND", "ticket attachment")
+	}
+	return &a, err
+}
