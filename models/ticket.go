@@ -63,7 +63,8 @@ func CheckTicketTransition(from, to string, byPartner bool) error {
 	if !slices.Contains(ticketTransitions[from], to) {
 		return Errorf(KindConflict, "TICKET_TRANSITION_NOT_ALLOWED", "a ticket cannot move from %s to %s", from, to)
 	}
-	if byPartner && !(to == TicketResolved || (from == TicketResolved && (to == TicketOpen || to == TicketClosed))) {
+	partnerMay := to == TicketResolved || (from == TicketResolved && (to == TicketOpen || to == TicketClosed))
+	if byPartner && !partnerMay {
 		return Errorf(KindForbidden, "TICKET_TRANSITION_FOR_OPERATORS", "only the desk moves a ticket from %s to %s", from, to)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,8 @@ func TestTicketTransitionsFollowTheWrittenMachine(t *testing.T) {
 	for _, c := range cases {
 		err := CheckTicketTransition(c.from, c.to, c.byPartner)
 		got := ""
-		if e, ok := err.(*Error); ok {
+		var e *Error
+		if errors.As(err, &e) {
 			got = e.Code
 		} else if err != nil {
 			got = err.Error()
