@@ -17,7 +17,6 @@ import (
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store/desk"
 )
 
 // DeskStore is what the service desk's operations need of storage, as the caller sees it.
@@ -26,7 +25,7 @@ type DeskStore interface {
 	CreateTicketCategory(ctx context.Context, c *models.TicketCategory) error
 	UpdateTicketCategory(ctx context.Context, id string, ch models.TicketCategoryChanges) (*models.TicketCategory, error)
 	DeleteTicketCategory(ctx context.Context, id string) error
-	OpenTicket(ctx context.Context, in desk.NewTicket) (*models.Ticket, error)
+	OpenTicket(ctx context.Context, in models.NewTicket) (*models.Ticket, error)
 	ListTickets(ctx context.Context, f models.TicketFilter, pg models.Page) ([]models.Ticket, string, error)
 	Ticket(ctx context.Context, id string) (*models.Ticket, error)
 	UpdateTicket(ctx context.Context, id string, c models.TicketChanges) (*models.Ticket, error)
@@ -313,7 +312,7 @@ func (s *Server) deleteTicketCategory(ctx context.Context, in *IDPath) (*struct{
 // openTicket opens a ticket.
 func (s *Server) openTicket(ctx context.Context, in *OpenTicketInput) (*TicketOutput, error) {
 	b := in.Body
-	return ticketOutput(s.desk(ctx).OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: b.Subject, PartnerID: b.PartnerID,
+	return ticketOutput(s.desk(ctx).OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: b.Subject, PartnerID: b.PartnerID,
 		CustomerID: nonEmpty(b.CustomerID), CategoryID: nonEmpty(b.CategoryID), Priority: b.Priority, RequesterID: b.RequesterID,
 		AssigneeUserID: nonEmpty(b.AssigneeUserID)}, Tags: b.Tags, Body: b.Body}))
 }

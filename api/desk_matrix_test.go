@@ -9,7 +9,6 @@ import (
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store/desk"
 	"github.com/partnerd/partnerd/models/store/stores"
 )
 
@@ -17,7 +16,7 @@ func init() {
 	fixtureHooks = append(fixtureHooks, func(t *testing.T, f *fixture, sc, p1, p2 *stores.Scoped) {
 		ctx := context.Background()
 		newTicket := func(scope *stores.Scoped) string {
-			tk, err := scope.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "Payout missing"}, Body: "Our payout has not arrived."})
+			tk, err := scope.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "Payout missing"}, Body: "Our payout has not arrived."})
 			if err != nil {
 				t.Fatal(err)
 			}

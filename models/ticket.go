@@ -242,3 +242,10 @@ type TicketEventPayload struct {
 	AttachmentID   string   `json:"attachmentId,omitempty" doc:"Set on ticket.attachment_added"`
 	AttachmentName string   `json:"attachmentName,omitempty" doc:"Set on ticket.attachment_added"`
 }
+
+// NewTicket is a ticket to open with its first message.
+type NewTicket struct {
+	Ticket Ticket
+	Tags   []string
+	Body   string
+}

@@ -217,17 +217,10 @@ func ticketEvent(typ string, t *models.Ticket, partnerVisible bool, fill func(*m
 	return ne
 }
 
-// NewTicket is a ticket to open with its first message.
-type NewTicket struct {
-	Ticket models.Ticket
-	Tags   []string
-	Body   string
-}
-
 // OpenTicket opens a ticket with its first message. Partners open tickets of their own
 // organisation as themselves; operators name the partner and may name the requester; assignee,
 // category and customer are checked against the tenant and the partner.
-func (sc *Scoped) OpenTicket(ctx context.Context, in NewTicket) (*models.Ticket, error) {
+func (sc *Scoped) OpenTicket(ctx context.Context, in models.NewTicket) (*models.Ticket, error) {
 	t := in.Ticket
 	tags, err := models.NormalizeTicketTags(in.Tags)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store/desk"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -26,33 +25,33 @@ func TestTicketsAreScopedAndMoveThroughTheirStatuses(t *testing.T) {
 		// A partner opens a ticket for itself; another partner's id, assignment and a foreign
 		// customer are refused.
 		pid := e.PartnerB
-		if _, err := e.A.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "x", PartnerID: pid}, Body: "x"}); storetest.Code(err) != "OTHER_PARTNER" {
+		if _, err := e.A.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "x", PartnerID: pid}, Body: "x"}); storetest.Code(err) != "OTHER_PARTNER" {
 			t.Fatalf("a ticket for another partner: %v", err)
 		}
-		if _, err := e.A.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "x", AssigneeUserID: &e.OpUserID}, Body: "x"}); storetest.Code(err) != "ASSIGNMENT_FOR_OPERATORS" {
+		if _, err := e.A.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "x", AssigneeUserID: &e.OpUserID}, Body: "x"}); storetest.Code(err) != "ASSIGNMENT_FOR_OPERATORS" {
 			t.Fatalf("a partner assigning: %v", err)
 		}
 		bCustomer := &models.Customer{Name: "B's customer", PartnerID: &pid}
 		if err := e.Op.CreateCustomer(ctx, bCustomer); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.A.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "x", CustomerID: &bCustomer.ID}, Body: "x"}); storetest.Code(err) != "TICKET_CUSTOMER_NOT_FOUND" {
+		if _, err := e.A.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "x", CustomerID: &bCustomer.ID}, Body: "x"}); storetest.Code(err) != "TICKET_CUSTOMER_NOT_FOUND" {
 			t.Fatalf("a ticket about another partner's customer: %v", err)
 		}
-		mine, err := e.A.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "Payout missing for October", Priority: models.TicketHigh, CategoryID: &billing.ID},
+		mine, err := e.A.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "Payout missing for October", Priority: models.TicketHigh, CategoryID: &billing.ID},
 			Tags: []string{"payouts", "october"}, Body: "Our October payout has not arrived."})
 		if err != nil || mine.PartnerID != e.PartnerA || mine.Status != models.TicketOpen || mine.Priority != models.TicketHigh {
 			t.Fatalf("partner ticket = %+v, %v", mine, err)
 		}
 		// Operators name the partner; the assignee must be an operator user.
-		if _, err := e.Op.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "x"}, Body: "x"}); storetest.Code(err) != "PARTNER_REQUIRED" {
+		if _, err := e.Op.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "x"}, Body: "x"}); storetest.Code(err) != "PARTNER_REQUIRED" {
 			t.Fatalf("an operator ticket for nobody: %v", err)
 		}
 		stranger := models.NewID()
-		if _, err := e.Op.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "x", PartnerID: e.PartnerB, AssigneeUserID: &stranger}, Body: "x"}); storetest.Code(err) != "ASSIGNEE_NOT_OPERATOR" {
+		if _, err := e.Op.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "x", PartnerID: e.PartnerB, AssigneeUserID: &stranger}, Body: "x"}); storetest.Code(err) != "ASSIGNEE_NOT_OPERATOR" {
 			t.Fatalf("assigning nobody: %v", err)
 		}
-		theirs, err := e.Op.OpenTicket(ctx, desk.NewTicket{Ticket: models.Ticket{Subject: "Renew the reseller agreement", PartnerID: e.PartnerB, AssigneeUserID: &e.OpUserID, CustomerID: &bCustomer.ID}, Body: "Please sign."})
+		theirs, err := e.Op.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "Renew the reseller agreement", PartnerID: e.PartnerB, AssigneeUserID: &e.OpUserID, CustomerID: &bCustomer.ID}, Body: "Please sign."})
 		if err != nil || theirs.RequesterID != e.OpUserID {
 			t.Fatalf("operator ticket = %+v, %v", theirs, err)
 		}
