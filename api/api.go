@@ -159,6 +159,7 @@ type Modules struct {
 	Withdrawals  func(*models.Principal) WithdrawalStore
 	Playbooks    func(*models.Principal) PlaybookStore
 	Content      func(*models.Principal) ContentStore
+	Desk         func(*models.Principal) DeskStore
 }
 
 // Server is the assembled HTTP interface.
@@ -271,6 +272,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerWithdrawalRoutes(s)
 	registerPlaybookRoutes(s)
 	registerContentRoutes(s)
+	registerDeskRoutes(s)
 	return s
 }
 

@@ -51,6 +51,7 @@ func modulesOf(st *stores.Set) Modules {
 		Dashboards:   func(p *models.Principal) DashboardStore { return st.For(p) },
 		Deals:        func(p *models.Principal) DealStore { return st.For(p) },
 		Tasks:        func(p *models.Principal) TaskStore { return st.For(p) },
+		Desk:         func(p *models.Principal) DeskStore { return st.For(p) },
 		Levels:       func(p *models.Principal) LevelStore { return st.For(p) },
 		Applications: func(p *models.Principal) ApplicationStore { return st.For(p) },
 		Mail:         func(p *models.Principal) MailStore { return st.For(p) },

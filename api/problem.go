@@ -76,6 +76,7 @@ var kindStatus = map[models.Kind]int{
 	models.KindTooLarge:        http.StatusRequestEntityTooLarge,
 	models.KindRateLimited:     http.StatusTooManyRequests,
 	models.KindUnavailable:     http.StatusServiceUnavailable,
+	models.KindUnsupportedType: http.StatusUnsupportedMediaType,
 	models.KindInternal:        http.StatusInternalServerError,
 }
 

@@ -19,6 +19,8 @@ const (
 	KindTooLarge
 	KindRateLimited
 	KindUnavailable
+	// KindUnsupportedType is a file or body of a type the operation does not take (415).
+	KindUnsupportedType
 )
 
 // FieldError names one problem with one input field.

@@ -32,6 +32,13 @@ const (
 	EventTaskCompleted = "task.completed"
 	EventTaskReopened  = "task.reopened"
 
+	EventTicketOpened          = "ticket.opened"
+	EventTicketUpdated         = "ticket.updated"
+	EventTicketStatusChanged   = "ticket.status_changed"
+	EventTicketReplied         = "ticket.replied"
+	EventTicketNoteAdded       = "ticket.note_added"
+	EventTicketAttachmentAdded = "ticket.attachment_added"
+
 	EventCommissionAccrued   = "commission.accrued"
 	EventCommissionAvailable = "commission.available"
 	EventCommissionReversed  = "commission.reversed"
@@ -162,6 +169,12 @@ func EventCatalogue() []EventType {
 		{EventTaskCreated, "A task was created by hand (onboarding and playbook tasks are created without it).", TaskEventPayload{}},
 		{EventTaskCompleted, "A task was completed.", TaskEventPayload{}},
 		{EventTaskReopened, "A completed task was opened again.", TaskEventPayload{}},
+		{EventTicketOpened, "A ticket was opened, by a partner or by the desk for a partner.", TicketEventPayload{}},
+		{EventTicketUpdated, "The desk changed a ticket's subject, category, priority, tags or assignee.", TicketEventPayload{}},
+		{EventTicketStatusChanged, "A ticket moved to another status, by hand or by a reply.", TicketEventPayload{}},
+		{EventTicketReplied, "A partner or the desk replied on a ticket's thread; the text is read through the API.", TicketEventPayload{}},
+		{EventTicketNoteAdded, "An operator added an internal note to a ticket; operators only, never shown to the partner.", TicketEventPayload{}},
+		{EventTicketAttachmentAdded, "A file was attached to a ticket; for an internal note's file, operators only.", TicketEventPayload{}},
 		{EventCommissionAccrued, "A commission plan accrued on an event; the amount is pending until availableAt.", CommissionAccruedPayload{}},
 		{EventCommissionAvailable, "An accrual's holding period ended: the amount is available for withdrawal.", CommissionAccruedPayload{}},
 		{EventCommissionReversed, "An accrual was clawed back by a refund or reversal event, or by finance.", CommissionAccruedPayload{}},

@@ -86,6 +86,12 @@ const (
 	// to them); ContentWrite manages it.
 	ContentRead  Permission = "content:read"
 	ContentWrite Permission = "content:write"
+	// TicketsRead and TicketsWrite cover the service desk's tickets and their threads
+	// (partners: their own, never internal notes); TicketsManage covers what only the desk
+	// does: categories, assignment and triage, internal notes.
+	TicketsRead   Permission = "tickets:read"
+	TicketsWrite  Permission = "tickets:write"
+	TicketsManage Permission = "tickets:manage"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -136,6 +142,9 @@ var catalogue = []Entry{
 	{PlaybooksWrite, "Create, change, publish, enable, disable and archive playbooks; cancel runs."},
 	{ContentRead, "Browse, search and download the content library (partners: the items visible to them)."},
 	{ContentWrite, "Add, change and archive content items and folders, upload new versions and set who sees them."},
+	{TicketsRead, "List and see service desk tickets, their threads and the ticket categories (partners: their own tickets, without internal notes)."},
+	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
+	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 
 // Catalogue returns a copy of every permission with its description.

@@ -12,11 +12,12 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
 var operatorsOnly = map[string]string{
+	"add-ticket-note":                "internal notes",
 	"adjust-balance":                 "ledger adjustments",
 	"approve-application":            "applications",
 	"approve-deal":                   "reviews and decisions on deals",
@@ -37,11 +38,13 @@ var operatorsOnly = map[string]string{
 	"create-metric":                  "metrics",
 	"create-pipeline":                "pipelines",
 	"create-playbook":                "playbooks",
+	"create-ticket-category":         "ticket categories",
 	"create-webhook":                 "webhooks",
 	"decide-level-proposal":          "level proposals",
 	"delete-dashboard":               "dashboards",
 	"delete-level":                   "levels",
 	"delete-metric":                  "metrics",
+	"delete-ticket-category":         "ticket categories",
 	"disable-playbook":               "playbooks",
 	"enable-playbook":                "playbooks",
 	"extend-deal":                    "reviews and decisions on deals",
@@ -80,6 +83,8 @@ var operatorsOnly = map[string]string{
 	"update-metric":                  "metrics",
 	"update-payout-settings":         "payout settings",
 	"update-playbook":                "playbooks",
+	"update-ticket":                  "ticket triage",
+	"update-ticket-category":         "ticket categories",
 }
 
 // ForOperatorsOnly reports whether partner roles are refused permission p.

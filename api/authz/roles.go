@@ -60,6 +60,7 @@ func builtinRoles() []Role {
 			PipelinesRead, PipelinesWrite, DealsRead, DealsWrite, DealsApprove, TasksRead, TasksWrite,
 			ApplicationsRead, ApplicationsWrite, CommissionsRead, LedgerRead, WithdrawalsRead,
 			PlaybooksRead, PlaybooksWrite, ContentRead, ContentWrite,
+			TicketsRead, TicketsWrite, TicketsManage,
 		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
@@ -69,6 +70,7 @@ func builtinRoles() []Role {
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
 			CustomersRead, EventsRead, WebhooksRead, PipelinesRead, DealsRead, TasksRead, TasksWrite, ContentRead,
+			TicketsRead, TicketsWrite, TicketsManage,
 		}, Description: "Helps partners: reads partners, their people, customers and deals, events and webhook deliveries."},
 		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead, MailRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},
@@ -77,11 +79,13 @@ func builtinRoles() []Role {
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite,
 			LedgerRead, WithdrawalsRead, WithdrawalsWrite, ContentRead,
+			TicketsRead, TicketsWrite,
 		}, Description: "Manages its own partner organisation, its people, customers and deals."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite, LedgerRead, WithdrawalsRead, ContentRead,
+			TicketsRead, TicketsWrite,
 		}, Description: "A member of a partner organisation."},
 	}
 }

@@ -144,6 +144,7 @@ func modules(st *stores.Set) api.Modules {
 		Dashboards:   func(p *models.Principal) api.DashboardStore { return st.Metrics.For(p) },
 		Deals:        func(p *models.Principal) api.DealStore { return st.Deals.For(p) },
 		Tasks:        func(p *models.Principal) api.TaskStore { return st.Onboarding.For(p) },
+		Desk:         func(p *models.Principal) api.DeskStore { return st.Desk.For(p) },
 		Levels:       func(p *models.Principal) api.LevelStore { return st.Partners.For(p) },
 		Applications: func(p *models.Principal) api.ApplicationStore { return st.Onboarding.For(p) },
 		Mail:         func(p *models.Principal) api.MailStore { return st.Mail.For(p) },

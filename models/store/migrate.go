@@ -33,6 +33,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0015_playbook_settings", Migrate: migrate0015PlaybookSettings},
 		{ID: "0016_payout_decisions", Migrate: migrate0016PayoutDecisions},
 		{ID: "0017_event_indexes", Migrate: migrate0017EventIndexes},
+		{ID: "0018_service_desk", Migrate: migrate0018ServiceDesk},
 		{ID: "0019_content", Migrate: migrate0019Content},
 		{ID: "0022_rate_limits", Migrate: migrate0022RateLimits},
 		{ID: "0023_metric_units", Migrate: migrate0023MetricUnits},

@@ -11,6 +11,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/content"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
+	"github.com/partnerd/partnerd/models/store/desk"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
@@ -37,6 +38,10 @@ type (
 	Deals = deals.Store
 	// ScopedDeals is the deal store as one principal sees it.
 	ScopedDeals = deals.Scoped
+	// Desk keeps the service desk: ticket categories, tickets and their threads.
+	Desk = desk.Store
+	// ScopedDesk is the desk as one principal sees it.
+	ScopedDesk = desk.Scoped
 	// Identity keeps users, roles, machine keys, tokens and the audit log.
 	Identity = identity.Store
 	// ScopedIdentity is the identity store as one principal sees it.
@@ -79,6 +84,7 @@ type Set struct {
 	*Content
 	*Customers
 	*Deals
+	*Desk
 	*Identity
 	*Idempotency
 	*Mail
@@ -113,6 +119,7 @@ func New(core *store.Store) *Set {
 		Content:      content.New(core),
 		Customers:    customer,
 		Deals:        deal,
+		Desk:         desk.New(core),
 		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
@@ -136,6 +143,7 @@ type Scoped struct {
 	*ScopedContent
 	*ScopedCustomers
 	*ScopedDeals
+	*ScopedDesk
 	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
@@ -153,6 +161,7 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		ScopedContent:    s.Content.For(p),
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
+		ScopedDesk:       s.Desk.For(p),
 		ScopedIdentity:   s.Identity.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),
