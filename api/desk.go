@@ -395,14 +395,6 @@ type TicketAttachmentOutput struct{ Body TicketAttachment }
 // TicketAttachmentListOutput is a page of a ticket's files.
 type TicketAttachmentListOutput struct{ Body ListBody[TicketAttachment] }
 
-// blobs is the blob store, or 503 when the service runs without one.
-func (s *Server) blobs() (*blobstore.Store, error) {
-	if s.deps.Blobs == nil {
-		return nil, models.Errorf(models.KindUnavailable, "FILES_UNAVAILABLE", "file storage is not configured")
-	}
-	return s.deps.Blobs, nil
-}
-
 // uploadTicketAttachment stores a file and records it on the ticket; the file is removed again
 // when the record cannot be written.
 func (s *Server) uploadTicketAttachment(ctx context.Context, in *UploadTicketAttachmentInput) (*TicketAttachmentOutput, error) {
