@@ -330,8 +330,8 @@ type PlaybookValidationOutput struct {
 	}
 }
 
-// PlaybookNodeKind describes a node kind for graph editors.
-type PlaybookNodeKind struct {
+// PlaybookNodeKindInfo describes a node kind for graph editors.
+type PlaybookNodeKindInfo struct {
 	Kind        string           `json:"kind" doc:"The node kind"`
 	Description string           `json:"description" doc:"What a node of the kind does"`
 	Action      bool             `json:"action" doc:"The kind acts on the world (its steps run once each)"`
@@ -358,7 +358,7 @@ func (p ParameterSchema) MarshalJSON() ([]byte, error) { return json.Marshal(p.s
 // PlaybookNodeKindsOutput is every node kind.
 type PlaybookNodeKindsOutput struct {
 	Body struct {
-		Data []PlaybookNodeKind `json:"data" nullable:"false" doc:"Every node kind, trigger first"`
+		Data []PlaybookNodeKindInfo `json:"data" nullable:"false" doc:"Every node kind, trigger first"`
 	}
 }
 
@@ -584,9 +584,9 @@ func (s *Server) listPlaybookNodeKinds(context.Context, *struct{}) (*PlaybookNod
 		props = node.Properties
 	}
 	out := &PlaybookNodeKindsOutput{}
-	out.Body.Data = make([]PlaybookNodeKind, 0, len(models.PlaybookNodeKinds))
+	out.Body.Data = make([]PlaybookNodeKindInfo, 0, len(models.PlaybookNodeKinds))
 	for _, k := range playbook.Kinds() {
-		nk := PlaybookNodeKind{Kind: k.Kind, Description: nodeKindDescriptions[k.Kind], Action: k.Action, Member: k.Member,
+		nk := PlaybookNodeKindInfo{Kind: k.Kind, Description: nodeKindDescriptions[k.Kind], Action: k.Action, Member: k.Member,
 			Labels: k.Labels, Required: k.Required, FanOut: k.FanOut, Outputs: k.Outputs}
 		if p := props[k.Member]; k.Member != "" && p != nil && p.Ref != "" {
 			nk.SchemaRef, nk.Parameters = p.Ref, &ParameterSchema{schema: reg.SchemaFromRef(p.Ref)}

@@ -135,6 +135,60 @@ func (e CommissionPlanStatus) Valid() bool {
 	}
 }
 
+// Defines values for ContentItemKind.
+const (
+	ContentItemKindFile ContentItemKind = "file"
+	ContentItemKindLink ContentItemKind = "link"
+)
+
+// Valid indicates whether the value is a known member of the ContentItemKind enum.
+func (e ContentItemKind) Valid() bool {
+	switch e {
+	case ContentItemKindFile:
+		return true
+	case ContentItemKindLink:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ContentItemStatus.
+const (
+	ContentItemStatusActive   ContentItemStatus = "active"
+	ContentItemStatusArchived ContentItemStatus = "archived"
+)
+
+// Valid indicates whether the value is a known member of the ContentItemStatus enum.
+func (e ContentItemStatus) Valid() bool {
+	switch e {
+	case ContentItemStatusActive:
+		return true
+	case ContentItemStatusArchived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateContentItemInputBodyKind.
+const (
+	CreateContentItemInputBodyKindFile CreateContentItemInputBodyKind = "file"
+	CreateContentItemInputBodyKindLink CreateContentItemInputBodyKind = "link"
+)
+
+// Valid indicates whether the value is a known member of the CreateContentItemInputBodyKind enum.
+func (e CreateContentItemInputBodyKind) Valid() bool {
+	switch e {
+	case CreateContentItemInputBodyKindFile:
+		return true
+	case CreateContentItemInputBodyKindLink:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateTaskInputBodyLinkType.
 const (
 	CreateTaskInputBodyLinkTypeCustomer CreateTaskInputBodyLinkType = "customer"
@@ -609,6 +663,24 @@ func (e MetricKind) Valid() bool {
 	}
 }
 
+// Defines values for MetricUnit.
+const (
+	MetricUnitCount MetricUnit = "count"
+	MetricUnitMoney MetricUnit = "money"
+)
+
+// Valid indicates whether the value is a known member of the MetricUnit enum.
+func (e MetricUnit) Valid() bool {
+	switch e {
+	case MetricUnitCount:
+		return true
+	case MetricUnitMoney:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MetricBodyKind.
 const (
 	MetricBodyKindCount  MetricBodyKind = "count"
@@ -624,6 +696,24 @@ func (e MetricBodyKind) Valid() bool {
 	case MetricBodyKindSum:
 		return true
 	case MetricBodyKindUnique:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MetricBodyUnit.
+const (
+	MetricBodyUnitCount MetricBodyUnit = "count"
+	MetricBodyUnitMoney MetricBodyUnit = "money"
+)
+
+// Valid indicates whether the value is a known member of the MetricBodyUnit enum.
+func (e MetricBodyUnit) Valid() bool {
+	switch e {
+	case MetricBodyUnitCount:
+		return true
+	case MetricBodyUnitMoney:
 		return true
 	default:
 		return false
@@ -663,6 +753,48 @@ func (e MetricValueKind) Valid() bool {
 	case MetricValueKindSum:
 		return true
 	case MetricValueKindUnique:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MetricValueUnit.
+const (
+	MetricValueUnitCount MetricValueUnit = "count"
+	MetricValueUnitMoney MetricValueUnit = "money"
+)
+
+// Valid indicates whether the value is a known member of the MetricValueUnit enum.
+func (e MetricValueUnit) Valid() bool {
+	switch e {
+	case MetricValueUnitCount:
+		return true
+	case MetricValueUnitMoney:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenTicketInputBodyPriority.
+const (
+	OpenTicketInputBodyPriorityHigh   OpenTicketInputBodyPriority = "high"
+	OpenTicketInputBodyPriorityLow    OpenTicketInputBodyPriority = "low"
+	OpenTicketInputBodyPriorityNormal OpenTicketInputBodyPriority = "normal"
+	OpenTicketInputBodyPriorityUrgent OpenTicketInputBodyPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the OpenTicketInputBodyPriority enum.
+func (e OpenTicketInputBodyPriority) Valid() bool {
+	switch e {
+	case OpenTicketInputBodyPriorityHigh:
+		return true
+	case OpenTicketInputBodyPriorityLow:
+		return true
+	case OpenTicketInputBodyPriorityNormal:
+		return true
+	case OpenTicketInputBodyPriorityUrgent:
 		return true
 	default:
 		return false
@@ -1011,6 +1143,30 @@ func (e PlaybookRunDetailStatus) Valid() bool {
 	}
 }
 
+// Defines values for PlaybookStepOutcome.
+const (
+	PlaybookStepOutcomeFalse   PlaybookStepOutcome = "false"
+	PlaybookStepOutcomeNext    PlaybookStepOutcome = "next"
+	PlaybookStepOutcomeTimeout PlaybookStepOutcome = "timeout"
+	PlaybookStepOutcomeTrue    PlaybookStepOutcome = "true"
+)
+
+// Valid indicates whether the value is a known member of the PlaybookStepOutcome enum.
+func (e PlaybookStepOutcome) Valid() bool {
+	switch e {
+	case PlaybookStepOutcomeFalse:
+		return true
+	case PlaybookStepOutcomeNext:
+		return true
+	case PlaybookStepOutcomeTimeout:
+		return true
+	case PlaybookStepOutcomeTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PlaybookStepStatus.
 const (
 	PlaybookStepStatusCompleted PlaybookStepStatus = "completed"
@@ -1239,6 +1395,102 @@ func (e TenantOutputBodyLevelChanges) Valid() bool {
 	}
 }
 
+// Defines values for TicketPriority.
+const (
+	TicketPriorityHigh   TicketPriority = "high"
+	TicketPriorityLow    TicketPriority = "low"
+	TicketPriorityNormal TicketPriority = "normal"
+	TicketPriorityUrgent TicketPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the TicketPriority enum.
+func (e TicketPriority) Valid() bool {
+	switch e {
+	case TicketPriorityHigh:
+		return true
+	case TicketPriorityLow:
+		return true
+	case TicketPriorityNormal:
+		return true
+	case TicketPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TicketStatus.
+const (
+	TicketStatusClosed          TicketStatus = "closed"
+	TicketStatusOpen            TicketStatus = "open"
+	TicketStatusPendingOperator TicketStatus = "pending_operator"
+	TicketStatusPendingPartner  TicketStatus = "pending_partner"
+	TicketStatusResolved        TicketStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the TicketStatus enum.
+func (e TicketStatus) Valid() bool {
+	switch e {
+	case TicketStatusClosed:
+		return true
+	case TicketStatusOpen:
+		return true
+	case TicketStatusPendingOperator:
+		return true
+	case TicketStatusPendingPartner:
+		return true
+	case TicketStatusResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TicketMessageAuthorKind.
+const (
+	TicketMessageAuthorKindOperator TicketMessageAuthorKind = "operator"
+	TicketMessageAuthorKindPartner  TicketMessageAuthorKind = "partner"
+)
+
+// Valid indicates whether the value is a known member of the TicketMessageAuthorKind enum.
+func (e TicketMessageAuthorKind) Valid() bool {
+	switch e {
+	case TicketMessageAuthorKindOperator:
+		return true
+	case TicketMessageAuthorKindPartner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TicketStatusInputBodyStatus.
+const (
+	TicketStatusInputBodyStatusClosed          TicketStatusInputBodyStatus = "closed"
+	TicketStatusInputBodyStatusOpen            TicketStatusInputBodyStatus = "open"
+	TicketStatusInputBodyStatusPendingOperator TicketStatusInputBodyStatus = "pending_operator"
+	TicketStatusInputBodyStatusPendingPartner  TicketStatusInputBodyStatus = "pending_partner"
+	TicketStatusInputBodyStatusResolved        TicketStatusInputBodyStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the TicketStatusInputBodyStatus enum.
+func (e TicketStatusInputBodyStatus) Valid() bool {
+	switch e {
+	case TicketStatusInputBodyStatusClosed:
+		return true
+	case TicketStatusInputBodyStatusOpen:
+		return true
+	case TicketStatusInputBodyStatusPendingOperator:
+		return true
+	case TicketStatusInputBodyStatusPendingPartner:
+		return true
+	case TicketStatusInputBodyStatusResolved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TimelineEntryKind.
 const (
 	TimelineEntryKindEvent TimelineEntryKind = "event"
@@ -1287,6 +1539,24 @@ func (e UpdateMetricInputBodyKind) Valid() bool {
 	case UpdateMetricInputBodyKindSum:
 		return true
 	case UpdateMetricInputBodyKindUnique:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateMetricInputBodyUnit.
+const (
+	UpdateMetricInputBodyUnitCount UpdateMetricInputBodyUnit = "count"
+	UpdateMetricInputBodyUnitMoney UpdateMetricInputBodyUnit = "money"
+)
+
+// Valid indicates whether the value is a known member of the UpdateMetricInputBodyUnit enum.
+func (e UpdateMetricInputBodyUnit) Valid() bool {
+	switch e {
+	case UpdateMetricInputBodyUnitCount:
+		return true
+	case UpdateMetricInputBodyUnitMoney:
 		return true
 	default:
 		return false
@@ -1362,6 +1632,30 @@ func (e UpdateTenantInputBodyLevelChanges) Valid() bool {
 	case UpdateTenantInputBodyLevelChangesApply:
 		return true
 	case UpdateTenantInputBodyLevelChangesPropose:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateTicketInputBodyPriority.
+const (
+	UpdateTicketInputBodyPriorityHigh   UpdateTicketInputBodyPriority = "high"
+	UpdateTicketInputBodyPriorityLow    UpdateTicketInputBodyPriority = "low"
+	UpdateTicketInputBodyPriorityNormal UpdateTicketInputBodyPriority = "normal"
+	UpdateTicketInputBodyPriorityUrgent UpdateTicketInputBodyPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the UpdateTicketInputBodyPriority enum.
+func (e UpdateTicketInputBodyPriority) Valid() bool {
+	switch e {
+	case UpdateTicketInputBodyPriorityHigh:
+		return true
+	case UpdateTicketInputBodyPriorityLow:
+		return true
+	case UpdateTicketInputBodyPriorityNormal:
+		return true
+	case UpdateTicketInputBodyPriorityUrgent:
 		return true
 	default:
 		return false
@@ -1614,6 +1908,24 @@ func (e ListCommissionPlansParamsStatus) Valid() bool {
 	case ListCommissionPlansParamsStatusActive:
 		return true
 	case ListCommissionPlansParamsStatusArchived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListContentItemsParamsKind.
+const (
+	ListContentItemsParamsKindFile ListContentItemsParamsKind = "file"
+	ListContentItemsParamsKindLink ListContentItemsParamsKind = "link"
+)
+
+// Valid indicates whether the value is a known member of the ListContentItemsParamsKind enum.
+func (e ListContentItemsParamsKind) Valid() bool {
+	switch e {
+	case ListContentItemsParamsKindFile:
+		return true
+	case ListContentItemsParamsKindLink:
 		return true
 	default:
 		return false
@@ -1974,6 +2286,57 @@ func (e ListTasksParamsSource) Valid() bool {
 	}
 }
 
+// Defines values for ListTicketsParamsStatus.
+const (
+	ListTicketsParamsStatusClosed          ListTicketsParamsStatus = "closed"
+	ListTicketsParamsStatusOpen            ListTicketsParamsStatus = "open"
+	ListTicketsParamsStatusPendingOperator ListTicketsParamsStatus = "pending_operator"
+	ListTicketsParamsStatusPendingPartner  ListTicketsParamsStatus = "pending_partner"
+	ListTicketsParamsStatusResolved        ListTicketsParamsStatus = "resolved"
+)
+
+// Valid indicates whether the value is a known member of the ListTicketsParamsStatus enum.
+func (e ListTicketsParamsStatus) Valid() bool {
+	switch e {
+	case ListTicketsParamsStatusClosed:
+		return true
+	case ListTicketsParamsStatusOpen:
+		return true
+	case ListTicketsParamsStatusPendingOperator:
+		return true
+	case ListTicketsParamsStatusPendingPartner:
+		return true
+	case ListTicketsParamsStatusResolved:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTicketsParamsPriority.
+const (
+	ListTicketsParamsPriorityHigh   ListTicketsParamsPriority = "high"
+	ListTicketsParamsPriorityLow    ListTicketsParamsPriority = "low"
+	ListTicketsParamsPriorityNormal ListTicketsParamsPriority = "normal"
+	ListTicketsParamsPriorityUrgent ListTicketsParamsPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the ListTicketsParamsPriority enum.
+func (e ListTicketsParamsPriority) Valid() bool {
+	switch e {
+	case ListTicketsParamsPriorityHigh:
+		return true
+	case ListTicketsParamsPriorityLow:
+		return true
+	case ListTicketsParamsPriorityNormal:
+		return true
+	case ListTicketsParamsPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebhookDeliveriesParamsStatus.
 const (
 	ListWebhookDeliveriesParamsStatusCancelled ListWebhookDeliveriesParamsStatus = "cancelled"
@@ -2274,6 +2637,155 @@ type ConfirmPayoutInputBody struct {
 	// Reference The bank's payment reference
 	Reference string `json:"reference"`
 }
+
+// ContentFolder defines model for ContentFolder.
+type ContentFolder struct {
+	CreatedAt time.Time `json:"createdAt"`
+	Id        string    `json:"id"`
+	Name      string    `json:"name"`
+}
+
+// ContentItem defines model for ContentItem.
+type ContentItem struct {
+	// ContentType The media type told by the file's bytes
+	ContentType *string   `json:"contentType,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	Description *string   `json:"description,omitempty"`
+
+	// ExpiresAt Partners no longer see the item after this time
+	ExpiresAt *time.Time      `json:"expiresAt,omitempty"`
+	FileName  *string         `json:"fileName,omitempty"`
+	FolderId  *string         `json:"folderId,omitempty"`
+	Id        string          `json:"id"`
+	Kind      ContentItemKind `json:"kind"`
+	Language  *string         `json:"language,omitempty"`
+
+	// Sha256 Hex SHA-256 of the current file
+	Sha256 *string `json:"sha256,omitempty"`
+
+	// Size The current file's size in bytes
+	Size      int64             `json:"size"`
+	Status    ContentItemStatus `json:"status"`
+	Tags      []string          `json:"tags"`
+	Title     string            `json:"title"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+
+	// Url The link's address (links)
+	Url *string `json:"url,omitempty"`
+
+	// VersionId The current version (files)
+	VersionId *string `json:"versionId,omitempty"`
+
+	// VersionNumber The current version's number; 0 for a file not uploaded yet and for links
+	VersionNumber int64 `json:"versionNumber"`
+
+	// Visibility Who sees the item (operators only)
+	Visibility *ContentVisibility `json:"visibility,omitempty"`
+}
+
+// ContentItemKind defines model for ContentItem.Kind.
+type ContentItemKind string
+
+// ContentItemStatus defines model for ContentItem.Status.
+type ContentItemStatus string
+
+// ContentVersion defines model for ContentVersion.
+type ContentVersion struct {
+	// ContentType The media type told by the file's bytes
+	ContentType string    `json:"contentType"`
+	CreatedAt   time.Time `json:"createdAt"`
+	CreatedBy   *string   `json:"createdBy,omitempty"`
+	FileName    string    `json:"fileName"`
+	Id          string    `json:"id"`
+	Number      int64     `json:"number"`
+	Sha256      string    `json:"sha256"`
+	Size        int64     `json:"size"`
+}
+
+// ContentVisibility defines model for ContentVisibility.
+type ContentVisibility struct {
+	// AllPartners Every partner sees the item
+	//
+	// Examples: false
+	AllPartners bool `json:"allPartners"`
+
+	// Levels Partners at these levels see the item
+	//
+	// Examples: ["Gold"]
+	Levels []string `json:"levels"`
+
+	// PartnerIds These partners see the item
+	//
+	// Examples: []
+	PartnerIds []string `json:"partnerIds"`
+}
+
+// ContentVisibilityInput defines model for ContentVisibilityInput.
+type ContentVisibilityInput struct {
+	// AllPartners Every partner sees the item
+	//
+	// Examples: false
+	AllPartners *bool `json:"allPartners,omitempty"`
+
+	// Levels Partners at these levels see the item
+	//
+	// Examples: ["Gold"]
+	Levels *[]string `json:"levels,omitempty"`
+
+	// PartnerIds These partners see the item
+	//
+	// Examples: ["0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"]
+	PartnerIds *[]string `json:"partnerIds,omitempty"`
+}
+
+// CreateContentFolderInputBody defines model for CreateContentFolderInputBody.
+type CreateContentFolderInputBody struct {
+	// Name Examples: Sales decks
+	Name string `json:"name"`
+}
+
+// CreateContentItemInputBody defines model for CreateContentItemInputBody.
+type CreateContentItemInputBody struct {
+	// Description Examples: The list prices and discounts for resellers.
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt Partners no longer see the item after this time
+	//
+	// Examples: 2027-12-31T23:59:59Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// FolderId Examples: 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
+	FolderId *string `json:"folderId,omitempty"`
+
+	// Kind A file is uploaded afterwards (upload-content-file); a link needs url
+	//
+	// Examples: file
+	Kind CreateContentItemInputBodyKind `json:"kind"`
+
+	// Language BCP 47 tag
+	//
+	// Examples: en
+	Language *string `json:"language,omitempty"`
+
+	// Tags Examples: ["pricing","deck"]
+	Tags *[]string `json:"tags,omitempty"`
+
+	// Title Examples: Pricing deck 2027
+	Title string `json:"title"`
+
+	// Url The link's address (links only)
+	//
+	// Examples: https://example.com/brand
+	Url *string `json:"url,omitempty"`
+
+	// Visibility Who sees the item; nobody but operators when absent
+	Visibility *ContentVisibilityInput `json:"visibility,omitempty"`
+}
+
+// CreateContentItemInputBodyKind A file is uploaded afterwards (upload-content-file); a link needs url
+//
+// Examples: file
+type CreateContentItemInputBodyKind string
 
 // CreateCustomerInputBody defines model for CreateCustomerInputBody.
 type CreateCustomerInputBody struct {
@@ -2835,6 +3347,30 @@ type ListBodyCommissionPlanVersion struct {
 	NextCursor string `json:"nextCursor"`
 }
 
+// ListBodyContentFolder defines model for ListBodyContentFolder.
+type ListBodyContentFolder struct {
+	Data []ContentFolder `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyContentItem defines model for ListBodyContentItem.
+type ListBodyContentItem struct {
+	Data []ContentItem `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyContentVersion defines model for ListBodyContentVersion.
+type ListBodyContentVersion struct {
+	Data []ContentVersion `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
 // ListBodyCustomer defines model for ListBodyCustomer.
 type ListBodyCustomer struct {
 	Data []Customer `json:"data"`
@@ -2990,6 +3526,38 @@ type ListBodyTask struct {
 // ListBodyTenantRole defines model for ListBodyTenantRole.
 type ListBodyTenantRole struct {
 	Data []TenantRole `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyTicket defines model for ListBodyTicket.
+type ListBodyTicket struct {
+	Data []Ticket `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyTicketAttachment defines model for ListBodyTicketAttachment.
+type ListBodyTicketAttachment struct {
+	Data []TicketAttachment `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyTicketCategory defines model for ListBodyTicketCategory.
+type ListBodyTicketCategory struct {
+	Data []TicketCategory `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyTicketMessage defines model for ListBodyTicketMessage.
+type ListBodyTicketMessage struct {
+	Data []TicketMessage `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -3168,21 +3736,33 @@ type MeOutputBodyKind string
 
 // Metric defines model for Metric.
 type Metric struct {
-	CreatedAt time.Time          `json:"createdAt"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Currency ISO 4217 code of a money metric
+	Currency  *string            `json:"currency,omitempty"`
 	EventType string             `json:"eventType"`
 	Field     *string            `json:"field,omitempty"`
 	Filters   []MetricFilterBody `json:"filters"`
 	Id        string             `json:"id"`
 	Kind      MetricKind         `json:"kind"`
 	Name      string             `json:"name"`
-	UpdatedAt time.Time          `json:"updatedAt"`
+
+	// Unit count: plain numbers; money: minor units of currency
+	Unit      MetricUnit `json:"unit"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
 // MetricKind defines model for Metric.Kind.
 type MetricKind string
 
+// MetricUnit count: plain numbers; money: minor units of currency
+type MetricUnit string
+
 // MetricBody defines model for MetricBody.
 type MetricBody struct {
+	// Currency ISO 4217 code (EUR); required for money, refused otherwise
+	Currency *string `json:"currency,omitempty"`
+
 	// EventType An event type, or a pattern with * wildcards (invoice.*)
 	EventType string `json:"eventType"`
 
@@ -3193,10 +3773,16 @@ type MetricBody struct {
 	// Kind count: matching events; sum: the integer payload field added up; unique: distinct values of the field
 	Kind MetricBodyKind `json:"kind"`
 	Name string         `json:"name"`
+
+	// Unit count (the default): plain numbers; money: a sum of amounts in minor units of currency
+	Unit *MetricBodyUnit `json:"unit,omitempty"`
 }
 
 // MetricBodyKind count: matching events; sum: the integer payload field added up; unique: distinct values of the field
 type MetricBodyKind string
+
+// MetricBodyUnit count (the default): plain numbers; money: a sum of amounts in minor units of currency
+type MetricBodyUnit string
 
 // MetricFilterBody defines model for MetricFilterBody.
 type MetricFilterBody struct {
@@ -3221,12 +3807,18 @@ type MetricPoint struct {
 
 // MetricValue defines model for MetricValue.
 type MetricValue struct {
+	// Currency ISO 4217 code of a money metric
+	Currency *string `json:"currency,omitempty"`
+
 	// From The start actually computed
 	From     time.Time       `json:"from"`
 	Interval *string         `json:"interval,omitempty"`
 	Kind     MetricValueKind `json:"kind"`
 	MetricId string          `json:"metricId"`
-	Series   *[]MetricPoint  `json:"series,omitempty"`
+
+	// Name The metric's name
+	Name   string         `json:"name"`
+	Series *[]MetricPoint `json:"series,omitempty"`
 
 	// Skipped Matching events left out because their field was missing or, for sums, not an integer
 	Skipped int64 `json:"skipped"`
@@ -3234,12 +3826,18 @@ type MetricValue struct {
 	// To The end actually computed, exclusive
 	To time.Time `json:"to"`
 
+	// Unit money: value and series are minor units of currency
+	Unit MetricValueUnit `json:"unit"`
+
 	// Value The count, the integer sum or the number of distinct values
 	Value int64 `json:"value"`
 }
 
 // MetricValueKind defines model for MetricValue.Kind.
 type MetricValueKind string
+
+// MetricValueUnit money: value and series are minor units of currency
+type MetricValueUnit string
 
 // MoveDealInputBody defines model for MoveDealInputBody.
 type MoveDealInputBody struct {
@@ -3280,6 +3878,55 @@ type OneTimeToken struct {
 	// Token Give it to the person; it works once
 	Token string `json:"token"`
 }
+
+// OpenTicketInputBody defines model for OpenTicketInputBody.
+type OpenTicketInputBody struct {
+	// AssigneeUserId Operators only: an operator user
+	//
+	// Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e25
+	AssigneeUserId *string `json:"assigneeUserId,omitempty"`
+
+	// Body The first message
+	//
+	// Examples: Our October payout has not arrived yet.
+	Body string `json:"body"`
+
+	// CategoryId Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e23
+	CategoryId *string `json:"categoryId,omitempty"`
+
+	// CustomerId A customer of that partner it is about
+	//
+	// Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e22
+	CustomerId *string `json:"customerId,omitempty"`
+
+	// PartnerId The partner organisation it is for; required for operators, partners always open their own
+	//
+	// Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e21
+	PartnerId *string `json:"partnerId,omitempty"`
+
+	// Priority normal unless given
+	//
+	// Examples: high
+	Priority *OpenTicketInputBodyPriority `json:"priority,omitempty"`
+
+	// RequesterId Operators only: the partner user (or operator) who asks; the caller by default
+	//
+	// Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e24
+	RequesterId *string `json:"requesterId,omitempty"`
+
+	// Subject Examples: October payout missing
+	Subject string `json:"subject"`
+
+	// Tags Lower-case words
+	//
+	// Examples: ["payouts"]
+	Tags *[]string `json:"tags,omitempty"`
+}
+
+// OpenTicketInputBodyPriority normal unless given
+//
+// Examples: high
+type OpenTicketInputBodyPriority string
 
 // Partner defines model for Partner.
 type Partner struct {
@@ -3712,6 +4359,45 @@ type PlaybookNode struct {
 // PlaybookNodeKind What the node does
 type PlaybookNodeKind string
 
+// PlaybookNodeKindInfo defines model for PlaybookNodeKindInfo.
+type PlaybookNodeKindInfo struct {
+	// Action The kind acts on the world (its steps run once each)
+	Action bool `json:"action"`
+
+	// Description What a node of the kind does
+	Description string `json:"description"`
+
+	// FanOut Several outgoing edges run at once (parallel)
+	FanOut bool `json:"fanOut"`
+
+	// Kind The node kind
+	Kind string `json:"kind"`
+
+	// Labels The labels an edge out of the kind may have, the default first
+	Labels []string `json:"labels"`
+
+	// Member The node's member holding the kind's parameters, e.g. sendEmail; absent for kinds without parameters
+	Member *string `json:"member,omitempty"`
+
+	// Outputs The fields of a step's output, read later as steps.<id>.<field>
+	Outputs []string `json:"outputs"`
+
+	// Parameters That schema itself: fields with their types, formats, enums, limits and which are required
+	Parameters *map[string]interface{} `json:"parameters,omitempty"`
+
+	// Required The labels the kind needs an outgoing edge for
+	Required []string `json:"required"`
+
+	// SchemaRef The parameters' schema in this document, e.g. #/components/schemas/PlaybookSendEmail
+	SchemaRef *string `json:"schemaRef,omitempty"`
+}
+
+// PlaybookNodeKindsOutputBody defines model for PlaybookNodeKindsOutputBody.
+type PlaybookNodeKindsOutputBody struct {
+	// Data Every node kind, trigger first
+	Data []PlaybookNodeKindInfo `json:"data"`
+}
+
 // PlaybookProblem defines model for PlaybookProblem.
 type PlaybookProblem struct {
 	// Code The rule broken, e.g. NODE_UNREACHABLE or EXPRESSION_INVALID
@@ -3825,11 +4511,17 @@ type PlaybookStep struct {
 	Kind   string  `json:"kind"`
 	NodeId string  `json:"nodeId"`
 
+	// Outcome The label of the edges the run followed out of a completed step: true/false out of a condition, next/timeout out of wait_for_event, next elsewhere
+	Outcome *PlaybookStepOutcome `json:"outcome,omitempty"`
+
 	// Output The step's output; later steps read it as steps.<nodeId>
 	Output    map[string]interface{} `json:"output"`
 	StartedAt time.Time              `json:"startedAt"`
 	Status    PlaybookStepStatus     `json:"status"`
 }
+
+// PlaybookStepOutcome The label of the edges the run followed out of a completed step: true/false out of a condition, next/timeout out of wait_for_event, next elsewhere
+type PlaybookStepOutcome string
 
 // PlaybookStepStatus defines model for PlaybookStep.Status.
 type PlaybookStepStatus string
@@ -3872,6 +4564,9 @@ type PlaybookValidationOutputBody struct {
 
 	// Valid Whether the graph can be saved and published
 	Valid bool `json:"valid"`
+
+	// Variables By node id: the names the node's expressions and templates may read (event.payload.<field> from the catalogue schema of the trigger's event types, partner.*, now, steps.<id>.<field> of the steps some path passes before it, received.* in a wait_for_event)
+	Variables map[string]*[]string `json:"variables"`
 }
 
 // PlaybookVersion defines model for PlaybookVersion.
@@ -3932,6 +4627,11 @@ type PreviewCommissionsInputBody struct {
 	//
 	// Examples: deal.won
 	Type string `json:"type"`
+}
+
+// PreviewWidgetInputBody defines model for PreviewWidgetInputBody.
+type PreviewWidgetInputBody struct {
+	Widget Widget `json:"widget"`
 }
 
 // Problem defines model for Problem.
@@ -4354,6 +5054,108 @@ type TenantRole struct {
 	Permissions *[]string `json:"permissions"`
 }
 
+// Ticket defines model for Ticket.
+type Ticket struct {
+	// AssigneeUserId The operator user working on it
+	AssigneeUserId *string    `json:"assigneeUserId,omitempty"`
+	CategoryId     *string    `json:"categoryId,omitempty"`
+	ClosedAt       *time.Time `json:"closedAt,omitempty"`
+	CreatedAt      time.Time  `json:"createdAt"`
+
+	// CustomerId The partner's customer it is about, if any
+	CustomerId *string `json:"customerId,omitempty"`
+
+	// FirstResponseAt The desk's first public reply
+	FirstResponseAt *time.Time `json:"firstResponseAt,omitempty"`
+	Id              string     `json:"id"`
+
+	// PartnerId The partner organisation the ticket belongs to
+	PartnerId string         `json:"partnerId"`
+	Priority  TicketPriority `json:"priority"`
+
+	// RequesterId Who asked: a partner user, an operator or a machine key
+	RequesterId string       `json:"requesterId"`
+	ResolvedAt  *time.Time   `json:"resolvedAt,omitempty"`
+	Status      TicketStatus `json:"status"`
+	Subject     string       `json:"subject"`
+	Tags        []string     `json:"tags"`
+	UpdatedAt   time.Time    `json:"updatedAt"`
+}
+
+// TicketPriority defines model for Ticket.Priority.
+type TicketPriority string
+
+// TicketStatus defines model for Ticket.Status.
+type TicketStatus string
+
+// TicketAttachment defines model for TicketAttachment.
+type TicketAttachment struct {
+	// ContentType Told from the file's bytes
+	ContentType string    `json:"contentType"`
+	CreatedAt   time.Time `json:"createdAt"`
+	Id          string    `json:"id"`
+
+	// Internal A file of an internal note; partners never receive these
+	Internal  bool    `json:"internal"`
+	MessageId *string `json:"messageId,omitempty"`
+	Name      string  `json:"name"`
+	Sha256    string  `json:"sha256"`
+
+	// Size In bytes
+	Size       int64  `json:"size"`
+	TicketId   string `json:"ticketId"`
+	UploadedBy string `json:"uploadedBy"`
+}
+
+// TicketCategory defines model for TicketCategory.
+type TicketCategory struct {
+	CreatedAt   time.Time `json:"createdAt"`
+	Description *string   `json:"description,omitempty"`
+	Id          string    `json:"id"`
+	Name        string    `json:"name"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// TicketCategoryInputBody defines model for TicketCategoryInputBody.
+type TicketCategoryInputBody struct {
+	// Description Examples: Payouts, invoices and statements
+	Description *string `json:"description,omitempty"`
+
+	// Name Examples: Billing
+	Name string `json:"name"`
+}
+
+// TicketMessage defines model for TicketMessage.
+type TicketMessage struct {
+	AuthorId   string                  `json:"authorId"`
+	AuthorKind TicketMessageAuthorKind `json:"authorKind"`
+	Body       string                  `json:"body"`
+	CreatedAt  time.Time               `json:"createdAt"`
+	Id         string                  `json:"id"`
+
+	// Internal An operator's internal note; partners never receive these
+	Internal bool   `json:"internal"`
+	TicketId string `json:"ticketId"`
+}
+
+// TicketMessageAuthorKind defines model for TicketMessage.AuthorKind.
+type TicketMessageAuthorKind string
+
+// TicketMessageInputBody defines model for TicketMessageInputBody.
+type TicketMessageInputBody struct {
+	// Body Examples: The payout was sent again today.
+	Body string `json:"body"`
+}
+
+// TicketStatusInputBody defines model for TicketStatusInputBody.
+type TicketStatusInputBody struct {
+	// Status Examples: resolved
+	Status TicketStatusInputBodyStatus `json:"status"`
+}
+
+// TicketStatusInputBodyStatus Examples: resolved
+type TicketStatusInputBodyStatus string
+
 // TimelineEntry defines model for TimelineEntry.
 type TimelineEntry struct {
 	At time.Time `json:"at"`
@@ -4392,6 +5194,40 @@ type TokenOutputBody struct {
 
 // TokenOutputBodyTokenType defines model for TokenOutputBody.TokenType.
 type TokenOutputBodyTokenType string
+
+// UpdateContentItemInputBody defines model for UpdateContentItemInputBody.
+type UpdateContentItemInputBody struct {
+	// ClearExpiry Remove the expiry
+	//
+	// Examples: false
+	ClearExpiry *bool `json:"clearExpiry,omitempty"`
+
+	// Description Examples: Updated discounts.
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt Examples: 2028-06-30T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// FolderId "" takes the item out of its folder
+	//
+	// Examples:
+	FolderId *string `json:"folderId,omitempty"`
+
+	// Language Examples: de
+	Language *string `json:"language,omitempty"`
+
+	// Tags Examples: ["pricing"]
+	Tags *[]string `json:"tags,omitempty"`
+
+	// Title Examples: Pricing deck 2027 (v2)
+	Title *string `json:"title,omitempty"`
+
+	// Url Examples: https://example.com/brand-2027
+	Url *string `json:"url,omitempty"`
+
+	// Visibility Replaces who sees the item
+	Visibility *ContentVisibilityInput `json:"visibility,omitempty"`
+}
 
 // UpdateCustomerInputBody defines model for UpdateCustomerInputBody.
 type UpdateCustomerInputBody struct {
@@ -4435,15 +5271,21 @@ type UpdateLevelInputBody struct {
 
 // UpdateMetricInputBody defines model for UpdateMetricInputBody.
 type UpdateMetricInputBody struct {
+	// Currency Empty for count metrics
+	Currency  *string                    `json:"currency,omitempty"`
 	EventType *string                    `json:"eventType,omitempty"`
 	Field     *string                    `json:"field,omitempty"`
 	Filters   *[]MetricFilterBody        `json:"filters,omitempty"`
 	Kind      *UpdateMetricInputBodyKind `json:"kind,omitempty"`
 	Name      *string                    `json:"name,omitempty"`
+	Unit      *UpdateMetricInputBodyUnit `json:"unit,omitempty"`
 }
 
 // UpdateMetricInputBodyKind defines model for UpdateMetricInputBody.Kind.
 type UpdateMetricInputBodyKind string
+
+// UpdateMetricInputBodyUnit defines model for UpdateMetricInputBody.Unit.
+type UpdateMetricInputBodyUnit string
 
 // UpdatePartnerInputBody defines model for UpdatePartnerInputBody.
 type UpdatePartnerInputBody struct {
@@ -4499,6 +5341,38 @@ type UpdateTenantInputBody struct {
 
 // UpdateTenantInputBodyLevelChanges Whether the daily level review proposes level changes (default) or applies them
 type UpdateTenantInputBodyLevelChanges string
+
+// UpdateTicketCategoryInputBody defines model for UpdateTicketCategoryInputBody.
+type UpdateTicketCategoryInputBody struct {
+	// Description Examples: Missing or late payouts
+	Description *string `json:"description,omitempty"`
+
+	// Name Examples: Payouts
+	Name *string `json:"name,omitempty"`
+}
+
+// UpdateTicketInputBody defines model for UpdateTicketInputBody.
+type UpdateTicketInputBody struct {
+	// AssigneeUserId Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e25
+	AssigneeUserId *string `json:"assigneeUserId,omitempty"`
+
+	// CategoryId Examples: 0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e23
+	CategoryId *string `json:"categoryId,omitempty"`
+
+	// Priority Examples: urgent
+	Priority *UpdateTicketInputBodyPriority `json:"priority,omitempty"`
+
+	// Subject Examples: October payout missing (bank returned it)
+	Subject *string `json:"subject,omitempty"`
+
+	// Tags Replaces the tags
+	//
+	// Examples: ["payouts","bank"]
+	Tags *[]string `json:"tags,omitempty"`
+}
+
+// UpdateTicketInputBodyPriority Examples: urgent
+type UpdateTicketInputBodyPriority string
 
 // UpdateUserInputBody defines model for UpdateUserInputBody.
 type UpdateUserInputBody struct {
@@ -4664,6 +5538,9 @@ type Widget struct {
 	// EventType event-list widgets: an event type or a pattern with * wildcards
 	EventType *string `json:"eventType,omitempty"`
 
+	// H Height in rows (1 to 24)
+	H *int64 `json:"h,omitempty"`
+
 	// Interval time-series widgets
 	Interval *WidgetInterval `json:"interval,omitempty"`
 
@@ -4679,6 +5556,15 @@ type Widget struct {
 	// Range metric and time-series widgets; default last_30_days
 	Range *WidgetRange `json:"range,omitempty"`
 	Title *string      `json:"title,omitempty"`
+
+	// W Width in columns (1 to 12, x + w at most 12)
+	W *int64 `json:"w,omitempty"`
+
+	// X Column of the widget's left edge on the 12-column grid. x, y, w and h all 0 (or absent): not placed, shown after the placed widgets
+	X *int64 `json:"x,omitempty"`
+
+	// Y Row of the widget's top edge
+	Y *int64 `json:"y,omitempty"`
 }
 
 // WidgetInterval time-series widgets
@@ -4794,6 +5680,61 @@ type ListCommissionPlanVersionsParams struct {
 
 	// Cursor The nextCursor of the previous page; opaque.
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListContentFoldersParams defines parameters for ListContentFolders.
+type ListContentFoldersParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListContentItemsParams defines parameters for ListContentItems.
+type ListContentItemsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor   *string                     `form:"cursor,omitempty" json:"cursor,omitempty"`
+	FolderId *string                     `form:"folderId,omitempty" json:"folderId,omitempty"`
+	Tag      *string                     `form:"tag,omitempty" json:"tag,omitempty"`
+	Language *string                     `form:"language,omitempty" json:"language,omitempty"`
+	Kind     *ListContentItemsParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Q Text in the title or description
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Archived List archived items instead (operators)
+	Archived *bool `form:"archived,omitempty" json:"archived,omitempty"`
+}
+
+// ListContentItemsParamsKind defines parameters for ListContentItems.
+type ListContentItemsParamsKind string
+
+// DownloadContentParams defines parameters for DownloadContent.
+type DownloadContentParams struct {
+	// VersionId An earlier version (operators); partners always get the current one
+	VersionId *string `form:"versionId,omitempty" json:"versionId,omitempty"`
+
+	// Range Byte ranges (RFC 9110)
+	Range *string `json:"Range,omitempty"`
+}
+
+// ListContentVersionsParams defines parameters for ListContentVersions.
+type ListContentVersionsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// UploadContentFileParams defines parameters for UploadContentFile.
+type UploadContentFileParams struct {
+	// FileName The file's name, shown on download
+	FileName string `form:"fileName" json:"fileName"`
 }
 
 // ListCustomersParams defines parameters for ListCustomers.
@@ -5186,6 +6127,67 @@ type ListTasksParamsLinkType string
 // ListTasksParamsSource defines parameters for ListTasks.
 type ListTasksParamsSource string
 
+// ListTicketCategoriesParams defines parameters for ListTicketCategories.
+type ListTicketCategoriesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListTicketsParams defines parameters for ListTickets.
+type ListTicketsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor         *string                    `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Status         *ListTicketsParamsStatus   `form:"status,omitempty" json:"status,omitempty"`
+	Priority       *ListTicketsParamsPriority `form:"priority,omitempty" json:"priority,omitempty"`
+	AssigneeUserId *string                    `form:"assigneeUserId,omitempty" json:"assigneeUserId,omitempty"`
+	PartnerId      *string                    `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	CategoryId     *string                    `form:"categoryId,omitempty" json:"categoryId,omitempty"`
+	CustomerId     *string                    `form:"customerId,omitempty" json:"customerId,omitempty"`
+	Tag            *string                    `form:"tag,omitempty" json:"tag,omitempty"`
+
+	// Q Part of the subject, case-insensitive
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+}
+
+// ListTicketsParamsStatus defines parameters for ListTickets.
+type ListTicketsParamsStatus string
+
+// ListTicketsParamsPriority defines parameters for ListTickets.
+type ListTicketsParamsPriority string
+
+// ListTicketAttachmentsParams defines parameters for ListTicketAttachments.
+type ListTicketAttachmentsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// UploadTicketAttachmentParams defines parameters for UploadTicketAttachment.
+type UploadTicketAttachmentParams struct {
+	// Name The file's name, without a path
+	Name string `form:"name" json:"name"`
+
+	// MessageId A message of your own the file goes with
+	MessageId *string `form:"messageId,omitempty" json:"messageId,omitempty"`
+}
+
+// ListTicketMessagesParams defines parameters for ListTicketMessages.
+type ListTicketMessagesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -5279,6 +6281,15 @@ type PreviewCommissionsJSONRequestBody = PreviewCommissionsInputBody
 // UpdateCommissionPlanJSONRequestBody defines body for UpdateCommissionPlan for application/json ContentType.
 type UpdateCommissionPlanJSONRequestBody = CommissionPlanBody
 
+// CreateContentFolderJSONRequestBody defines body for CreateContentFolder for application/json ContentType.
+type CreateContentFolderJSONRequestBody = CreateContentFolderInputBody
+
+// CreateContentItemJSONRequestBody defines body for CreateContentItem for application/json ContentType.
+type CreateContentItemJSONRequestBody = CreateContentItemInputBody
+
+// UpdateContentItemJSONRequestBody defines body for UpdateContentItem for application/json ContentType.
+type UpdateContentItemJSONRequestBody = UpdateContentItemInputBody
+
 // CreateCustomerJSONRequestBody defines body for CreateCustomer for application/json ContentType.
 type CreateCustomerJSONRequestBody = CreateCustomerInputBody
 
@@ -5287,6 +6298,9 @@ type UpdateCustomerJSONRequestBody = UpdateCustomerInputBody
 
 // CreateDashboardJSONRequestBody defines body for CreateDashboard for application/json ContentType.
 type CreateDashboardJSONRequestBody = CreateDashboardInputBody
+
+// PreviewWidgetJSONRequestBody defines body for PreviewWidget for application/json ContentType.
+type PreviewWidgetJSONRequestBody = PreviewWidgetInputBody
 
 // UpdateDashboardJSONRequestBody defines body for UpdateDashboard for application/json ContentType.
 type UpdateDashboardJSONRequestBody = UpdateDashboardInputBody
@@ -5407,6 +6421,27 @@ type UpdateTaskJSONRequestBody = UpdateTaskInputBody
 
 // UpdateTenantJSONRequestBody defines body for UpdateTenant for application/json ContentType.
 type UpdateTenantJSONRequestBody = UpdateTenantInputBody
+
+// CreateTicketCategoryJSONRequestBody defines body for CreateTicketCategory for application/json ContentType.
+type CreateTicketCategoryJSONRequestBody = TicketCategoryInputBody
+
+// UpdateTicketCategoryJSONRequestBody defines body for UpdateTicketCategory for application/json ContentType.
+type UpdateTicketCategoryJSONRequestBody = UpdateTicketCategoryInputBody
+
+// OpenTicketJSONRequestBody defines body for OpenTicket for application/json ContentType.
+type OpenTicketJSONRequestBody = OpenTicketInputBody
+
+// UpdateTicketJSONRequestBody defines body for UpdateTicket for application/json ContentType.
+type UpdateTicketJSONRequestBody = UpdateTicketInputBody
+
+// ReplyToTicketJSONRequestBody defines body for ReplyToTicket for application/json ContentType.
+type ReplyToTicketJSONRequestBody = TicketMessageInputBody
+
+// AddTicketNoteJSONRequestBody defines body for AddTicketNote for application/json ContentType.
+type AddTicketNoteJSONRequestBody = TicketMessageInputBody
+
+// ChangeTicketStatusJSONRequestBody defines body for ChangeTicketStatus for application/json ContentType.
+type ChangeTicketStatusJSONRequestBody = TicketStatusInputBody
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = CreateUserInputBody
@@ -5751,6 +6786,95 @@ type ClientInterface interface {
 	// Corresponds with GET /api/commission-plans/{id}/versions (the `ListCommissionPlanVersions` operationId).
 	ListCommissionPlanVersions(ctx context.Context, id string, params *ListCommissionPlanVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListContentFolders List the content library's folders
+	//
+	// Corresponds with GET /api/content/folders (the `ListContentFolders` operationId).
+	ListContentFolders(ctx context.Context, params *ListContentFoldersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateContentFolderWithBody Add a folder to the content library
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+	CreateContentFolderWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateContentFolder Add a folder to the content library
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+	CreateContentFolder(ctx context.Context, body CreateContentFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListContentItems List and search the content library
+	//
+	// Partners see only active, unexpired items visible to all partners, to their level or to them by name; a file item appears once its file is uploaded.
+	//
+	// Corresponds with GET /api/content/items (the `ListContentItems` operationId).
+	ListContentItems(ctx context.Context, params *ListContentItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateContentItemWithBody Add a file or link to the content library
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+	CreateContentItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateContentItem Add a file or link to the content library
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+	CreateContentItem(ctx context.Context, body CreateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ArchiveContentItem Archive a content item
+	//
+	// Partners no longer see it; its files and history stay.
+	//
+	// Corresponds with DELETE /api/content/items/{id} (the `ArchiveContentItem` operationId).
+	ArchiveContentItem(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetContentItem Get a content item
+	//
+	// An item the caller may not see is 404.
+	//
+	// Corresponds with GET /api/content/items/{id} (the `GetContentItem` operationId).
+	GetContentItem(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateContentItemWithBody Change a content item's details or visibility
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+	UpdateContentItemWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateContentItem Change a content item's details or visibility
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+	UpdateContentItem(ctx context.Context, id string, body UpdateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadContent Download a file item's file
+	//
+	// Streams the current version (operators may name an earlier one) with Range support (206). A download that starts at the first byte emits content.downloaded, attributed to the partner. An item the caller may not see is 404.
+	//
+	// Corresponds with GET /api/content/items/{id}/download (the `DownloadContent` operationId).
+	DownloadContent(ctx context.Context, id string, params *DownloadContentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListContentVersions List a file item's versions, oldest first
+	//
+	// Corresponds with GET /api/content/items/{id}/versions (the `ListContentVersions` operationId).
+	ListContentVersions(ctx context.Context, id string, params *ListContentVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadContentFileWithBody Upload a file item's new version
+	//
+	// The request body is the file's bytes (any Content-Type; the type is told from the bytes and must be a document, image, video, audio, archive or text type). The new version becomes the current one; earlier ones stay in the history. Over the size limit is 413 FILE_TOO_LARGE, a type outside the list 415 UNSUPPORTED_FILE_TYPE, both before anything is kept.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
+	UploadContentFileWithBody(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCustomers List customers
 	//
 	// Partners see only customers attributed to them.
@@ -5825,6 +6949,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/dashboards/mine (the `RenderMyDashboard` operationId).
 	RenderMyDashboard(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewWidgetWithBody Preview a widget
+	//
+	// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+	PreviewWidgetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewWidget Preview a widget
+	//
+	// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+	PreviewWidget(ctx context.Context, body PreviewWidgetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteDashboard Delete a dashboard
 	//
@@ -6548,6 +7690,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/pipelines/{id} (the `GetPipeline` operationId).
 	GetPipeline(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListPlaybookNodeKinds The node kinds of playbook graphs
+	//
+	// Each kind with the member and the schema of its parameters (from this document's components), the labels of its outgoing edges and the fields of its output: what a graph editor needs to offer every kind and build its forms.
+	//
+	// Corresponds with GET /api/playbook-node-kinds (the `ListPlaybookNodeKinds` operationId).
+	ListPlaybookNodeKinds(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPlaybookRuns List playbook runs, oldest first
 	//
 	// Operators only.
@@ -6690,6 +7839,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/playbooks/{id}/versions (the `ListPlaybookVersions` operationId).
 	ListPlaybookVersions(ctx context.Context, id string, params *ListPlaybookVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPlaybookVersion Get one published version of a playbook
+	//
+	// Corresponds with GET /api/playbooks/{id}/versions/{version} (the `GetPlaybookVersion` operationId).
+	GetPlaybookVersion(ctx context.Context, id string, version int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPublicApplicationForm A program's application form
 	//
@@ -6850,6 +8004,178 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/tenant (the `UpdateTenant` operationId).
 	UpdateTenant(ctx context.Context, body UpdateTenantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadTicketAttachment Download a ticket's file
+	//
+	// Authorised like its ticket: another partner's file, or an internal note's for a partner, is 404. Range requests are served (206).
+	//
+	// Corresponds with GET /api/ticket-attachments/{id} (the `DownloadTicketAttachment` operationId).
+	DownloadTicketAttachment(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTicketCategories List ticket categories
+	//
+	// Corresponds with GET /api/ticket-categories (the `ListTicketCategories` operationId).
+	ListTicketCategories(ctx context.Context, params *ListTicketCategoriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTicketCategoryWithBody Add a ticket category
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+	CreateTicketCategoryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTicketCategory Add a ticket category
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+	CreateTicketCategory(ctx context.Context, body CreateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTicketCategory Delete a ticket category
+	//
+	// Only a category no ticket uses: 409 TICKET_CATEGORY_IN_USE otherwise.
+	//
+	// Corresponds with DELETE /api/ticket-categories/{id} (the `DeleteTicketCategory` operationId).
+	DeleteTicketCategory(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTicketCategoryWithBody Change a ticket category
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+	UpdateTicketCategoryWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTicketCategory Change a ticket category
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+	UpdateTicketCategory(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTickets List tickets
+	//
+	// Partners see only their organisation's tickets.
+	//
+	// Corresponds with GET /api/tickets (the `ListTickets` operationId).
+	ListTickets(ctx context.Context, params *ListTicketsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OpenTicketWithBody Open a ticket
+	//
+	// Partners open tickets of their own organisation as themselves; operators name the partner.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+	OpenTicketWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OpenTicket Open a ticket
+	//
+	// Partners open tickets of their own organisation as themselves; operators name the partner.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+	OpenTicket(ctx context.Context, body OpenTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTicket Get a ticket
+	//
+	// Corresponds with GET /api/tickets/{id} (the `GetTicket` operationId).
+	GetTicket(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTicketWithBody Triage a ticket
+	//
+	// Subject, priority, category, tags and the operator it is assigned to.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+	UpdateTicketWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTicket Triage a ticket
+	//
+	// Subject, priority, category, tags and the operator it is assigned to.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+	UpdateTicket(ctx context.Context, id string, body UpdateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTicketAttachments A ticket's files
+	//
+	// Oldest first. Partners never receive an internal note's files.
+	//
+	// Corresponds with GET /api/tickets/{id}/attachments (the `ListTicketAttachments` operationId).
+	ListTicketAttachments(ctx context.Context, id string, params *ListTicketAttachmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadTicketAttachmentWithBody Attach a file to a ticket
+	//
+	// The request body is the file's bytes. At most 10 MiB (413); its type is told from the bytes and must be a PDF, an image (PNG, JPEG, GIF, WebP), plain text or CSV, a ZIP, a Word or Excel document (415). With messageId it goes with a message of your own; an internal note's file is internal and partners never see it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/attachments (the `UploadTicketAttachment` operationId).
+	UploadTicketAttachmentWithBody(ctx context.Context, id string, params *UploadTicketAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTicketMessages A ticket's thread
+	//
+	// Oldest first. Partners receive the replies only, never an internal note.
+	//
+	// Corresponds with GET /api/tickets/{id}/messages (the `ListTicketMessages` operationId).
+	ListTicketMessages(ctx context.Context, id string, params *ListTicketMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplyToTicketWithBody Reply on a ticket
+	//
+	// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+	ReplyToTicketWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplyToTicket Reply on a ticket
+	//
+	// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+	ReplyToTicket(ctx context.Context, id string, body ReplyToTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddTicketNoteWithBody Add an internal note to a ticket
+	//
+	// Operators only; partners never see notes in any response, event or message.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+	AddTicketNoteWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddTicketNote Add an internal note to a ticket
+	//
+	// Operators only; partners never see notes in any response, event or message.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+	AddTicketNote(ctx context.Context, id string, body AddTicketNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChangeTicketStatusWithBody Move a ticket to another status
+	//
+	// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+	ChangeTicketStatusWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChangeTicketStatus Move a ticket to another status
+	//
+	// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+	ChangeTicketStatus(ctx context.Context, id string, body ChangeTicketStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListUsers List operator users
 	//
@@ -7683,6 +9009,225 @@ func (c *Client) ListCommissionPlanVersions(ctx context.Context, id string, para
 	return c.Client.Do(req)
 }
 
+// ListContentFolders List the content library's folders
+//
+// Corresponds with GET /api/content/folders (the `ListContentFolders` operationId).
+func (c *Client) ListContentFolders(ctx context.Context, params *ListContentFoldersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListContentFoldersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateContentFolderWithBody Add a folder to the content library
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+func (c *Client) CreateContentFolderWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContentFolderRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateContentFolder Add a folder to the content library
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+func (c *Client) CreateContentFolder(ctx context.Context, body CreateContentFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContentFolderRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListContentItems List and search the content library
+//
+// Partners see only active, unexpired items visible to all partners, to their level or to them by name; a file item appears once its file is uploaded.
+//
+// Corresponds with GET /api/content/items (the `ListContentItems` operationId).
+func (c *Client) ListContentItems(ctx context.Context, params *ListContentItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListContentItemsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateContentItemWithBody Add a file or link to the content library
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+func (c *Client) CreateContentItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContentItemRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateContentItem Add a file or link to the content library
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+func (c *Client) CreateContentItem(ctx context.Context, body CreateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContentItemRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ArchiveContentItem Archive a content item
+//
+// Partners no longer see it; its files and history stay.
+//
+// Corresponds with DELETE /api/content/items/{id} (the `ArchiveContentItem` operationId).
+func (c *Client) ArchiveContentItem(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveContentItemRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetContentItem Get a content item
+//
+// An item the caller may not see is 404.
+//
+// Corresponds with GET /api/content/items/{id} (the `GetContentItem` operationId).
+func (c *Client) GetContentItem(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetContentItemRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateContentItemWithBody Change a content item's details or visibility
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+func (c *Client) UpdateContentItemWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateContentItemRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateContentItem Change a content item's details or visibility
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+func (c *Client) UpdateContentItem(ctx context.Context, id string, body UpdateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateContentItemRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadContent Download a file item's file
+//
+// Streams the current version (operators may name an earlier one) with Range support (206). A download that starts at the first byte emits content.downloaded, attributed to the partner. An item the caller may not see is 404.
+//
+// Corresponds with GET /api/content/items/{id}/download (the `DownloadContent` operationId).
+func (c *Client) DownloadContent(ctx context.Context, id string, params *DownloadContentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadContentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListContentVersions List a file item's versions, oldest first
+//
+// Corresponds with GET /api/content/items/{id}/versions (the `ListContentVersions` operationId).
+func (c *Client) ListContentVersions(ctx context.Context, id string, params *ListContentVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListContentVersionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadContentFileWithBody Upload a file item's new version
+//
+// The request body is the file's bytes (any Content-Type; the type is told from the bytes and must be a document, image, video, audio, archive or text type). The new version becomes the current one; earlier ones stay in the history. Over the size limit is 413 FILE_TOO_LARGE, a type outside the list 415 UNSUPPORTED_FILE_TYPE, both before anything is kept.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
+func (c *Client) UploadContentFileWithBody(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadContentFileRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCustomers List customers
 //
 // Partners see only customers attributed to them.
@@ -7858,6 +9403,44 @@ func (c *Client) CreateDashboard(ctx context.Context, body CreateDashboardJSONRe
 // Corresponds with GET /api/dashboards/mine (the `RenderMyDashboard` operationId).
 func (c *Client) RenderMyDashboard(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenderMyDashboardRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewWidgetWithBody Preview a widget
+//
+// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+func (c *Client) PreviewWidgetWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewWidgetRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewWidget Preview a widget
+//
+// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+func (c *Client) PreviewWidget(ctx context.Context, body PreviewWidgetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewWidgetRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9630,6 +11213,23 @@ func (c *Client) GetPipeline(ctx context.Context, id string, reqEditors ...Reque
 	return c.Client.Do(req)
 }
 
+// ListPlaybookNodeKinds The node kinds of playbook graphs
+//
+// Each kind with the member and the schema of its parameters (from this document's components), the labels of its outgoing edges and the fields of its output: what a graph editor needs to offer every kind and build its forms.
+//
+// Corresponds with GET /api/playbook-node-kinds (the `ListPlaybookNodeKinds` operationId).
+func (c *Client) ListPlaybookNodeKinds(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPlaybookNodeKindsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListPlaybookRuns List playbook runs, oldest first
 //
 // Operators only.
@@ -9953,6 +11553,21 @@ func (c *Client) SimulatePlaybook(ctx context.Context, id string, params *Simula
 // Corresponds with GET /api/playbooks/{id}/versions (the `ListPlaybookVersions` operationId).
 func (c *Client) ListPlaybookVersions(ctx context.Context, id string, params *ListPlaybookVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPlaybookVersionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPlaybookVersion Get one published version of a playbook
+//
+// Corresponds with GET /api/playbooks/{id}/versions/{version} (the `GetPlaybookVersion` operationId).
+func (c *Client) GetPlaybookVersion(ctx context.Context, id string, version int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlaybookVersionRequest(c.Server, id, version)
 	if err != nil {
 		return nil, err
 	}
@@ -10353,6 +11968,398 @@ func (c *Client) UpdateTenantWithBody(ctx context.Context, contentType string, b
 // Corresponds with PATCH /api/tenant (the `UpdateTenant` operationId).
 func (c *Client) UpdateTenant(ctx context.Context, body UpdateTenantJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateTenantRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadTicketAttachment Download a ticket's file
+//
+// Authorised like its ticket: another partner's file, or an internal note's for a partner, is 404. Range requests are served (206).
+//
+// Corresponds with GET /api/ticket-attachments/{id} (the `DownloadTicketAttachment` operationId).
+func (c *Client) DownloadTicketAttachment(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadTicketAttachmentRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTicketCategories List ticket categories
+//
+// Corresponds with GET /api/ticket-categories (the `ListTicketCategories` operationId).
+func (c *Client) ListTicketCategories(ctx context.Context, params *ListTicketCategoriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTicketCategoriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTicketCategoryWithBody Add a ticket category
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+func (c *Client) CreateTicketCategoryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTicketCategoryRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTicketCategory Add a ticket category
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+func (c *Client) CreateTicketCategory(ctx context.Context, body CreateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTicketCategoryRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTicketCategory Delete a ticket category
+//
+// Only a category no ticket uses: 409 TICKET_CATEGORY_IN_USE otherwise.
+//
+// Corresponds with DELETE /api/ticket-categories/{id} (the `DeleteTicketCategory` operationId).
+func (c *Client) DeleteTicketCategory(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTicketCategoryRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTicketCategoryWithBody Change a ticket category
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+func (c *Client) UpdateTicketCategoryWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTicketCategoryRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTicketCategory Change a ticket category
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+func (c *Client) UpdateTicketCategory(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTicketCategoryRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTickets List tickets
+//
+// Partners see only their organisation's tickets.
+//
+// Corresponds with GET /api/tickets (the `ListTickets` operationId).
+func (c *Client) ListTickets(ctx context.Context, params *ListTicketsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTicketsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpenTicketWithBody Open a ticket
+//
+// Partners open tickets of their own organisation as themselves; operators name the partner.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+func (c *Client) OpenTicketWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenTicketRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpenTicket Open a ticket
+//
+// Partners open tickets of their own organisation as themselves; operators name the partner.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+func (c *Client) OpenTicket(ctx context.Context, body OpenTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenTicketRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTicket Get a ticket
+//
+// Corresponds with GET /api/tickets/{id} (the `GetTicket` operationId).
+func (c *Client) GetTicket(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTicketRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTicketWithBody Triage a ticket
+//
+// Subject, priority, category, tags and the operator it is assigned to.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+func (c *Client) UpdateTicketWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTicketRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTicket Triage a ticket
+//
+// Subject, priority, category, tags and the operator it is assigned to.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+func (c *Client) UpdateTicket(ctx context.Context, id string, body UpdateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTicketRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTicketAttachments A ticket's files
+//
+// Oldest first. Partners never receive an internal note's files.
+//
+// Corresponds with GET /api/tickets/{id}/attachments (the `ListTicketAttachments` operationId).
+func (c *Client) ListTicketAttachments(ctx context.Context, id string, params *ListTicketAttachmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTicketAttachmentsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadTicketAttachmentWithBody Attach a file to a ticket
+//
+// The request body is the file's bytes. At most 10 MiB (413); its type is told from the bytes and must be a PDF, an image (PNG, JPEG, GIF, WebP), plain text or CSV, a ZIP, a Word or Excel document (415). With messageId it goes with a message of your own; an internal note's file is internal and partners never see it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tickets/{id}/attachments (the `UploadTicketAttachment` operationId).
+func (c *Client) UploadTicketAttachmentWithBody(ctx context.Context, id string, params *UploadTicketAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadTicketAttachmentRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTicketMessages A ticket's thread
+//
+// Oldest first. Partners receive the replies only, never an internal note.
+//
+// Corresponds with GET /api/tickets/{id}/messages (the `ListTicketMessages` operationId).
+func (c *Client) ListTicketMessages(ctx context.Context, id string, params *ListTicketMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTicketMessagesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplyToTicketWithBody Reply on a ticket
+//
+// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+func (c *Client) ReplyToTicketWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplyToTicketRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplyToTicket Reply on a ticket
+//
+// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+func (c *Client) ReplyToTicket(ctx context.Context, id string, body ReplyToTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplyToTicketRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddTicketNoteWithBody Add an internal note to a ticket
+//
+// Operators only; partners never see notes in any response, event or message.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+func (c *Client) AddTicketNoteWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddTicketNoteRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddTicketNote Add an internal note to a ticket
+//
+// Operators only; partners never see notes in any response, event or message.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+func (c *Client) AddTicketNote(ctx context.Context, id string, body AddTicketNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddTicketNoteRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChangeTicketStatusWithBody Move a ticket to another status
+//
+// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+func (c *Client) ChangeTicketStatusWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChangeTicketStatusRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChangeTicketStatus Move a ticket to another status
+//
+// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+func (c *Client) ChangeTicketStatus(ctx context.Context, id string, body ChangeTicketStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChangeTicketStatusRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -12080,6 +14087,613 @@ func NewListCommissionPlanVersionsRequest(server string, id string, params *List
 	return req, nil
 }
 
+// NewListContentFoldersRequest constructs an http.Request for the ListContentFolders method
+func NewListContentFoldersRequest(server string, params *ListContentFoldersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/folders")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateContentFolderRequest calls the generic CreateContentFolder builder with application/json body
+func NewCreateContentFolderRequest(server string, body CreateContentFolderJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateContentFolderRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateContentFolderRequestWithBody constructs an http.Request for the CreateContentFolder method, with any body, and a specified content type
+func NewCreateContentFolderRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/folders")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListContentItemsRequest constructs an http.Request for the ListContentItems method
+func NewListContentItemsRequest(server string, params *ListContentItemsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FolderId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "folderId", *params.FolderId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Language != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "language", *params.Language, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Kind != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Archived != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "archived", *params.Archived, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateContentItemRequest calls the generic CreateContentItem builder with application/json body
+func NewCreateContentItemRequest(server string, body CreateContentItemJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateContentItemRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateContentItemRequestWithBody constructs an http.Request for the CreateContentItem method, with any body, and a specified content type
+func NewCreateContentItemRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewArchiveContentItemRequest constructs an http.Request for the ArchiveContentItem method
+func NewArchiveContentItemRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetContentItemRequest constructs an http.Request for the GetContentItem method
+func NewGetContentItemRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateContentItemRequest calls the generic UpdateContentItem builder with application/json body
+func NewUpdateContentItemRequest(server string, id string, body UpdateContentItemJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateContentItemRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateContentItemRequestWithBody constructs an http.Request for the UpdateContentItem method, with any body, and a specified content type
+func NewUpdateContentItemRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDownloadContentRequest constructs an http.Request for the DownloadContent method
+func NewDownloadContentRequest(server string, id string, params *DownloadContentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items/%s/download", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.VersionId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "versionId", *params.VersionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Range != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Range", *params.Range, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Range", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListContentVersionsRequest constructs an http.Request for the ListContentVersions method
+func NewListContentVersionsRequest(server string, id string, params *ListContentVersionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items/%s/versions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadContentFileRequestWithBody constructs an http.Request for the UploadContentFile method, with any body, and a specified content type
+func NewUploadContentFileRequestWithBody(server string, id string, params *UploadContentFileParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/content/items/%s/versions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "fileName", params.FileName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListCustomersRequest constructs an http.Request for the ListCustomers method
 func NewListCustomersRequest(server string, params *ListCustomersParams) (*http.Request, error) {
 	var err error
@@ -12466,6 +15080,46 @@ func NewRenderMyDashboardRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewPreviewWidgetRequest calls the generic PreviewWidget builder with application/json body
+func NewPreviewWidgetRequest(server string, body PreviewWidgetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPreviewWidgetRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPreviewWidgetRequestWithBody constructs an http.Request for the PreviewWidget method, with any body, and a specified content type
+func NewPreviewWidgetRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/dashboards/preview-widget")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -16412,6 +19066,33 @@ func NewGetPipelineRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListPlaybookNodeKindsRequest constructs an http.Request for the ListPlaybookNodeKinds method
+func NewListPlaybookNodeKindsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/playbook-node-kinds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListPlaybookRunsRequest constructs an http.Request for the ListPlaybookRuns method
 func NewListPlaybookRunsRequest(server string, params *ListPlaybookRunsParams) (*http.Request, error) {
 	var err error
@@ -17109,6 +19790,47 @@ func NewListPlaybookVersionsRequest(server string, id string, params *ListPlaybo
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPlaybookVersionRequest constructs an http.Request for the GetPlaybookVersion method
+func NewGetPlaybookVersionRequest(server string, id string, version int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "version", version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/playbooks/%s/versions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -17880,6 +20602,868 @@ func NewUpdateTenantRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDownloadTicketAttachmentRequest constructs an http.Request for the DownloadTicketAttachment method
+func NewDownloadTicketAttachmentRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-attachments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListTicketCategoriesRequest constructs an http.Request for the ListTicketCategories method
+func NewListTicketCategoriesRequest(server string, params *ListTicketCategoriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-categories")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTicketCategoryRequest calls the generic CreateTicketCategory builder with application/json body
+func NewCreateTicketCategoryRequest(server string, body CreateTicketCategoryJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTicketCategoryRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTicketCategoryRequestWithBody constructs an http.Request for the CreateTicketCategory method, with any body, and a specified content type
+func NewCreateTicketCategoryRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-categories")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteTicketCategoryRequest constructs an http.Request for the DeleteTicketCategory method
+func NewDeleteTicketCategoryRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-categories/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateTicketCategoryRequest calls the generic UpdateTicketCategory builder with application/json body
+func NewUpdateTicketCategoryRequest(server string, id string, body UpdateTicketCategoryJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTicketCategoryRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateTicketCategoryRequestWithBody constructs an http.Request for the UpdateTicketCategory method, with any body, and a specified content type
+func NewUpdateTicketCategoryRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-categories/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListTicketsRequest constructs an http.Request for the ListTickets method
+func NewListTicketsRequest(server string, params *ListTicketsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Priority != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "priority", *params.Priority, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AssigneeUserId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "assigneeUserId", *params.AssigneeUserId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CategoryId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "categoryId", *params.CategoryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CustomerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "customerId", *params.CustomerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Tag != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "tag", *params.Tag, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOpenTicketRequest calls the generic OpenTicket builder with application/json body
+func NewOpenTicketRequest(server string, body OpenTicketJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOpenTicketRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewOpenTicketRequestWithBody constructs an http.Request for the OpenTicket method, with any body, and a specified content type
+func NewOpenTicketRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetTicketRequest constructs an http.Request for the GetTicket method
+func NewGetTicketRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateTicketRequest calls the generic UpdateTicket builder with application/json body
+func NewUpdateTicketRequest(server string, id string, body UpdateTicketJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTicketRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateTicketRequestWithBody constructs an http.Request for the UpdateTicket method, with any body, and a specified content type
+func NewUpdateTicketRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListTicketAttachmentsRequest constructs an http.Request for the ListTicketAttachments method
+func NewListTicketAttachmentsRequest(server string, id string, params *ListTicketAttachmentsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s/attachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadTicketAttachmentRequestWithBody constructs an http.Request for the UploadTicketAttachment method, with any body, and a specified content type
+func NewUploadTicketAttachmentRequestWithBody(server string, id string, params *UploadTicketAttachmentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s/attachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "name", params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.MessageId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "messageId", *params.MessageId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListTicketMessagesRequest constructs an http.Request for the ListTicketMessages method
+func NewListTicketMessagesRequest(server string, id string, params *ListTicketMessagesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplyToTicketRequest calls the generic ReplyToTicket builder with application/json body
+func NewReplyToTicketRequest(server string, id string, body ReplyToTicketJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplyToTicketRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewReplyToTicketRequestWithBody constructs an http.Request for the ReplyToTicket method, with any body, and a specified content type
+func NewReplyToTicketRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAddTicketNoteRequest calls the generic AddTicketNote builder with application/json body
+func NewAddTicketNoteRequest(server string, id string, body AddTicketNoteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddTicketNoteRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAddTicketNoteRequestWithBody constructs an http.Request for the AddTicketNote method, with any body, and a specified content type
+func NewAddTicketNoteRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s/notes", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewChangeTicketStatusRequest calls the generic ChangeTicketStatus builder with application/json body
+func NewChangeTicketStatusRequest(server string, id string, body ChangeTicketStatusJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewChangeTicketStatusRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewChangeTicketStatusRequestWithBody constructs an http.Request for the ChangeTicketStatus method, with any body, and a specified content type
+func NewChangeTicketStatusRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tickets/%s/status", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -19402,6 +22986,107 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/commission-plans/{id}/versions (the `ListCommissionPlanVersions` operationId).
 	ListCommissionPlanVersionsWithResponse(ctx context.Context, id string, params *ListCommissionPlanVersionsParams, reqEditors ...RequestEditorFn) (*ListCommissionPlanVersionsResponse, error)
 
+	// ListContentFoldersWithResponse List the content library's folders
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/content/folders (the `ListContentFolders` operationId).
+	ListContentFoldersWithResponse(ctx context.Context, params *ListContentFoldersParams, reqEditors ...RequestEditorFn) (*ListContentFoldersResponse, error)
+
+	// CreateContentFolderWithBodyWithResponse Add a folder to the content library
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+	CreateContentFolderWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContentFolderResponse, error)
+
+	// CreateContentFolderWithResponse Add a folder to the content library
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+	CreateContentFolderWithResponse(ctx context.Context, body CreateContentFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContentFolderResponse, error)
+
+	// ListContentItemsWithResponse List and search the content library
+	//
+	// Partners see only active, unexpired items visible to all partners, to their level or to them by name; a file item appears once its file is uploaded.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/content/items (the `ListContentItems` operationId).
+	ListContentItemsWithResponse(ctx context.Context, params *ListContentItemsParams, reqEditors ...RequestEditorFn) (*ListContentItemsResponse, error)
+
+	// CreateContentItemWithBodyWithResponse Add a file or link to the content library
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+	CreateContentItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContentItemResponse, error)
+
+	// CreateContentItemWithResponse Add a file or link to the content library
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+	CreateContentItemWithResponse(ctx context.Context, body CreateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContentItemResponse, error)
+
+	// ArchiveContentItemWithResponse Archive a content item
+	//
+	// Partners no longer see it; its files and history stay.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/content/items/{id} (the `ArchiveContentItem` operationId).
+	ArchiveContentItemWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ArchiveContentItemResponse, error)
+
+	// GetContentItemWithResponse Get a content item
+	//
+	// An item the caller may not see is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/content/items/{id} (the `GetContentItem` operationId).
+	GetContentItemWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetContentItemResponse, error)
+
+	// UpdateContentItemWithBodyWithResponse Change a content item's details or visibility
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+	UpdateContentItemWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateContentItemResponse, error)
+
+	// UpdateContentItemWithResponse Change a content item's details or visibility
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+	UpdateContentItemWithResponse(ctx context.Context, id string, body UpdateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateContentItemResponse, error)
+
+	// DownloadContentWithResponse Download a file item's file
+	//
+	// Streams the current version (operators may name an earlier one) with Range support (206). A download that starts at the first byte emits content.downloaded, attributed to the partner. An item the caller may not see is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/content/items/{id}/download (the `DownloadContent` operationId).
+	DownloadContentWithResponse(ctx context.Context, id string, params *DownloadContentParams, reqEditors ...RequestEditorFn) (*DownloadContentResponse, error)
+
+	// ListContentVersionsWithResponse List a file item's versions, oldest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/content/items/{id}/versions (the `ListContentVersions` operationId).
+	ListContentVersionsWithResponse(ctx context.Context, id string, params *ListContentVersionsParams, reqEditors ...RequestEditorFn) (*ListContentVersionsResponse, error)
+
+	// UploadContentFileWithBodyWithResponse Upload a file item's new version
+	//
+	// The request body is the file's bytes (any Content-Type; the type is told from the bytes and must be a document, image, video, audio, archive or text type). The new version becomes the current one; earlier ones stay in the history. Over the size limit is 413 FILE_TOO_LARGE, a type outside the list 415 UNSUPPORTED_FILE_TYPE, both before anything is kept.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
+	UploadContentFileWithBodyWithResponse(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadContentFileResponse, error)
+
 	// ListCustomersWithResponse List customers
 	//
 	// Partners see only customers attributed to them.
@@ -19486,6 +23171,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/dashboards/mine (the `RenderMyDashboard` operationId).
 	RenderMyDashboardWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RenderMyDashboardResponse, error)
+
+	// PreviewWidgetWithBodyWithResponse Preview a widget
+	//
+	// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+	PreviewWidgetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewWidgetResponse, error)
+
+	// PreviewWidgetWithResponse Preview a widget
+	//
+	// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+	PreviewWidgetWithResponse(ctx context.Context, body PreviewWidgetJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewWidgetResponse, error)
 
 	// DeleteDashboardWithResponse Delete a dashboard
 	//
@@ -20301,6 +24004,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/pipelines/{id} (the `GetPipeline` operationId).
 	GetPipelineWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetPipelineResponse, error)
 
+	// ListPlaybookNodeKindsWithResponse The node kinds of playbook graphs
+	//
+	// Each kind with the member and the schema of its parameters (from this document's components), the labels of its outgoing edges and the fields of its output: what a graph editor needs to offer every kind and build its forms.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/playbook-node-kinds (the `ListPlaybookNodeKinds` operationId).
+	ListPlaybookNodeKindsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPlaybookNodeKindsResponse, error)
+
 	// ListPlaybookRunsWithResponse List playbook runs, oldest first
 	//
 	// Operators only.
@@ -20465,6 +24177,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/playbooks/{id}/versions (the `ListPlaybookVersions` operationId).
 	ListPlaybookVersionsWithResponse(ctx context.Context, id string, params *ListPlaybookVersionsParams, reqEditors ...RequestEditorFn) (*ListPlaybookVersionsResponse, error)
+
+	// GetPlaybookVersionWithResponse Get one published version of a playbook
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/playbooks/{id}/versions/{version} (the `GetPlaybookVersion` operationId).
+	GetPlaybookVersionWithResponse(ctx context.Context, id string, version int64, reqEditors ...RequestEditorFn) (*GetPlaybookVersionResponse, error)
 
 	// GetPublicApplicationFormWithResponse A program's application form
 	//
@@ -20645,6 +24364,192 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/tenant (the `UpdateTenant` operationId).
 	UpdateTenantWithResponse(ctx context.Context, body UpdateTenantJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTenantResponse, error)
+
+	// DownloadTicketAttachmentWithResponse Download a ticket's file
+	//
+	// Authorised like its ticket: another partner's file, or an internal note's for a partner, is 404. Range requests are served (206).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/ticket-attachments/{id} (the `DownloadTicketAttachment` operationId).
+	DownloadTicketAttachmentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DownloadTicketAttachmentResponse, error)
+
+	// ListTicketCategoriesWithResponse List ticket categories
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/ticket-categories (the `ListTicketCategories` operationId).
+	ListTicketCategoriesWithResponse(ctx context.Context, params *ListTicketCategoriesParams, reqEditors ...RequestEditorFn) (*ListTicketCategoriesResponse, error)
+
+	// CreateTicketCategoryWithBodyWithResponse Add a ticket category
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+	CreateTicketCategoryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTicketCategoryResponse, error)
+
+	// CreateTicketCategoryWithResponse Add a ticket category
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+	CreateTicketCategoryWithResponse(ctx context.Context, body CreateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTicketCategoryResponse, error)
+
+	// DeleteTicketCategoryWithResponse Delete a ticket category
+	//
+	// Only a category no ticket uses: 409 TICKET_CATEGORY_IN_USE otherwise.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/ticket-categories/{id} (the `DeleteTicketCategory` operationId).
+	DeleteTicketCategoryWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteTicketCategoryResponse, error)
+
+	// UpdateTicketCategoryWithBodyWithResponse Change a ticket category
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+	UpdateTicketCategoryWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTicketCategoryResponse, error)
+
+	// UpdateTicketCategoryWithResponse Change a ticket category
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+	UpdateTicketCategoryWithResponse(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTicketCategoryResponse, error)
+
+	// ListTicketsWithResponse List tickets
+	//
+	// Partners see only their organisation's tickets.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tickets (the `ListTickets` operationId).
+	ListTicketsWithResponse(ctx context.Context, params *ListTicketsParams, reqEditors ...RequestEditorFn) (*ListTicketsResponse, error)
+
+	// OpenTicketWithBodyWithResponse Open a ticket
+	//
+	// Partners open tickets of their own organisation as themselves; operators name the partner.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+	OpenTicketWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OpenTicketResponse, error)
+
+	// OpenTicketWithResponse Open a ticket
+	//
+	// Partners open tickets of their own organisation as themselves; operators name the partner.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+	OpenTicketWithResponse(ctx context.Context, body OpenTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*OpenTicketResponse, error)
+
+	// GetTicketWithResponse Get a ticket
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tickets/{id} (the `GetTicket` operationId).
+	GetTicketWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetTicketResponse, error)
+
+	// UpdateTicketWithBodyWithResponse Triage a ticket
+	//
+	// Subject, priority, category, tags and the operator it is assigned to.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+	UpdateTicketWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTicketResponse, error)
+
+	// UpdateTicketWithResponse Triage a ticket
+	//
+	// Subject, priority, category, tags and the operator it is assigned to.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+	UpdateTicketWithResponse(ctx context.Context, id string, body UpdateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTicketResponse, error)
+
+	// ListTicketAttachmentsWithResponse A ticket's files
+	//
+	// Oldest first. Partners never receive an internal note's files.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tickets/{id}/attachments (the `ListTicketAttachments` operationId).
+	ListTicketAttachmentsWithResponse(ctx context.Context, id string, params *ListTicketAttachmentsParams, reqEditors ...RequestEditorFn) (*ListTicketAttachmentsResponse, error)
+
+	// UploadTicketAttachmentWithBodyWithResponse Attach a file to a ticket
+	//
+	// The request body is the file's bytes. At most 10 MiB (413); its type is told from the bytes and must be a PDF, an image (PNG, JPEG, GIF, WebP), plain text or CSV, a ZIP, a Word or Excel document (415). With messageId it goes with a message of your own; an internal note's file is internal and partners never see it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/attachments (the `UploadTicketAttachment` operationId).
+	UploadTicketAttachmentWithBodyWithResponse(ctx context.Context, id string, params *UploadTicketAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadTicketAttachmentResponse, error)
+
+	// ListTicketMessagesWithResponse A ticket's thread
+	//
+	// Oldest first. Partners receive the replies only, never an internal note.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tickets/{id}/messages (the `ListTicketMessages` operationId).
+	ListTicketMessagesWithResponse(ctx context.Context, id string, params *ListTicketMessagesParams, reqEditors ...RequestEditorFn) (*ListTicketMessagesResponse, error)
+
+	// ReplyToTicketWithBodyWithResponse Reply on a ticket
+	//
+	// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+	ReplyToTicketWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplyToTicketResponse, error)
+
+	// ReplyToTicketWithResponse Reply on a ticket
+	//
+	// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+	ReplyToTicketWithResponse(ctx context.Context, id string, body ReplyToTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplyToTicketResponse, error)
+
+	// AddTicketNoteWithBodyWithResponse Add an internal note to a ticket
+	//
+	// Operators only; partners never see notes in any response, event or message.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+	AddTicketNoteWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddTicketNoteResponse, error)
+
+	// AddTicketNoteWithResponse Add an internal note to a ticket
+	//
+	// Operators only; partners never see notes in any response, event or message.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+	AddTicketNoteWithResponse(ctx context.Context, id string, body AddTicketNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*AddTicketNoteResponse, error)
+
+	// ChangeTicketStatusWithBodyWithResponse Move a ticket to another status
+	//
+	// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+	ChangeTicketStatusWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChangeTicketStatusResponse, error)
+
+	// ChangeTicketStatusWithResponse Move a ticket to another status
+	//
+	// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+	ChangeTicketStatusWithResponse(ctx context.Context, id string, body ChangeTicketStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangeTicketStatusResponse, error)
 
 	// ListUsersWithResponse List operator users
 	//
@@ -22853,6 +26758,864 @@ func (r ListCommissionPlanVersionsResponse) ContentType() string {
 	return ""
 }
 
+type ListContentFoldersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyContentFolder
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListContentFoldersResponse) GetJSON200() *ListBodyContentFolder {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListContentFoldersResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListContentFoldersResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListContentFoldersResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListContentFoldersResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListContentFoldersResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListContentFoldersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListContentFoldersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListContentFoldersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListContentFoldersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateContentFolderResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ContentFolder
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateContentFolderResponse) GetJSON201() *ContentFolder {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateContentFolderResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateContentFolderResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateContentFolderResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateContentFolderResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateContentFolderResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListContentItemsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyContentItem
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListContentItemsResponse) GetJSON200() *ListBodyContentItem {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListContentItemsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListContentItemsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListContentItemsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListContentItemsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListContentItemsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListContentItemsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListContentItemsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListContentItemsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListContentItemsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateContentItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ContentItem
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateContentItemResponse) GetJSON201() *ContentItem {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateContentItemResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateContentItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateContentItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateContentItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateContentItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ArchiveContentItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ContentItem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ArchiveContentItemResponse) GetJSON200() *ContentItem {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ArchiveContentItemResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ArchiveContentItemResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ArchiveContentItemResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ArchiveContentItemResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ArchiveContentItemResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ArchiveContentItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ArchiveContentItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ArchiveContentItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ArchiveContentItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetContentItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ContentItem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetContentItemResponse) GetJSON200() *ContentItem {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetContentItemResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetContentItemResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetContentItemResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetContentItemResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetContentItemResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetContentItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetContentItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetContentItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetContentItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateContentItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ContentItem
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateContentItemResponse) GetJSON200() *ContentItem {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdateContentItemResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateContentItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateContentItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateContentItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateContentItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DownloadContentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON416 the response for an HTTP 416 `application/problem+json` response
+	ApplicationproblemJSON416 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON416 returns the response for an HTTP 416 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON416() *Problem {
+	return r.ApplicationproblemJSON416
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DownloadContentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadContentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadContentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadContentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadContentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListContentVersionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyContentVersion
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListContentVersionsResponse) GetJSON200() *ListBodyContentVersion {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListContentVersionsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListContentVersionsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListContentVersionsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListContentVersionsResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListContentVersionsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListContentVersionsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListContentVersionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListContentVersionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListContentVersionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListContentVersionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UploadContentFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ContentVersion
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UploadContentFileResponse) GetJSON201() *ContentVersion {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UploadContentFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadContentFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadContentFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadContentFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadContentFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListCustomersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23504,6 +28267,96 @@ func (r RenderMyDashboardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RenderMyDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PreviewWidgetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RenderedWidget
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PreviewWidgetResponse) GetJSON200() *RenderedWidget {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PreviewWidgetResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PreviewWidgetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreviewWidgetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreviewWidgetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreviewWidgetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29799,6 +34652,68 @@ func (r GetPipelineResponse) ContentType() string {
 	return ""
 }
 
+type ListPlaybookNodeKindsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlaybookNodeKindsOutputBody
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPlaybookNodeKindsResponse) GetJSON200() *PlaybookNodeKindsOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPlaybookNodeKindsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPlaybookNodeKindsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPlaybookNodeKindsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPlaybookNodeKindsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPlaybookNodeKindsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPlaybookNodeKindsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPlaybookNodeKindsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListPlaybookRunsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -31045,6 +35960,82 @@ func (r ListPlaybookVersionsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListPlaybookVersionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPlaybookVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlaybookVersion
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlaybookVersionResponse) GetJSON200() *PlaybookVersion {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetPlaybookVersionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetPlaybookVersionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPlaybookVersionResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetPlaybookVersionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetPlaybookVersionResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlaybookVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlaybookVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlaybookVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlaybookVersionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32435,6 +37426,1349 @@ func (r UpdateTenantResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateTenantResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DownloadTicketAttachmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DownloadTicketAttachmentResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DownloadTicketAttachmentResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DownloadTicketAttachmentResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DownloadTicketAttachmentResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DownloadTicketAttachmentResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DownloadTicketAttachmentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadTicketAttachmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadTicketAttachmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadTicketAttachmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadTicketAttachmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTicketCategoriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyTicketCategory
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTicketCategoriesResponse) GetJSON200() *ListBodyTicketCategory {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTicketCategoriesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTicketCategoriesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTicketCategoriesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListTicketCategoriesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTicketCategoriesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTicketCategoriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTicketCategoriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTicketCategoriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTicketCategoriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateTicketCategoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TicketCategory
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTicketCategoryResponse) GetJSON201() *TicketCategory {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTicketCategoryResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTicketCategoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTicketCategoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTicketCategoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTicketCategoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteTicketCategoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteTicketCategoryResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteTicketCategoryResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteTicketCategoryResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeleteTicketCategoryResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DeleteTicketCategoryResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteTicketCategoryResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTicketCategoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTicketCategoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTicketCategoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTicketCategoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateTicketCategoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TicketCategory
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTicketCategoryResponse) GetJSON200() *TicketCategory {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdateTicketCategoryResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTicketCategoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTicketCategoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTicketCategoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTicketCategoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTicketsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyTicket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTicketsResponse) GetJSON200() *ListBodyTicket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTicketsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTicketsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTicketsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListTicketsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTicketsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTicketsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTicketsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTicketsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTicketsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OpenTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Ticket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r OpenTicketResponse) GetJSON201() *Ticket {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r OpenTicketResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r OpenTicketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OpenTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OpenTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OpenTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Ticket
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTicketResponse) GetJSON200() *Ticket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetTicketResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetTicketResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTicketResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetTicketResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTicketResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTicketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Ticket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTicketResponse) GetJSON200() *Ticket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdateTicketResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTicketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTicketAttachmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyTicketAttachment
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTicketAttachmentsResponse) GetJSON200() *ListBodyTicketAttachment {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTicketAttachmentsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTicketAttachmentsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTicketAttachmentsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTicketAttachmentsResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListTicketAttachmentsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTicketAttachmentsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTicketAttachmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTicketAttachmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTicketAttachmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTicketAttachmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UploadTicketAttachmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TicketAttachment
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UploadTicketAttachmentResponse) GetJSON201() *TicketAttachment {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UploadTicketAttachmentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadTicketAttachmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadTicketAttachmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadTicketAttachmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadTicketAttachmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTicketMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyTicketMessage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTicketMessagesResponse) GetJSON200() *ListBodyTicketMessage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTicketMessagesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTicketMessagesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTicketMessagesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTicketMessagesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListTicketMessagesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTicketMessagesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTicketMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTicketMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTicketMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTicketMessagesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplyToTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TicketMessage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ReplyToTicketResponse) GetJSON201() *TicketMessage {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReplyToTicketResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplyToTicketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplyToTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplyToTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplyToTicketResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AddTicketNoteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *TicketMessage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddTicketNoteResponse) GetJSON201() *TicketMessage {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AddTicketNoteResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AddTicketNoteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddTicketNoteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddTicketNoteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddTicketNoteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ChangeTicketStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Ticket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ChangeTicketStatusResponse) GetJSON200() *Ticket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ChangeTicketStatusResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ChangeTicketStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ChangeTicketStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ChangeTicketStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ChangeTicketStatusResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -35139,6 +41473,185 @@ func (c *ClientWithResponses) ListCommissionPlanVersionsWithResponse(ctx context
 	return ParseListCommissionPlanVersionsResponse(rsp)
 }
 
+// ListContentFoldersWithResponse List the content library's folders
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/content/folders (the `ListContentFolders` operationId).
+func (c *ClientWithResponses) ListContentFoldersWithResponse(ctx context.Context, params *ListContentFoldersParams, reqEditors ...RequestEditorFn) (*ListContentFoldersResponse, error) {
+	rsp, err := c.ListContentFolders(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListContentFoldersResponse(rsp)
+}
+
+// CreateContentFolderWithBodyWithResponse Add a folder to the content library
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+func (c *ClientWithResponses) CreateContentFolderWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContentFolderResponse, error) {
+	rsp, err := c.CreateContentFolderWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateContentFolderResponse(rsp)
+}
+
+// CreateContentFolderWithResponse Add a folder to the content library
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/content/folders (the `CreateContentFolder` operationId).
+func (c *ClientWithResponses) CreateContentFolderWithResponse(ctx context.Context, body CreateContentFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContentFolderResponse, error) {
+	rsp, err := c.CreateContentFolder(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateContentFolderResponse(rsp)
+}
+
+// ListContentItemsWithResponse List and search the content library
+//
+// Partners see only active, unexpired items visible to all partners, to their level or to them by name; a file item appears once its file is uploaded.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/content/items (the `ListContentItems` operationId).
+func (c *ClientWithResponses) ListContentItemsWithResponse(ctx context.Context, params *ListContentItemsParams, reqEditors ...RequestEditorFn) (*ListContentItemsResponse, error) {
+	rsp, err := c.ListContentItems(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListContentItemsResponse(rsp)
+}
+
+// CreateContentItemWithBodyWithResponse Add a file or link to the content library
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+func (c *ClientWithResponses) CreateContentItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContentItemResponse, error) {
+	rsp, err := c.CreateContentItemWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateContentItemResponse(rsp)
+}
+
+// CreateContentItemWithResponse Add a file or link to the content library
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/content/items (the `CreateContentItem` operationId).
+func (c *ClientWithResponses) CreateContentItemWithResponse(ctx context.Context, body CreateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContentItemResponse, error) {
+	rsp, err := c.CreateContentItem(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateContentItemResponse(rsp)
+}
+
+// ArchiveContentItemWithResponse Archive a content item
+//
+// Partners no longer see it; its files and history stay.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/content/items/{id} (the `ArchiveContentItem` operationId).
+func (c *ClientWithResponses) ArchiveContentItemWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ArchiveContentItemResponse, error) {
+	rsp, err := c.ArchiveContentItem(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseArchiveContentItemResponse(rsp)
+}
+
+// GetContentItemWithResponse Get a content item
+//
+// An item the caller may not see is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/content/items/{id} (the `GetContentItem` operationId).
+func (c *ClientWithResponses) GetContentItemWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetContentItemResponse, error) {
+	rsp, err := c.GetContentItem(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetContentItemResponse(rsp)
+}
+
+// UpdateContentItemWithBodyWithResponse Change a content item's details or visibility
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+func (c *ClientWithResponses) UpdateContentItemWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateContentItemResponse, error) {
+	rsp, err := c.UpdateContentItemWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateContentItemResponse(rsp)
+}
+
+// UpdateContentItemWithResponse Change a content item's details or visibility
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/content/items/{id} (the `UpdateContentItem` operationId).
+func (c *ClientWithResponses) UpdateContentItemWithResponse(ctx context.Context, id string, body UpdateContentItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateContentItemResponse, error) {
+	rsp, err := c.UpdateContentItem(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateContentItemResponse(rsp)
+}
+
+// DownloadContentWithResponse Download a file item's file
+//
+// Streams the current version (operators may name an earlier one) with Range support (206). A download that starts at the first byte emits content.downloaded, attributed to the partner. An item the caller may not see is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/content/items/{id}/download (the `DownloadContent` operationId).
+func (c *ClientWithResponses) DownloadContentWithResponse(ctx context.Context, id string, params *DownloadContentParams, reqEditors ...RequestEditorFn) (*DownloadContentResponse, error) {
+	rsp, err := c.DownloadContent(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadContentResponse(rsp)
+}
+
+// ListContentVersionsWithResponse List a file item's versions, oldest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/content/items/{id}/versions (the `ListContentVersions` operationId).
+func (c *ClientWithResponses) ListContentVersionsWithResponse(ctx context.Context, id string, params *ListContentVersionsParams, reqEditors ...RequestEditorFn) (*ListContentVersionsResponse, error) {
+	rsp, err := c.ListContentVersions(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListContentVersionsResponse(rsp)
+}
+
+// UploadContentFileWithBodyWithResponse Upload a file item's new version
+//
+// The request body is the file's bytes (any Content-Type; the type is told from the bytes and must be a document, image, video, audio, archive or text type). The new version becomes the current one; earlier ones stay in the history. Over the size limit is 413 FILE_TOO_LARGE, a type outside the list 415 UNSUPPORTED_FILE_TYPE, both before anything is kept.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
+func (c *ClientWithResponses) UploadContentFileWithBodyWithResponse(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadContentFileResponse, error) {
+	rsp, err := c.UploadContentFileWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadContentFileResponse(rsp)
+}
+
 // ListCustomersWithResponse List customers
 //
 // Partners see only customers attributed to them.
@@ -35288,6 +41801,36 @@ func (c *ClientWithResponses) RenderMyDashboardWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseRenderMyDashboardResponse(rsp)
+}
+
+// PreviewWidgetWithBodyWithResponse Preview a widget
+//
+// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+func (c *ClientWithResponses) PreviewWidgetWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewWidgetResponse, error) {
+	rsp, err := c.PreviewWidgetWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewWidgetResponse(rsp)
+}
+
+// PreviewWidgetWithResponse Preview a widget
+//
+// Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/dashboards/preview-widget (the `PreviewWidget` operationId).
+func (c *ClientWithResponses) PreviewWidgetWithResponse(ctx context.Context, body PreviewWidgetJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewWidgetResponse, error) {
+	rsp, err := c.PreviewWidget(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewWidgetResponse(rsp)
 }
 
 // DeleteDashboardWithResponse Delete a dashboard
@@ -36728,6 +43271,21 @@ func (c *ClientWithResponses) GetPipelineWithResponse(ctx context.Context, id st
 	return ParseGetPipelineResponse(rsp)
 }
 
+// ListPlaybookNodeKindsWithResponse The node kinds of playbook graphs
+//
+// Each kind with the member and the schema of its parameters (from this document's components), the labels of its outgoing edges and the fields of its output: what a graph editor needs to offer every kind and build its forms.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/playbook-node-kinds (the `ListPlaybookNodeKinds` operationId).
+func (c *ClientWithResponses) ListPlaybookNodeKindsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPlaybookNodeKindsResponse, error) {
+	rsp, err := c.ListPlaybookNodeKinds(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPlaybookNodeKindsResponse(rsp)
+}
+
 // ListPlaybookRunsWithResponse List playbook runs, oldest first
 //
 // Operators only.
@@ -37005,6 +43563,19 @@ func (c *ClientWithResponses) ListPlaybookVersionsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseListPlaybookVersionsResponse(rsp)
+}
+
+// GetPlaybookVersionWithResponse Get one published version of a playbook
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/playbooks/{id}/versions/{version} (the `GetPlaybookVersion` operationId).
+func (c *ClientWithResponses) GetPlaybookVersionWithResponse(ctx context.Context, id string, version int64, reqEditors ...RequestEditorFn) (*GetPlaybookVersionResponse, error) {
+	rsp, err := c.GetPlaybookVersion(ctx, id, version, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlaybookVersionResponse(rsp)
 }
 
 // GetPublicApplicationFormWithResponse A program's application form
@@ -37329,6 +43900,324 @@ func (c *ClientWithResponses) UpdateTenantWithResponse(ctx context.Context, body
 		return nil, err
 	}
 	return ParseUpdateTenantResponse(rsp)
+}
+
+// DownloadTicketAttachmentWithResponse Download a ticket's file
+//
+// Authorised like its ticket: another partner's file, or an internal note's for a partner, is 404. Range requests are served (206).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/ticket-attachments/{id} (the `DownloadTicketAttachment` operationId).
+func (c *ClientWithResponses) DownloadTicketAttachmentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DownloadTicketAttachmentResponse, error) {
+	rsp, err := c.DownloadTicketAttachment(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadTicketAttachmentResponse(rsp)
+}
+
+// ListTicketCategoriesWithResponse List ticket categories
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/ticket-categories (the `ListTicketCategories` operationId).
+func (c *ClientWithResponses) ListTicketCategoriesWithResponse(ctx context.Context, params *ListTicketCategoriesParams, reqEditors ...RequestEditorFn) (*ListTicketCategoriesResponse, error) {
+	rsp, err := c.ListTicketCategories(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTicketCategoriesResponse(rsp)
+}
+
+// CreateTicketCategoryWithBodyWithResponse Add a ticket category
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+func (c *ClientWithResponses) CreateTicketCategoryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTicketCategoryResponse, error) {
+	rsp, err := c.CreateTicketCategoryWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTicketCategoryResponse(rsp)
+}
+
+// CreateTicketCategoryWithResponse Add a ticket category
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/ticket-categories (the `CreateTicketCategory` operationId).
+func (c *ClientWithResponses) CreateTicketCategoryWithResponse(ctx context.Context, body CreateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTicketCategoryResponse, error) {
+	rsp, err := c.CreateTicketCategory(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTicketCategoryResponse(rsp)
+}
+
+// DeleteTicketCategoryWithResponse Delete a ticket category
+//
+// Only a category no ticket uses: 409 TICKET_CATEGORY_IN_USE otherwise.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/ticket-categories/{id} (the `DeleteTicketCategory` operationId).
+func (c *ClientWithResponses) DeleteTicketCategoryWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteTicketCategoryResponse, error) {
+	rsp, err := c.DeleteTicketCategory(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTicketCategoryResponse(rsp)
+}
+
+// UpdateTicketCategoryWithBodyWithResponse Change a ticket category
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+func (c *ClientWithResponses) UpdateTicketCategoryWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTicketCategoryResponse, error) {
+	rsp, err := c.UpdateTicketCategoryWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTicketCategoryResponse(rsp)
+}
+
+// UpdateTicketCategoryWithResponse Change a ticket category
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
+func (c *ClientWithResponses) UpdateTicketCategoryWithResponse(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTicketCategoryResponse, error) {
+	rsp, err := c.UpdateTicketCategory(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTicketCategoryResponse(rsp)
+}
+
+// ListTicketsWithResponse List tickets
+//
+// Partners see only their organisation's tickets.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tickets (the `ListTickets` operationId).
+func (c *ClientWithResponses) ListTicketsWithResponse(ctx context.Context, params *ListTicketsParams, reqEditors ...RequestEditorFn) (*ListTicketsResponse, error) {
+	rsp, err := c.ListTickets(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTicketsResponse(rsp)
+}
+
+// OpenTicketWithBodyWithResponse Open a ticket
+//
+// Partners open tickets of their own organisation as themselves; operators name the partner.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+func (c *ClientWithResponses) OpenTicketWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OpenTicketResponse, error) {
+	rsp, err := c.OpenTicketWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenTicketResponse(rsp)
+}
+
+// OpenTicketWithResponse Open a ticket
+//
+// Partners open tickets of their own organisation as themselves; operators name the partner.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets (the `OpenTicket` operationId).
+func (c *ClientWithResponses) OpenTicketWithResponse(ctx context.Context, body OpenTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*OpenTicketResponse, error) {
+	rsp, err := c.OpenTicket(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenTicketResponse(rsp)
+}
+
+// GetTicketWithResponse Get a ticket
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tickets/{id} (the `GetTicket` operationId).
+func (c *ClientWithResponses) GetTicketWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetTicketResponse, error) {
+	rsp, err := c.GetTicket(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTicketResponse(rsp)
+}
+
+// UpdateTicketWithBodyWithResponse Triage a ticket
+//
+// Subject, priority, category, tags and the operator it is assigned to.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+func (c *ClientWithResponses) UpdateTicketWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTicketResponse, error) {
+	rsp, err := c.UpdateTicketWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTicketResponse(rsp)
+}
+
+// UpdateTicketWithResponse Triage a ticket
+//
+// Subject, priority, category, tags and the operator it is assigned to.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/tickets/{id} (the `UpdateTicket` operationId).
+func (c *ClientWithResponses) UpdateTicketWithResponse(ctx context.Context, id string, body UpdateTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTicketResponse, error) {
+	rsp, err := c.UpdateTicket(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTicketResponse(rsp)
+}
+
+// ListTicketAttachmentsWithResponse A ticket's files
+//
+// Oldest first. Partners never receive an internal note's files.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tickets/{id}/attachments (the `ListTicketAttachments` operationId).
+func (c *ClientWithResponses) ListTicketAttachmentsWithResponse(ctx context.Context, id string, params *ListTicketAttachmentsParams, reqEditors ...RequestEditorFn) (*ListTicketAttachmentsResponse, error) {
+	rsp, err := c.ListTicketAttachments(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTicketAttachmentsResponse(rsp)
+}
+
+// UploadTicketAttachmentWithBodyWithResponse Attach a file to a ticket
+//
+// The request body is the file's bytes. At most 10 MiB (413); its type is told from the bytes and must be a PDF, an image (PNG, JPEG, GIF, WebP), plain text or CSV, a ZIP, a Word or Excel document (415). With messageId it goes with a message of your own; an internal note's file is internal and partners never see it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/attachments (the `UploadTicketAttachment` operationId).
+func (c *ClientWithResponses) UploadTicketAttachmentWithBodyWithResponse(ctx context.Context, id string, params *UploadTicketAttachmentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadTicketAttachmentResponse, error) {
+	rsp, err := c.UploadTicketAttachmentWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadTicketAttachmentResponse(rsp)
+}
+
+// ListTicketMessagesWithResponse A ticket's thread
+//
+// Oldest first. Partners receive the replies only, never an internal note.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tickets/{id}/messages (the `ListTicketMessages` operationId).
+func (c *ClientWithResponses) ListTicketMessagesWithResponse(ctx context.Context, id string, params *ListTicketMessagesParams, reqEditors ...RequestEditorFn) (*ListTicketMessagesResponse, error) {
+	rsp, err := c.ListTicketMessages(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTicketMessagesResponse(rsp)
+}
+
+// ReplyToTicketWithBodyWithResponse Reply on a ticket
+//
+// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+func (c *ClientWithResponses) ReplyToTicketWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplyToTicketResponse, error) {
+	rsp, err := c.ReplyToTicketWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplyToTicketResponse(rsp)
+}
+
+// ReplyToTicketWithResponse Reply on a ticket
+//
+// A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. A closed ticket takes none (409 TICKET_CLOSED).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/messages (the `ReplyToTicket` operationId).
+func (c *ClientWithResponses) ReplyToTicketWithResponse(ctx context.Context, id string, body ReplyToTicketJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplyToTicketResponse, error) {
+	rsp, err := c.ReplyToTicket(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplyToTicketResponse(rsp)
+}
+
+// AddTicketNoteWithBodyWithResponse Add an internal note to a ticket
+//
+// Operators only; partners never see notes in any response, event or message.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+func (c *ClientWithResponses) AddTicketNoteWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddTicketNoteResponse, error) {
+	rsp, err := c.AddTicketNoteWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddTicketNoteResponse(rsp)
+}
+
+// AddTicketNoteWithResponse Add an internal note to a ticket
+//
+// Operators only; partners never see notes in any response, event or message.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/notes (the `AddTicketNote` operationId).
+func (c *ClientWithResponses) AddTicketNoteWithResponse(ctx context.Context, id string, body AddTicketNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*AddTicketNoteResponse, error) {
+	rsp, err := c.AddTicketNote(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddTicketNoteResponse(rsp)
+}
+
+// ChangeTicketStatusWithBodyWithResponse Move a ticket to another status
+//
+// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+func (c *ClientWithResponses) ChangeTicketStatusWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChangeTicketStatusResponse, error) {
+	rsp, err := c.ChangeTicketStatusWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChangeTicketStatusResponse(rsp)
+}
+
+// ChangeTicketStatusWithResponse Move a ticket to another status
+//
+// open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tickets/{id}/status (the `ChangeTicketStatus` operationId).
+func (c *ClientWithResponses) ChangeTicketStatusWithResponse(ctx context.Context, id string, body ChangeTicketStatusJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangeTicketStatusResponse, error) {
+	rsp, err := c.ChangeTicketStatus(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChangeTicketStatusResponse(rsp)
 }
 
 // ListUsersWithResponse List operator users
@@ -39438,6 +46327,717 @@ func ParseListCommissionPlanVersionsResponse(rsp *http.Response) (*ListCommissio
 	return response, nil
 }
 
+// ParseListContentFoldersResponse parses an HTTP response from a ListContentFoldersWithResponse call
+func ParseListContentFoldersResponse(rsp *http.Response) (*ListContentFoldersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListContentFoldersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyContentFolder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateContentFolderResponse parses an HTTP response from a CreateContentFolderWithResponse call
+func ParseCreateContentFolderResponse(rsp *http.Response) (*CreateContentFolderResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateContentFolderResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ContentFolder
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListContentItemsResponse parses an HTTP response from a ListContentItemsWithResponse call
+func ParseListContentItemsResponse(rsp *http.Response) (*ListContentItemsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListContentItemsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyContentItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateContentItemResponse parses an HTTP response from a CreateContentItemWithResponse call
+func ParseCreateContentItemResponse(rsp *http.Response) (*CreateContentItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateContentItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ContentItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseArchiveContentItemResponse parses an HTTP response from a ArchiveContentItemWithResponse call
+func ParseArchiveContentItemResponse(rsp *http.Response) (*ArchiveContentItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ArchiveContentItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ContentItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetContentItemResponse parses an HTTP response from a GetContentItemWithResponse call
+func ParseGetContentItemResponse(rsp *http.Response) (*GetContentItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetContentItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ContentItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateContentItemResponse parses an HTTP response from a UpdateContentItemWithResponse call
+func ParseUpdateContentItemResponse(rsp *http.Response) (*UpdateContentItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateContentItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ContentItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDownloadContentResponse parses an HTTP response from a DownloadContentWithResponse call
+func ParseDownloadContentResponse(rsp *http.Response) (*DownloadContentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadContentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 206:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON416 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListContentVersionsResponse parses an HTTP response from a ListContentVersionsWithResponse call
+func ParseListContentVersionsResponse(rsp *http.Response) (*ListContentVersionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListContentVersionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyContentVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUploadContentFileResponse parses an HTTP response from a UploadContentFileWithResponse call
+func ParseUploadContentFileResponse(rsp *http.Response) (*UploadContentFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadContentFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ContentVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListCustomersResponse parses an HTTP response from a ListCustomersWithResponse call
 func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -39965,6 +47565,81 @@ func ParseRenderMyDashboardResponse(rsp *http.Response) (*RenderMyDashboardRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePreviewWidgetResponse parses an HTTP response from a PreviewWidgetWithResponse call
+func ParsePreviewWidgetResponse(rsp *http.Response) (*PreviewWidgetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreviewWidgetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RenderedWidget
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Problem
@@ -45184,6 +52859,53 @@ func ParseGetPipelineResponse(rsp *http.Response) (*GetPipelineResponse, error) 
 	return response, nil
 }
 
+// ParseListPlaybookNodeKindsResponse parses an HTTP response from a ListPlaybookNodeKindsWithResponse call
+func ParseListPlaybookNodeKindsResponse(rsp *http.Response) (*ListPlaybookNodeKindsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPlaybookNodeKindsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlaybookNodeKindsOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListPlaybookRunsResponse parses an HTTP response from a ListPlaybookRunsWithResponse call
 func ParseListPlaybookRunsResponse(rsp *http.Response) (*ListPlaybookRunsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -46170,6 +53892,67 @@ func ParseListPlaybookVersionsResponse(rsp *http.Response) (*ListPlaybookVersion
 			return nil, err
 		}
 		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPlaybookVersionResponse parses an HTTP response from a GetPlaybookVersionWithResponse call
+func ParseGetPlaybookVersionResponse(rsp *http.Response) (*GetPlaybookVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlaybookVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlaybookVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -47324,6 +55107,1127 @@ func ParseUpdateTenantResponse(rsp *http.Response) (*UpdateTenantResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDownloadTicketAttachmentResponse parses an HTTP response from a DownloadTicketAttachmentWithResponse call
+func ParseDownloadTicketAttachmentResponse(rsp *http.Response) (*DownloadTicketAttachmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadTicketAttachmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTicketCategoriesResponse parses an HTTP response from a ListTicketCategoriesWithResponse call
+func ParseListTicketCategoriesResponse(rsp *http.Response) (*ListTicketCategoriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTicketCategoriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyTicketCategory
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateTicketCategoryResponse parses an HTTP response from a CreateTicketCategoryWithResponse call
+func ParseCreateTicketCategoryResponse(rsp *http.Response) (*CreateTicketCategoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTicketCategoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TicketCategory
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTicketCategoryResponse parses an HTTP response from a DeleteTicketCategoryWithResponse call
+func ParseDeleteTicketCategoryResponse(rsp *http.Response) (*DeleteTicketCategoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTicketCategoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTicketCategoryResponse parses an HTTP response from a UpdateTicketCategoryWithResponse call
+func ParseUpdateTicketCategoryResponse(rsp *http.Response) (*UpdateTicketCategoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTicketCategoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TicketCategory
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTicketsResponse parses an HTTP response from a ListTicketsWithResponse call
+func ParseListTicketsResponse(rsp *http.Response) (*ListTicketsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTicketsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOpenTicketResponse parses an HTTP response from a OpenTicketWithResponse call
+func ParseOpenTicketResponse(rsp *http.Response) (*OpenTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OpenTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Ticket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTicketResponse parses an HTTP response from a GetTicketWithResponse call
+func ParseGetTicketResponse(rsp *http.Response) (*GetTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Ticket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTicketResponse parses an HTTP response from a UpdateTicketWithResponse call
+func ParseUpdateTicketResponse(rsp *http.Response) (*UpdateTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Ticket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTicketAttachmentsResponse parses an HTTP response from a ListTicketAttachmentsWithResponse call
+func ParseListTicketAttachmentsResponse(rsp *http.Response) (*ListTicketAttachmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTicketAttachmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyTicketAttachment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUploadTicketAttachmentResponse parses an HTTP response from a UploadTicketAttachmentWithResponse call
+func ParseUploadTicketAttachmentResponse(rsp *http.Response) (*UploadTicketAttachmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadTicketAttachmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TicketAttachment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTicketMessagesResponse parses an HTTP response from a ListTicketMessagesWithResponse call
+func ParseListTicketMessagesResponse(rsp *http.Response) (*ListTicketMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTicketMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyTicketMessage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplyToTicketResponse parses an HTTP response from a ReplyToTicketWithResponse call
+func ParseReplyToTicketResponse(rsp *http.Response) (*ReplyToTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplyToTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TicketMessage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAddTicketNoteResponse parses an HTTP response from a AddTicketNoteWithResponse call
+func ParseAddTicketNoteResponse(rsp *http.Response) (*AddTicketNoteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddTicketNoteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest TicketMessage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseChangeTicketStatusResponse parses an HTTP response from a ChangeTicketStatusWithResponse call
+func ParseChangeTicketStatusResponse(rsp *http.Response) (*ChangeTicketStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ChangeTicketStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Ticket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem

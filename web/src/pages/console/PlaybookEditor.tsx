@@ -43,7 +43,7 @@ interface PageProps {
   id: string | undefined;
   setId: (id: string) => void;
   playbook: Playbook | undefined;
-  kinds: Schemas['PlaybookNodeKind'][];
+  kinds: Schemas['PlaybookNodeKindInfo'][];
   eventTypes: Schemas['EventTypeInfo'][];
   onSaved: (p: Playbook) => void;
 }

@@ -8,7 +8,7 @@ import type { Schemas } from '../../../api/client';
 export type PlaybookNode = Schemas['PlaybookNode'];
 export type PlaybookEdge = Schemas['PlaybookEdge'];
 export type PlaybookGraph = Schemas['PlaybookGraph'];
-export type NodeKind = Schemas['PlaybookNodeKind'];
+export type NodeKind = Schemas['PlaybookNodeKindInfo'];
 export type Label = NonNullable<PlaybookEdge['label']>;
 
 /** How a node is marked: problems from validation, its place on a path, a diff state. */
