@@ -243,19 +243,19 @@ func registerContentRoutes(s *Server) {
 	maxBytes := s.contentMaxBytes()
 	register(s, huma.Operation{OperationID: "list-content-folders", Method: http.MethodGet, Path: "/api/content/folders", Tags: tags,
 		Summary: "List the content library's folders", Security: UsersOrKeys}, Requires(authz.ContentRead), s.listContentFolders)
-	register(s, huma.Operation{OperationID: "create-content-folder", Method: http.MethodPost, Path: "/api/content/folders", Tags: tags,
+	register(s, huma.Operation{OperationID: "create-content-folder", RequestBody: requestExample(`{"name": "Sales decks"}`), Method: http.MethodPost, Path: "/api/content/folders", Tags: tags,
 		Summary: "Add a folder to the content library", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusConflict, http.StatusUnprocessableEntity}}, Requires(authz.ContentWrite), s.createContentFolder)
 	register(s, huma.Operation{OperationID: "list-content-items", Method: http.MethodGet, Path: "/api/content/items", Tags: tags,
 		Summary: "List and search the content library", Description: "Partners see only active, unexpired items visible to all partners, to their level or to them by name; a file item appears once its file is uploaded.",
 		Security: UsersOrKeys}, Requires(authz.ContentRead), s.listContentItems)
-	register(s, huma.Operation{OperationID: "create-content-item", Method: http.MethodPost, Path: "/api/content/items", Tags: tags,
+	register(s, huma.Operation{OperationID: "create-content-item", RequestBody: requestExample(`{"kind": "file", "title": "Pricing deck 2027", "description": "The list prices and discounts for resellers.", "folderId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10", "language": "en", "tags": ["pricing", "deck"], "expiresAt": "2027-12-31T23:59:59Z"}`), Method: http.MethodPost, Path: "/api/content/items", Tags: tags,
 		Summary: "Add a file or link to the content library", DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.ContentWrite), s.createContentItem)
 	register(s, huma.Operation{OperationID: "get-content-item", Method: http.MethodGet, Path: "/api/content/items/{id}", Tags: tags,
 		Summary: "Get a content item", Description: "An item the caller may not see is 404.", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound}}, Requires(authz.ContentRead), s.getContentItem)
-	register(s, huma.Operation{OperationID: "update-content-item", Method: http.MethodPatch, Path: "/api/content/items/{id}", Tags: tags,
+	register(s, huma.Operation{OperationID: "update-content-item", RequestBody: requestExample(`{"title": "Pricing deck 2027 (v2)", "description": "Updated discounts.", "tags": ["pricing"]}`), Method: http.MethodPatch, Path: "/api/content/items/{id}", Tags: tags,
 		Summary: "Change a content item's details or visibility", Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}}, Requires(authz.ContentWrite), s.updateContentItem)
 	register(s, huma.Operation{OperationID: "archive-content-item", Method: http.MethodDelete, Path: "/api/content/items/{id}", Tags: tags,
@@ -267,7 +267,7 @@ func registerContentRoutes(s *Server) {
 		RequestBody: &huma.RequestBody{Required: true, Description: "The file's bytes", Content: map[string]*huma.MediaType{
 			"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary", MaxLength: ptrInt(int(maxBytes))}}}},
 		Metadata: map[string]any{metaStreamBody: true},
-		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
 			http.StatusUnprocessableEntity, http.StatusServiceUnavailable}},
 		Requires(authz.ContentWrite), s.uploadContentFile)
 	register(s, huma.Operation{OperationID: "list-content-versions", Method: http.MethodGet, Path: "/api/content/items/{id}/versions", Tags: tags,

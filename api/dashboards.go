@@ -227,7 +227,7 @@ func registerDashboardRoutes(s *Server) {
 	}, Requires(authz.DashboardsRead), s.renderDashboard)
 
 	register(s, huma.Operation{
-		OperationID: "preview-widget", Method: http.MethodPost, Path: "/api/dashboards/preview-widget", Tags: tags,
+		OperationID: "preview-widget", RequestBody: requestExample(`{"widget": {"kind": "metric", "metricId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a11", "range": "last_30_days"}}`), Method: http.MethodPost, Path: "/api/dashboards/preview-widget", Tags: tags,
 		Summary:     "Preview a widget",
 		Description: "Computes one widget that is not saved yet, as rendering a dashboard holding it would for the caller: for the dashboard builder. A widget naming a metric that does not exist is 422 INVALID_WIDGET.",
 		Security:    UsersOrKeys, MaxBodyBytes: 4 << 10, Errors: []int{http.StatusUnprocessableEntity},

@@ -203,40 +203,44 @@ func registerDeskRoutes(s *Server) {
 		return huma.Operation{OperationID: id, Method: method, Path: path, Tags: tags, Summary: summary, Description: description,
 			DefaultStatus: status, Security: UsersOrKeys, Errors: errs}
 	}
+	withExample := func(o huma.Operation, example string) huma.Operation {
+		o.RequestBody = requestExample(example)
+		return o
+	}
 	register(s, op("list-ticket-categories", http.MethodGet, "/api/ticket-categories", "List ticket categories", "", 0),
 		Requires(authz.TicketsRead), s.listTicketCategories)
-	register(s, op("create-ticket-category", http.MethodPost, "/api/ticket-categories", "Add a ticket category", "", http.StatusCreated,
-		http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity), Requires(authz.TicketsManage), s.createTicketCategory)
-	register(s, op("update-ticket-category", http.MethodPatch, "/api/ticket-categories/{id}", "Change a ticket category", "", 0,
-		http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity), Requires(authz.TicketsManage), s.updateTicketCategory)
+	register(s, withExample(op("create-ticket-category", http.MethodPost, "/api/ticket-categories", "Add a ticket category", "", http.StatusCreated,
+		http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity), `{"name": "Billing", "description": "Payouts, invoices and statements"}`), Requires(authz.TicketsManage), s.createTicketCategory)
+	register(s, withExample(op("update-ticket-category", http.MethodPatch, "/api/ticket-categories/{id}", "Change a ticket category", "", 0,
+		http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity), `{"name": "Payouts", "description": "Missing or late payouts"}`), Requires(authz.TicketsManage), s.updateTicketCategory)
 	register(s, op("delete-ticket-category", http.MethodDelete, "/api/ticket-categories/{id}", "Delete a ticket category",
 		"Only a category no ticket uses: 409 TICKET_CATEGORY_IN_USE otherwise.", http.StatusNoContent,
 		http.StatusForbidden, http.StatusNotFound, http.StatusConflict), Requires(authz.TicketsManage), s.deleteTicketCategory)
 
-	register(s, op("open-ticket", http.MethodPost, "/api/tickets", "Open a ticket",
+	register(s, withExample(op("open-ticket", http.MethodPost, "/api/tickets", "Open a ticket",
 		"Partners open tickets of their own organisation as themselves; operators name the partner.", http.StatusCreated,
-		http.StatusForbidden, http.StatusUnprocessableEntity), Requires(authz.TicketsWrite), s.openTicket)
+		http.StatusForbidden, http.StatusUnprocessableEntity), `{"subject": "October payout missing", "body": "Our October payout has not arrived yet.", "priority": "high", "categoryId": "0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e23", "customerId": "0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e22", "tags": ["payouts"]}`), Requires(authz.TicketsWrite), s.openTicket)
 	register(s, op("list-tickets", http.MethodGet, "/api/tickets", "List tickets", "Partners see only their organisation's tickets.", 0,
 		http.StatusUnprocessableEntity), Requires(authz.TicketsRead), s.listTickets)
 	register(s, op("get-ticket", http.MethodGet, "/api/tickets/{id}", "Get a ticket", "", 0, http.StatusNotFound),
 		Requires(authz.TicketsRead), s.getTicket)
-	register(s, op("update-ticket", http.MethodPatch, "/api/tickets/{id}", "Triage a ticket",
+	register(s, withExample(op("update-ticket", http.MethodPatch, "/api/tickets/{id}", "Triage a ticket",
 		"Subject, priority, category, tags and the operator it is assigned to.", 0,
-		http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity), Requires(authz.TicketsManage), s.updateTicket)
-	register(s, op("change-ticket-status", http.MethodPost, "/api/tickets/{id}/status", "Move a ticket to another status",
+		http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity), `{"priority": "urgent", "assigneeUserId": "0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e25", "tags": ["payouts", "bank"]}`), Requires(authz.TicketsManage), s.updateTicket)
+	register(s, withExample(op("change-ticket-status", http.MethodPost, "/api/tickets/{id}/status", "Move a ticket to another status",
 		"open, pending_partner, pending_operator and resolved move among each other; resolved reopens or closes; closed is final. "+
 			"Partners only resolve, and reopen or close a resolved ticket (403 TICKET_TRANSITION_FOR_OPERATORS).", 0,
-		http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity), Requires(authz.TicketsWrite), s.changeTicketStatus)
+		http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity), `{"status": "resolved"}`), Requires(authz.TicketsWrite), s.changeTicketStatus)
 	register(s, op("list-ticket-messages", http.MethodGet, "/api/tickets/{id}/messages", "A ticket's thread",
 		"Oldest first. Partners receive the replies only, never an internal note.", 0, http.StatusNotFound),
 		Requires(authz.TicketsRead), s.listTicketMessages)
-	register(s, op("reply-to-ticket", http.MethodPost, "/api/tickets/{id}/messages", "Reply on a ticket",
+	register(s, withExample(op("reply-to-ticket", http.MethodPost, "/api/tickets/{id}/messages", "Reply on a ticket",
 		"A partner's reply puts the ticket with the desk (pending_operator, reopening a resolved one); the desk's reply waits on the partner. "+
 			"A closed ticket takes none (409 TICKET_CLOSED).", http.StatusCreated,
-		http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity), Requires(authz.TicketsWrite), s.replyToTicket)
-	register(s, op("add-ticket-note", http.MethodPost, "/api/tickets/{id}/notes", "Add an internal note to a ticket",
+		http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity), `{"body": "The payout was sent again today."}`), Requires(authz.TicketsWrite), s.replyToTicket)
+	register(s, withExample(op("add-ticket-note", http.MethodPost, "/api/tickets/{id}/notes", "Add an internal note to a ticket",
 		"Operators only; partners never see notes in any response, event or message.", http.StatusCreated,
-		http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity), Requires(authz.TicketsManage), s.addTicketNote)
+		http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity), `{"body": "Bank confirmed the return; resend after the partner updates its IBAN."}`), Requires(authz.TicketsManage), s.addTicketNote)
 
 	upload := op("upload-ticket-attachment", http.MethodPost, "/api/tickets/{id}/attachments", "Attach a file to a ticket",
 		fmt.Sprintf("The request body is the file's bytes. At most %d MiB (413); its type is told from the bytes and must be a PDF, an image "+

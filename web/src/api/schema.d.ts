@@ -7508,6 +7508,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Sales decks"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateContentFolderInputBody"];
             };
         };
@@ -7682,6 +7687,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "The list prices and discounts for resellers.",
+                 *       "expiresAt": "2027-12-31T23:59:59Z",
+                 *       "folderId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10",
+                 *       "kind": "file",
+                 *       "language": "en",
+                 *       "tags": [
+                 *         "pricing",
+                 *         "deck"
+                 *       ],
+                 *       "title": "Pricing deck 2027"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateContentItemInputBody"];
             };
         };
@@ -7905,6 +7924,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Updated discounts.",
+                 *       "tags": [
+                 *         "pricing"
+                 *       ],
+                 *       "title": "Pricing deck 2027 (v2)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateContentItemInputBody"];
             };
         };
@@ -8197,6 +8225,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContentVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
@@ -8958,6 +8995,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "widget": {
+                 *         "kind": "metric",
+                 *         "metricId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a11",
+                 *         "range": "last_30_days"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PreviewWidgetInputBody"];
             };
         };
@@ -18332,6 +18378,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Payouts, invoices and statements",
+                 *       "name": "Billing"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketCategoryInputBody"];
             };
         };
@@ -18504,6 +18556,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Missing or late payouts",
+                 *       "name": "Payouts"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTicketCategoryInputBody"];
             };
         };
@@ -18688,6 +18746,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Our October payout has not arrived yet.",
+                 *       "categoryId": "0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e23",
+                 *       "customerId": "0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e22",
+                 *       "priority": "high",
+                 *       "subject": "October payout missing",
+                 *       "tags": [
+                 *         "payouts"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["OpenTicketInputBody"];
             };
         };
@@ -18844,6 +18914,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "assigneeUserId": "0190f3c2-5d1e-7c1a-9a53-8c2b6f1d4e25",
+                 *       "priority": "urgent",
+                 *       "tags": [
+                 *         "payouts",
+                 *         "bank"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateTicketInputBody"];
             };
         };
@@ -19217,6 +19297,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "The payout was sent again today."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketMessageInputBody"];
             };
         };
@@ -19324,6 +19409,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Bank confirmed the return; resend after the partner updates its IBAN."
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketMessageInputBody"];
             };
         };
@@ -19422,6 +19512,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "resolved"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketStatusInputBody"];
             };
         };
