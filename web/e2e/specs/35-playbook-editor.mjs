@@ -116,6 +116,35 @@ export default async function (t) {
   await page.locator('[data-testid="problem-count"]').waitFor({ state: 'detached' });
   t.check(true, 'undo restores the broken duration (a problem again), redo the fix');
 
+  // Copy and paste of a selection: Ctrl+C / Ctrl+V gives new nodes (fresh ids) and the edge between them.
+  const nodeIds = () => page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')));
+  const edgeCount = () => page.locator('.react-flow__edge').count();
+  const before = await nodeIds();
+  await node('wait_1').click();
+  await node('create_task_1').click({ modifiers: ['Control'] });
+  await page.keyboard.press('Control+c');
+  await page.keyboard.press('Control+v');
+  await page.waitForFunction((n) => document.querySelectorAll('.react-flow__node').length === n + 2, before.length, { timeout: 5_000 });
+  const pasted = (await nodeIds()).filter((id) => !before.includes(id));
+  t.check(pasted.includes('wait_2') && pasted.includes('create_task_2'), `Ctrl+C / Ctrl+V pastes the selection as new nodes: ${pasted.join(', ')}`);
+  t.check(await edgeCount() === 5, `the edge between the copied nodes is pasted with them (${await edgeCount()} edges)`);
+
+  // Keyboard deletion: Delete removes the selected (pasted) nodes and their edge.
+  await page.keyboard.press('Delete');
+  await page.waitForFunction((n) => document.querySelectorAll('.react-flow__node').length === n, before.length, { timeout: 5_000 });
+  t.check((await nodeIds()).every((id) => before.includes(id)) && await edgeCount() === 4, 'Delete removes the pasted nodes and the edge between them');
+  // Delete on a connected node removes it with both its edges; Ctrl+Z brings all three back.
+  await node('wait_1').click();
+  await page.keyboard.press('Delete');
+  await node('wait_1').waitFor({ state: 'detached' });
+  t.check(await edgeCount() === 2, `Delete removes the wait node and its two edges (${await edgeCount()} edges left)`);
+  await node('condition_1').click();
+  await page.keyboard.press('Control+z');
+  await node('wait_1').waitFor();
+  t.check(await edgeCount() === 4, `Ctrl+Z restores the deleted node and its edges (${await edgeCount()} edges)`);
+  await page.locator('[data-testid="problem-count"]').waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Publish' }).and(page.locator(':enabled')).waitFor();
+
   // Simulate a big deal: the path goes through the wait to the task.
   await page.getByRole('combobox', { name: 'Event type' }).waitFor();
   await page.getByLabel('Sample payload').fill(JSON.stringify({ amountMinor: 2500000, currency: 'EUR', customerCompany: 'Initech', dealId: 'd-1' }, null, 2));

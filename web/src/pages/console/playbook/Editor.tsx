@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import {
   Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, applyEdgeChanges, applyNodeChanges, useReactFlow,
   type Connection, type EdgeChange, type NodeChange,
@@ -172,8 +172,7 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
 
   const onNodesChange = useCallback((changes: NodeChange<FlowNode>[]) => {
     const structural = changes.some((c) => c.type === 'remove' || c.type === 'add');
-    const dropped = changes.some((c) => c.type === 'position' && c.dragging === false);
-    if (structural || dropped) remember();
+    if (structural) remember();
     setNodes((ns) => applyNodeChanges(changes, ns));
     if (structural) {
       const gone = new Set(changes.flatMap((c) => (c.type === 'remove' ? [c.id] : [])));
@@ -202,19 +201,20 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
   }, [kinds, remember, changed]);
 
   const wrapper = useRef<HTMLDivElement>(null);
-  const addNode = (kind: NodeKind) => {
+  const addNode = useCallback((kind: NodeKind) => {
     remember();
-    const taken = new Set(nodes.map((n) => n.id));
+    const cur = state.current.nodes;
+    const taken = new Set(cur.map((n) => n.id));
     const id = kind.kind === 'trigger' && !taken.has('trigger') ? 'trigger' : freshId(kind.kind, taken);
     const rect = wrapper.current?.getBoundingClientRect();
     const center = rect ? flow.screenToFlowPosition({ x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 }) : { x: 0, y: 0 };
-    const jitter = (nodes.length % 5) * 24;
+    const jitter = (cur.length % 5) * 24;
     const node: PlaybookNode = { id, kind: kind.kind as PlaybookNode['kind'], name: kindTitle(kind.kind).replace(/^./, (c) => c.toUpperCase()) };
     if (kind.member) (node as Record<string, unknown>)[kind.member] = {};
     setNodes((ns) => [...ns.map((n) => (n.selected ? { ...n, selected: false } : n)),
       { id, type: 'pb', position: { x: center.x - 100 + jitter, y: center.y - 32 + jitter }, selected: true, ariaLabel: `${kindTitle(kind.kind)} ${id}`, data: { node, marks: {} } }]);
     changed();
-  };
+  }, [flow, remember, changed]);
 
   const copy = useCallback(() => {
     const sel = state.current.nodes.filter((n) => n.selected);
@@ -243,15 +243,21 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
     changed();
   }, [remember, changed]);
 
-  const autoLayout = () => {
+  const autoLayout = useCallback(() => {
     remember();
-    const pos = layout(nodes, edges);
+    const pos = layout(state.current.nodes, state.current.edges);
     setNodes((ns) => ns.map((n) => ({ ...n, position: pos.get(n.id) ?? n.position })));
-    setRev((r) => r); // positions are not part of the graph
+    // positions are not part of the graph: no validation
     window.requestAnimationFrame(() => { void flow.fitView({ duration: 200 }); });
-  };
+  }, [flow, remember]);
+  const zoomToFit = useCallback(() => { void flow.fitView({ duration: 200 }); }, [flow]);
+  const deleteSelected = useCallback(() => {
+    const s = state.current;
+    onNodesChange(s.nodes.filter((n) => n.selected).map((n) => ({ type: 'remove', id: n.id })));
+    onEdgesChange(s.edges.filter((e) => e.selected).map((e) => ({ type: 'remove', id: e.id })));
+  }, [onNodesChange, onEdgesChange]);
 
-  const onKeyDown = (e: React.KeyboardEvent) => {
+  const onKeyDown = useCallback((e: React.KeyboardEvent) => {
     const target = e.target as HTMLElement;
     if (target.closest('input, textarea, [contenteditable=true]')) return;
     const mod = e.ctrlKey || e.metaKey;
@@ -261,81 +267,60 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
     else if ((k === 'z' && e.shiftKey) || k === 'y') { e.preventDefault(); redo(); }
     else if (k === 'c') copy();
     else if (k === 'v') { e.preventDefault(); paste(); }
-  };
+  }, [undo, redo, copy, paste]);
 
-  // The side panel: the one selected node or edge.
-  const selNodes = nodes.filter((n) => n.selected);
-  const selEdges = edges.filter((e) => e.selected);
-  const sel = selNodes.length === 1 && selEdges.length === 0 ? selNodes[0] : undefined;
-  const selEdge = selNodes.length === 0 && selEdges.length === 1 ? selEdges[0] : undefined;
+  // The side panel: the one selected node or edge. A drag replaces only the moved node's object and
+  // position, never its data, so the panel's props stay the same while a node moves.
+  let selCount = 0;
+  let selOne: FlowNode | undefined;
+  for (const n of nodes) if (n.selected) { selCount++; selOne = n; }
+  let selEdgeCount = 0;
+  let selEdgeOne: FlowEdge | undefined;
+  for (const e of edges) if (e.selected) { selEdgeCount++; selEdgeOne = e; }
+  const sel = selCount === 1 && selEdgeCount === 0 ? selOne : undefined;
+  const selEdge = selCount === 0 && selEdgeCount === 1 ? selEdgeOne : undefined;
+  const selId = sel?.id;
+  const selData = sel?.data;
+  const edgeSourceKind = selEdge ? nodes.find((n) => n.id === selEdge.source)?.data.node.kind : undefined;
 
-  const updateNode = (id: string, fn: (n: PlaybookNode) => PlaybookNode) => {
+  const updateNode = useCallback((id: string, fn: (n: PlaybookNode) => PlaybookNode) => {
     remember();
     setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, node: fn(n.data.node) } } : n)));
     changed();
-  };
-  const renameNode = (from: string, to: string) => {
+  }, [remember, changed]);
+  const renameNode = useCallback((from: string, to: string) => {
+    if (state.current.nodes.some((n) => n.id === to)) return;
     remember();
     setNodes((ns) => ns.map((n) => (n.id === from ? { ...n, id: to, data: { ...n.data, node: { ...n.data.node, id: to } } } : n)));
     setEdges((es) => es.map((e) => ({ ...e, source: e.source === from ? to : e.source, target: e.target === from ? to : e.target })));
     changed();
-  };
-  const setEdgeLabel = (id: string, label: Label | undefined) => {
+  }, [remember, changed]);
+  const setEdgeLabel = useCallback((id: string, label: Label | undefined) => {
     remember();
     setEdges((es) => es.map((e) => (e.id === id ? { ...e, label: label && label !== 'next' ? label : undefined, data: { label, marks: e.data?.marks ?? {} } } : e)));
     changed();
-  };
-  const editTrigger = (t: Trigger) => { remember(); setTrigger(t); changed(); };
+  }, [remember, changed]);
+  const editTrigger = useCallback((t: Trigger) => { remember(); setTrigger(t); changed(); }, [remember, changed]);
 
-  const selKind = sel ? kinds.find((k) => k.kind === sel.data.node.kind) : undefined;
-  const member = sel ? memberOf(kinds, sel.data.node.kind) : undefined;
-  const selProblems = new Map<string, string[]>();
-  if (sel) {
-    for (const p of problems) {
-      if (p.nodeId !== sel.id) continue;
-      const f = problemField(p.path);
-      if (f) selProblems.set(f, [...(selProblems.get(f) ?? []), p.message]);
-    }
-  }
-  const triggerProblem = (field: string) => problems.filter((p) => p.path === `trigger.${field}`).map((p) => p.message).join('; ') || undefined;
-  const edgeKind = selEdge ? kinds.find((k) => k.kind === nodes.find((n) => n.id === selEdge.source)?.data.node.kind) : undefined;
-
-  const select = (nodeId?: string, edge?: number) => {
+  const select = useCallback((nodeId?: string, edge?: number) => {
     setNodes((ns) => ns.map((n) => ({ ...n, selected: n.id === nodeId })));
     setEdges((es) => es.map((e, i) => ({ ...e, selected: i === edge })));
-    const n = nodes.find((x) => x.id === nodeId);
+    const n = state.current.nodes.find((x) => x.id === nodeId);
     if (n) void flow.setCenter(n.position.x + 100, n.position.y + 32, { duration: 200, zoom: 1 });
-  };
+  }, [flow]);
+  const clearPath = useCallback(() => { setPath(null); applyMarks(problemsRef.current, null); }, [applyMarks]);
 
   return (
     <Grid gap="sm">
       <Grid.Col span={{ base: 12, lg: 9 }}>
         <Stack gap="xs">
-          <Group gap={6} wrap="wrap" role="toolbar" aria-label="Add a node">
-            <Text size="sm" fw={600}>Add:</Text>
-            {kinds.map((k) => (
-              <Tooltip key={k.kind} label={k.description} openDelay={400}>
-                <Button size="compact-sm" variant={k.action ? 'light' : 'default'} onClick={() => { addNode(k); }} aria-label={`Add ${kindTitle(k.kind)}`}>
-                  {kindTitle(k.kind)}
-                </Button>
-              </Tooltip>
-            ))}
-          </Group>
-          <Group gap={6} wrap="wrap" role="toolbar" aria-label="Edit the graph">
-            <Button size="compact-sm" variant="default" onClick={undo} disabled={hist.past === 0}>Undo</Button>
-            <Button size="compact-sm" variant="default" onClick={redo} disabled={hist.future === 0}>Redo</Button>
-            <Button size="compact-sm" variant="default" onClick={copy} disabled={selNodes.length === 0}>Copy</Button>
-            <Button size="compact-sm" variant="default" onClick={paste}>Paste</Button>
-            <Button size="compact-sm" variant="default" onClick={() => { onNodesChange(selNodes.map((n) => ({ type: 'remove', id: n.id }))); onEdgesChange(selEdges.map((e) => ({ type: 'remove', id: e.id }))); }}
-              disabled={selNodes.length + selEdges.length === 0}>Delete selected</Button>
-            <Button size="compact-sm" variant="default" onClick={autoLayout}>Auto-layout</Button>
-            <Button size="compact-sm" variant="default" onClick={() => { void flow.fitView({ duration: 200 }); }}>Zoom to fit</Button>
-            <Text size="xs" c="dimmed">Ctrl+Z / Ctrl+Shift+Z, Ctrl+C / Ctrl+V, Delete</Text>
-          </Group>
+          <Palette kinds={kinds} onAdd={addNode} />
+          <EditBar canUndo={hist.past > 0} canRedo={hist.future > 0} canCopy={selCount > 0} canDelete={selCount + selEdgeCount > 0}
+            onUndo={undo} onRedo={redo} onCopy={copy} onPaste={paste} onDelete={deleteSelected} onLayout={autoLayout} onFit={zoomToFit} />
           <div ref={wrapper} className="pb-canvas" onKeyDown={onKeyDown} data-testid="playbook-canvas" role="application" aria-label="Playbook graph editor">
             <ReactFlow<FlowNode, FlowEdge> nodes={nodes} edges={edges} nodeTypes={nodeTypes} onNodesChange={onNodesChange} onEdgesChange={onEdgesChange}
-              onConnect={onConnect} deleteKeyCode={['Backspace', 'Delete']} multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
-              fitView minZoom={0.1} proOptions={{ hideAttribution: true }} onlyRenderVisibleElements={nodes.length > 80}>
+              onNodeDragStart={remember} onConnect={onConnect} deleteKeyCode={deleteKeys} multiSelectionKeyCode={multiKeys}
+              fitView minZoom={0.1} proOptions={proOptions} onlyRenderVisibleElements={nodes.length > 80}>
               <Background />
               <Controls />
               <MiniMap pannable zoomable ariaLabel="Mini-map" />
@@ -345,65 +330,12 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
       </Grid.Col>
       <Grid.Col span={{ base: 12, lg: 3 }}>
         <Stack gap="sm">
-          <Card withBorder padding="sm" aria-labelledby="pb-problems">
-            <Group justify="space-between">
-              <Title order={2} size="h5" id="pb-problems">Problems</Title>
-              {checkedRev !== rev ? <Badge color="gray" variant="light">checking…</Badge>
-                : problems.length ? <Badge color="red" data-testid="problem-count">{problems.length}</Badge> : <Badge color="green">none</Badge>}
-            </Group>
-            {problems.length > 0 && (
-              <List size="xs" spacing={4} mt={6} aria-label="Problems of the graph">
-                {problems.map((p, i) => (
-                  <List.Item key={`${p.path}-${String(i)}`}>
-                    <Text size="xs" span><Text span fw={600} size="xs">{p.nodeId ?? (p.edge !== undefined ? `edge ${String(p.edge + 1)}` : p.path)}</Text>: {p.message} </Text>
-                    {(p.nodeId ?? p.edge !== undefined) && (
-                      <Button size="compact-xs" variant="subtle" onClick={() => { select(p.nodeId, p.edge); }} aria-label={`Show ${p.nodeId ?? `edge ${String((p.edge ?? 0) + 1)}`}`}>show</Button>
-                    )}
-                  </List.Item>
-                ))}
-              </List>
-            )}
-          </Card>
-          <Card withBorder padding="sm" aria-labelledby="pb-panel">
-            <Title order={2} size="h5" id="pb-panel" mb={6}>
-              {sel ? `${kindTitle(sel.data.node.kind)}: ${sel.id}` : selEdge ? `Edge ${selEdge.source} → ${selEdge.target}` : 'Properties'}
-            </Title>
-            {!sel && !selEdge && <Text size="sm" c="dimmed">Select a node or an edge to configure it; drag from a node&apos;s bottom handle to another node to connect them.</Text>}
-            {sel && (
-              <Stack gap="xs" key={sel.id}>
-                <TextInput label="Id" description="Later steps read its output as steps.<id>" defaultValue={sel.id}
-                  onBlur={(e) => { const v = e.currentTarget.value.trim(); if (v && v !== sel.id && !nodes.some((n) => n.id === v)) renameNode(sel.id, v); }} />
-                <TextInput label="Name" value={sel.data.node.name ?? ''} onChange={(e) => { const v = e.currentTarget.value; updateNode(sel.id, (n) => ({ ...n, name: v })); }} />
-                {sel.data.node.kind === 'trigger' && (
-                  <>
-                    <Autocomplete label="Starts on event type" required description="An event type of the catalogue, or a pattern such as deal.*" data={eventTypes}
-                      value={trigger.eventType} error={triggerProblem('eventType')} onChange={(v) => { editTrigger({ ...trigger, eventType: v }); }} />
-                    <TextInput label="Only when" description="Boolean expression over event and partner; empty for always" value={trigger.condition ?? ''}
-                      error={triggerProblem('condition')} onChange={(e) => { const v = e.currentTarget.value; editTrigger({ ...trigger, ...(v ? { condition: v } : { condition: undefined }) }); }} />
-                  </>
-                )}
-                {selKind && (
-                  <ParamsForm kind={selKind} variables={variables[sel.id] ?? []} eventTypes={eventTypes} problems={selProblems}
-                    value={(member ? (sel.data.node as Record<string, unknown>)[member] : undefined) as Record<string, unknown> | undefined ?? {}}
-                    onChange={(v) => { if (member) updateNode(sel.id, (n) => ({ ...n, [member]: v })); }} />
-                )}
-                {(variables[sel.id]?.length ?? 0) > 0 && (
-                  <details>
-                    <summary><Text span size="xs">Variables available here ({variables[sel.id]?.length})</Text></summary>
-                    <Text size="xs" style={{ overflowWrap: 'anywhere' }}><code>{variables[sel.id]?.join(' · ')}</code></Text>
-                  </details>
-                )}
-              </Stack>
-            )}
-            {selEdge && edgeKind && (
-              <Stack gap="xs">
-                <Select label="Label" description={`Edges out of a ${kindTitle(edgeKind.kind)} node`} data={edgeKind.labels} allowDeselect={false}
-                  value={selEdge.data?.label ?? 'next'} onChange={(v) => { setEdgeLabel(selEdge.id, (v ?? undefined) as Label | undefined); }} />
-              </Stack>
-            )}
-          </Card>
+          <ProblemsCard problems={problems} checking={checkedRev !== rev} onShow={select} />
+          <SidePanel selId={selId} selData={selData} selEdge={selEdge} edgeSourceKind={edgeSourceKind} trigger={trigger} kinds={kinds}
+            eventTypes={eventTypes} problems={problems} variables={variables} onUpdate={updateNode} onRename={renameNode}
+            onEdgeLabel={setEdgeLabel} onTrigger={editTrigger} />
           {path && (
-            <Alert color="green" title="Simulated path" withCloseButton closeButtonLabel="Clear the path" onClose={() => { setPath(null); applyMarks(problems, null); }}>
+            <Alert color="green" title="Simulated path" withCloseButton closeButtonLabel="Clear the path" onClose={clearPath}>
               The numbered nodes are the steps the run would take.
             </Alert>
           )}
@@ -412,6 +344,145 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
     </Grid>
   );
 }
+
+const deleteKeys = ['Backspace', 'Delete'];
+const multiKeys = ['Shift', 'Meta', 'Control'];
+const proOptions = { hideAttribution: true };
+
+/** The palette: one button per node kind. */
+const Palette = memo(function Palette({ kinds, onAdd }: { kinds: NodeKind[]; onAdd: (k: NodeKind) => void }) {
+  return (
+    <Group gap={6} wrap="wrap" role="toolbar" aria-label="Add a node">
+      <Text size="sm" fw={600}>Add:</Text>
+      {kinds.map((k) => (
+        <Tooltip key={k.kind} label={k.description} openDelay={400}>
+          <Button size="compact-sm" variant={k.action ? 'light' : 'default'} onClick={() => { onAdd(k); }} aria-label={`Add ${kindTitle(k.kind)}`}>
+            {kindTitle(k.kind)}
+          </Button>
+        </Tooltip>
+      ))}
+    </Group>
+  );
+});
+
+interface EditBarProps {
+  canUndo: boolean; canRedo: boolean; canCopy: boolean; canDelete: boolean;
+  onUndo: () => void; onRedo: () => void; onCopy: () => void; onPaste: () => void; onDelete: () => void; onLayout: () => void; onFit: () => void;
+}
+
+/** The edit toolbar: undo, redo, copy, paste, delete, auto-layout, zoom to fit. */
+const EditBar = memo(function EditBar(p: EditBarProps) {
+  return (
+    <Group gap={6} wrap="wrap" role="toolbar" aria-label="Edit the graph">
+      <Button size="compact-sm" variant="default" onClick={p.onUndo} disabled={!p.canUndo}>Undo</Button>
+      <Button size="compact-sm" variant="default" onClick={p.onRedo} disabled={!p.canRedo}>Redo</Button>
+      <Button size="compact-sm" variant="default" onClick={p.onCopy} disabled={!p.canCopy}>Copy</Button>
+      <Button size="compact-sm" variant="default" onClick={p.onPaste}>Paste</Button>
+      <Button size="compact-sm" variant="default" onClick={p.onDelete} disabled={!p.canDelete}>Delete selected</Button>
+      <Button size="compact-sm" variant="default" onClick={p.onLayout}>Auto-layout</Button>
+      <Button size="compact-sm" variant="default" onClick={p.onFit}>Zoom to fit</Button>
+      <Text size="xs" c="dimmed">Ctrl+Z / Ctrl+Shift+Z, Ctrl+C / Ctrl+V, Delete</Text>
+    </Group>
+  );
+});
+
+/** The server's problems of the graph, each with a button that shows its node or edge. */
+const ProblemsCard = memo(function ProblemsCard({ problems, checking, onShow }: { problems: Problem[]; checking: boolean; onShow: (nodeId?: string, edge?: number) => void }) {
+  return (
+    <Card withBorder padding="sm" aria-labelledby="pb-problems">
+      <Group justify="space-between">
+        <Title order={2} size="h5" id="pb-problems">Problems</Title>
+        {checking ? <Badge color="gray" variant="light">checking…</Badge>
+          : problems.length ? <Badge color="red" data-testid="problem-count">{problems.length}</Badge> : <Badge color="green">none</Badge>}
+      </Group>
+      {problems.length > 0 && (
+        <List size="xs" spacing={4} mt={6} aria-label="Problems of the graph">
+          {problems.map((p, i) => (
+            <List.Item key={`${p.path}-${String(i)}`}>
+              <Text size="xs" span><Text span fw={600} size="xs">{p.nodeId ?? (p.edge !== undefined ? `edge ${String(p.edge + 1)}` : p.path)}</Text>: {p.message} </Text>
+              {(p.nodeId ?? p.edge !== undefined) && (
+                <Button size="compact-xs" variant="subtle" onClick={() => { onShow(p.nodeId, p.edge); }} aria-label={`Show ${p.nodeId ?? `edge ${String((p.edge ?? 0) + 1)}`}`}>show</Button>
+              )}
+            </List.Item>
+          ))}
+        </List>
+      )}
+    </Card>
+  );
+});
+
+interface SidePanelProps {
+  selId: string | undefined;
+  selData: FlowNode['data'] | undefined;
+  selEdge: FlowEdge | undefined;
+  edgeSourceKind: string | undefined;
+  trigger: Trigger;
+  kinds: NodeKind[];
+  eventTypes: string[];
+  problems: Problem[];
+  variables: Record<string, string[]>;
+  onUpdate: (id: string, fn: (n: PlaybookNode) => PlaybookNode) => void;
+  onRename: (from: string, to: string) => void;
+  onEdgeLabel: (id: string, label: Label | undefined) => void;
+  onTrigger: (t: Trigger) => void;
+}
+
+/** The side panel: the selected node's fields from its kind's schema, or the selected edge's label. */
+const SidePanel = memo(function SidePanel({ selId, selData, selEdge, edgeSourceKind, trigger, kinds, eventTypes, problems, variables, onUpdate, onRename, onEdgeLabel, onTrigger }: SidePanelProps) {
+  const selNode = selData?.node;
+  const selKind = selNode ? kinds.find((k) => k.kind === selNode.kind) : undefined;
+  const member = selNode ? memberOf(kinds, selNode.kind) : undefined;
+  const selProblems = new Map<string, string[]>();
+  if (selId) {
+    for (const p of problems) {
+      if (p.nodeId !== selId) continue;
+      const f = problemField(p.path);
+      if (f) selProblems.set(f, [...(selProblems.get(f) ?? []), p.message]);
+    }
+  }
+  const triggerProblem = (field: string) => problems.filter((p) => p.path === `trigger.${field}`).map((p) => p.message).join('; ') || undefined;
+  const edgeKind = edgeSourceKind ? kinds.find((k) => k.kind === edgeSourceKind) : undefined;
+  return (
+    <Card withBorder padding="sm" aria-labelledby="pb-panel">
+      <Title order={2} size="h5" id="pb-panel" mb={6}>
+        {selId && selNode ? `${kindTitle(selNode.kind)}: ${selId}` : selEdge ? `Edge ${selEdge.source} → ${selEdge.target}` : 'Properties'}
+      </Title>
+      {!selId && !selEdge && <Text size="sm" c="dimmed">Select a node or an edge to configure it; drag from a node&apos;s bottom handle to another node to connect them.</Text>}
+      {selId && selNode && (
+        <Stack gap="xs" key={selId}>
+          <TextInput label="Id" description="Later steps read its output as steps.<id>" defaultValue={selId}
+            onBlur={(e) => { const v = e.currentTarget.value.trim(); if (v && v !== selId) onRename(selId, v); }} />
+          <TextInput label="Name" value={selNode.name ?? ''} onChange={(e) => { const v = e.currentTarget.value; onUpdate(selId, (n) => ({ ...n, name: v })); }} />
+          {selNode.kind === 'trigger' && (
+            <>
+              <Autocomplete label="Starts on event type" required description="An event type of the catalogue, or a pattern such as deal.*" data={eventTypes}
+                value={trigger.eventType} error={triggerProblem('eventType')} onChange={(v) => { onTrigger({ ...trigger, eventType: v }); }} />
+              <TextInput label="Only when" description="Boolean expression over event and partner; empty for always" value={trigger.condition ?? ''}
+                error={triggerProblem('condition')} onChange={(e) => { const v = e.currentTarget.value; onTrigger({ ...trigger, ...(v ? { condition: v } : { condition: undefined }) }); }} />
+            </>
+          )}
+          {selKind && (
+            <ParamsForm kind={selKind} variables={variables[selId] ?? []} eventTypes={eventTypes} problems={selProblems}
+              value={(member ? (selNode as Record<string, unknown>)[member] : undefined) as Record<string, unknown> | undefined ?? {}}
+              onChange={(v) => { if (member) onUpdate(selId, (n) => ({ ...n, [member]: v })); }} />
+          )}
+          {(variables[selId]?.length ?? 0) > 0 && (
+            <details>
+              <summary><Text span size="xs">Variables available here ({variables[selId]?.length})</Text></summary>
+              <Text size="xs" style={{ overflowWrap: 'anywhere' }}><code>{variables[selId]?.join(' · ')}</code></Text>
+            </details>
+          )}
+        </Stack>
+      )}
+      {selEdge && edgeKind && (
+        <Stack gap="xs">
+          <Select label="Label" description={`Edges out of a ${kindTitle(edgeKind.kind)} node`} data={edgeKind.labels} allowDeselect={false}
+            value={selEdge.data?.label ?? 'next'} onChange={(v) => { onEdgeLabel(selEdge.id, (v ?? undefined) as Label | undefined); }} />
+        </Stack>
+      )}
+    </Card>
+  );
+});
 
 /** The playbook graph editor: canvas, palette, side panel and the server's problems. */
 export default function Editor(props: Props) {
