@@ -162,7 +162,7 @@ export default async function (t) {
   await page.getByRole('table', { name: 'Versions' }).getByText('published', { exact: true }).waitFor();
   await page.getByRole('button', { name: 'Enable' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Enable' }).click();
-  await page.getByRole('button', { name: 'Disable' }).waitFor();
+  await page.getByRole('button', { name: 'Pause' }).waitFor();
   t.check((await t.call(ownerToken, 'GET', `/api/playbooks/${pb.id}`)).status === 'enabled', 'enabled in the UI, the API holds the playbook enabled');
   await page.getByRole('button', { name: 'Show the definition of v1' }).click();
   t.check((await page.getByRole('dialog').getByLabel('Definition of v1').innerText()).includes('"send_email"'), 'the published version\'s definition shows as JSON');
