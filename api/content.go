@@ -1,13 +1,11 @@
 package api
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -364,12 +362,7 @@ func (s *Server) storeUpload(ctx context.Context, prefix string, lim blobstore.L
 	if body == nil {
 		return blobstore.Object{}, models.Invalid("FILE_REQUIRED", "the request body is the file")
 	}
-	// Types that a browser would run are refused even where their parent (text/plain) is allowed.
-	br := bufio.NewReaderSize(body, 3072)
-	if head, _ := br.Peek(3072); len(head) > 0 && slices.Contains(models.ActiveContentTypes, blobstore.Sniff(head)) {
-		return blobstore.Object{}, codedProblem(ctx, http.StatusUnsupportedMediaType, "UNSUPPORTED_FILE_TYPE", "files of this type are not accepted")
-	}
-	obj, err := b.Put(ctx, prefix, br, lim)
+	obj, err := b.Put(ctx, prefix, body, lim)
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.Is(err, blobstore.ErrTooLarge), errors.As(err, &tooBig):

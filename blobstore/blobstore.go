@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -195,11 +196,19 @@ func Sniff(head []byte) string {
 	return mt
 }
 
+// browserActive are types a browser runs (markup with scripts, scripts): they pass Allowed only
+// when listed themselves, never as a child of an allowed parent such as text/plain.
+var browserActive = []string{"text/html", "application/xhtml+xml", "image/svg+xml", "text/javascript",
+	"application/javascript", "application/x-javascript"}
+
 // Allowed reports whether the media type ct is one of types or a child of one (text/csv of
-// text/plain). An empty types admits everything.
+// text/plain); a type a browser runs must be listed itself. An empty types admits everything.
 func Allowed(ct string, types []string) bool {
 	if len(types) == 0 {
 		return true
+	}
+	if slices.Contains(browserActive, ct) {
+		return slices.Contains(types, ct)
 	}
 	for m := mimetype.Lookup(ct); m != nil; m = m.Parent() {
 		for _, t := range types {

@@ -116,6 +116,14 @@ func TestAllowedAdmitsChildTypes(t *testing.T) {
 	if !Allowed(Sniff([]byte("a,b,c\n1,2,3\n")), []string{"text/plain"}) {
 		t.Error("CSV is refused as text/plain")
 	}
+	for _, active := range []string{"text/html", "image/svg+xml", "text/javascript"} {
+		if Allowed(active, []string{"text/plain", "text/xml"}) {
+			t.Errorf("%s passes as a child of text/plain", active)
+		}
+		if !Allowed(active, []string{active}) {
+			t.Errorf("%s is refused where it is listed", active)
+		}
+	}
 	if Allowed("application/x-msdownload", []string{"application/pdf", "image/png"}) {
 		t.Error("an executable is allowed")
 	}

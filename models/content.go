@@ -41,10 +41,6 @@ var ContentTypes = []string{
 	"application/vnd.oasis.opendocument.spreadsheet",
 }
 
-// ActiveContentTypes are types a browser runs (markup with scripts); they are refused even
-// though they descend from text/plain.
-var ActiveContentTypes = []string{"text/html", "application/xhtml+xml", "text/javascript", "application/javascript", "application/x-javascript"}
-
 // ContentFolder groups content items.
 type ContentFolder struct {
 	ID        string `gorm:"primaryKey;size:36"`
