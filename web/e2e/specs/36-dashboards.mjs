@@ -124,8 +124,15 @@ export default async function (t) {
     for (let i = 1; i <= 12; i++) await page.mouse.move(hb.x + (toX - hb.x) * i / 12, hb.y + (toY - hb.y) * i / 12);
     await page.mouse.up();
   }
+  // The grid animates widgets into place after the drop: take the corner where it comes to rest.
   const corner = series.locator('.react-resizable-handle');
-  const cb = await corner.boundingBox();
+  let cb = await corner.boundingBox();
+  for (let i = 0; i < 20; i++) {
+    await page.waitForTimeout(100);
+    const now = await corner.boundingBox();
+    if (now && cb && now.x === cb.x && now.y === cb.y) break;
+    cb = now;
+  }
   if (cb && grid) {
     await page.mouse.move(cb.x + cb.width / 2, cb.y + cb.height / 2);
     await page.mouse.down();

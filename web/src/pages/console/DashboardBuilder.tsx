@@ -86,7 +86,7 @@ function WidgetPanel({ item, metrics, onChange, onClose }: {
         <TextInput label="Title" description="Empty: the metric's name" maxLength={200} value={w.title ?? ''} onChange={(e) => { set({ title: e.currentTarget.value }); }} />
         {w.kind !== 'event-list' && (
           <>
-            <Select label="Metric" required searchable placeholder={metrics.length ? 'Choose a metric' : 'Define a metric first'}
+            <Select label="Metric" required searchable allowDeselect={false} placeholder={metrics.length ? 'Choose a metric' : 'Define a metric first'}
               data={metrics.map((m) => ({ value: m.id, label: m.name }))} value={w.metricId ?? null}
               onChange={(v) => { set({ metricId: v ?? undefined, ...(metrics.find((m) => m.id === v)?.kind === 'unique' && w.interval === 'hour' ? { interval: 'day' } : {}) }); }} />
             <Select label="Range" allowDeselect={false} data={Object.entries(rangeLabels).map(([value, label]) => ({ value, label }))}

@@ -118,7 +118,7 @@ function NewPartner({ opened, onClose }: { opened: boolean; onClose: () => void 
         <Stack>
           <ErrorAlert error={create.error} shownFields={['name', 'type', 'level']} />
           <TextInput label="Name" required maxLength={200} data-autofocus {...form.getInputProps('name')} />
-          <Select label="Type" required data={typeOptions} {...form.getInputProps('type')} />
+          <Select label="Type" required allowDeselect={false} data={typeOptions} {...form.getInputProps('type')} />
           <Select label="Level" clearable data={(levels.data ?? []).map((l) => ({ value: l.name, label: l.name }))}
             placeholder={defaultLevel ? `Default: ${defaultLevel}` : 'The default level'}
             description="Leave empty for the program's default level" {...form.getInputProps('level')} />

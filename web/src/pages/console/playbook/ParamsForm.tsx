@@ -55,7 +55,7 @@ export function ParamsForm({ kind, value, onChange, variables, eventTypes, probl
         const type = Array.isArray(f.type) ? f.type.find((t) => t !== 'null') : f.type;
         const cur = value[key];
         if (f.enum) {
-          return <Select {...common} clearable={!required.has(key)} data={f.enum} value={typeof cur === 'string' ? cur : null} onChange={(v) => { set(key, v); }} />;
+          return <Select {...common} clearable={!required.has(key)} allowDeselect={!required.has(key)} data={f.enum} value={typeof cur === 'string' ? cur : null} onChange={(v) => { set(key, v); }} />;
         }
         if (type === 'integer' || type === 'number') {
           return <NumberInput {...common} min={f.minimum} max={f.maximum} allowDecimal={type === 'number'} value={typeof cur === 'number' ? cur : ''}
