@@ -1,13 +1,11 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -246,18 +244,13 @@ func registerDeskRoutes(s *Server) {
 		fmt.Sprintf("The request body is the file's bytes. At most %d MiB (413); its type is told from the bytes and must be a PDF, an image "+
 			"(PNG, JPEG, GIF, WebP), plain text or CSV, a ZIP, a Word or Excel document (415). With messageId it goes with a message of your "+
 			"own; an internal note's file is internal and partners never see it.", models.MaxTicketAttachmentBytes>>20), http.StatusCreated,
-		http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)
-	upload.MaxBodyBytes = models.MaxTicketAttachmentBytes + 4096
-	maxFile := models.MaxTicketAttachmentBytes
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity, http.StatusServiceUnavailable)
+	maxFile := int(models.MaxTicketAttachmentBytes)
+	upload.MaxBodyBytes = models.MaxTicketAttachmentBytes
+	upload.Metadata = map[string]any{metaStreamBody: true}
 	upload.RequestBody = &huma.RequestBody{Required: true, Description: "The file's bytes", Content: map[string]*huma.MediaType{
 		"application/octet-stream": {Schema: &huma.Schema{Type: "string", Format: "binary", MaxLength: &maxFile}}}}
 	register(s, upload, Requires(authz.TicketsWrite), s.uploadTicketAttachment)
-	// huma writes the raw body's schema itself; the document states its bound too.
-	if p := s.api.OpenAPI().Paths[upload.Path]; p != nil && p.Post != nil && p.Post.RequestBody != nil {
-		for _, mt := range p.Post.RequestBody.Content {
-			mt.Schema.MaxLength = &maxFile
-		}
-	}
 	register(s, op("list-ticket-attachments", http.MethodGet, "/api/tickets/{id}/attachments", "A ticket's files",
 		"Oldest first. Partners never receive an internal note's files.", 0, http.StatusNotFound), Requires(authz.TicketsRead), s.listTicketAttachments)
 	download := op("download-ticket-attachment", http.MethodGet, "/api/ticket-attachments/{id}", "Download a ticket's file",
@@ -390,7 +383,6 @@ type UploadTicketAttachmentInput struct {
 	ID        string `path:"id" maxLength:"36"`
 	Name      string `query:"name" required:"true" minLength:"1" maxLength:"200" pattern:"^[^/\\\\]+$" doc:"The file's name, without a path" example:"statement.pdf"`
 	MessageID string `query:"messageId" maxLength:"36" doc:"A message of your own the file goes with"`
-	RawBody   []byte `contentType:"application/octet-stream"`
 }
 
 // TicketAttachmentOutput is one attachment.
@@ -402,33 +394,18 @@ type TicketAttachmentListOutput struct{ Body ListBody[TicketAttachment] }
 // uploadTicketAttachment stores a file and records it on the ticket; the file is removed again
 // when the record cannot be written.
 func (s *Server) uploadTicketAttachment(ctx context.Context, in *UploadTicketAttachmentInput) (*TicketAttachmentOutput, error) {
-	blobs, err := s.blobs()
-	if err != nil {
-		return nil, err
-	}
 	d := s.desk(ctx)
 	if err := d.CheckTicketUpload(ctx, in.ID, in.MessageID); err != nil {
 		return nil, err
 	}
-	// The type is one of the list exactly: children of text/plain such as HTML or SVG are not taken.
-	if ct := blobstore.Sniff(in.RawBody[:min(len(in.RawBody), 3072)]); len(in.RawBody) > 0 && !slices.Contains(models.TicketAttachmentTypes, ct) {
-		return nil, models.Errorf(models.KindUnsupportedType, "ATTACHMENT_TYPE_NOT_ALLOWED", "files of this type are not taken: %s", ct)
-	}
-	obj, err := blobs.Put(ctx, "tickets", bytes.NewReader(in.RawBody), blobstore.Limits{MaxBytes: models.MaxTicketAttachmentBytes, Types: models.TicketAttachmentTypes})
-	switch {
-	case errors.Is(err, blobstore.ErrTooLarge):
-		return nil, models.Errorf(models.KindTooLarge, "ATTACHMENT_TOO_LARGE", "a file has at most %d MiB", models.MaxTicketAttachmentBytes>>20)
-	case errors.Is(err, blobstore.ErrTypeNotAllowed):
-		return nil, models.Errorf(models.KindUnsupportedType, "ATTACHMENT_TYPE_NOT_ALLOWED", "files of this type are not taken: %s", blobstore.Sniff(in.RawBody))
-	case errors.Is(err, blobstore.ErrEmpty):
-		return nil, models.Invalid("ATTACHMENT_EMPTY", "the file is empty", models.FieldError{Location: "body", Message: "empty"})
-	case err != nil:
+	obj, err := s.storeUpload(ctx, "tickets", blobstore.Limits{MaxBytes: models.MaxTicketAttachmentBytes, Types: models.TicketAttachmentTypes})
+	if err != nil {
 		return nil, err
 	}
 	a := &models.TicketAttachment{MessageID: nonEmpty(in.MessageID), Name: in.Name, ContentType: obj.ContentType, Size: obj.Size, SHA256: obj.SHA256, BlobKey: obj.Key}
 	if err := d.AddTicketAttachment(ctx, in.ID, a); err != nil {
-		if derr := blobs.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
-			s.log.Warn("an attachment's file outlived its failed record", "key", obj.Key, "err", derr)
+		if derr := s.deps.Blobs.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
+			s.log.ErrorContext(ctx, "deleting an orphaned upload failed", "request_id", RequestID(ctx), "error", derr.Error())
 		}
 		return nil, err
 	}

@@ -178,10 +178,10 @@ func TestTicketAttachmentsAreCheckedStoredAndAuthorisedLikeTheTicket(t *testing.
 		if p := upload(base+"?name=big.png", append(slices.Clone(pngBytes), make([]byte, models.MaxTicketAttachmentBytes)...), p1).problem(t); p.Status != http.StatusRequestEntityTooLarge {
 			t.Fatalf("a file over the limit = %+v", p)
 		}
-		if p := upload(base+"?name=exact.png", append(slices.Clone(pngBytes), make([]byte, models.MaxTicketAttachmentBytes-len(pngBytes)+1)...), p1).problem(t); p.Status != http.StatusRequestEntityTooLarge || p.Code != "ATTACHMENT_TOO_LARGE" {
+		if p := upload(base+"?name=exact.png", append(slices.Clone(pngBytes), make([]byte, models.MaxTicketAttachmentBytes-len(pngBytes)+1)...), p1).problem(t); p.Status != http.StatusRequestEntityTooLarge || p.Code != "PAYLOAD_TOO_LARGE" {
 			t.Fatalf("a file one byte over = %+v", p)
 		}
-		if p := upload(base+"?name=tool.exe", append([]byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff"), make([]byte, 200)...), p1).problem(t); p.Status != http.StatusUnsupportedMediaType || p.Code != "ATTACHMENT_TYPE_NOT_ALLOWED" {
+		if p := upload(base+"?name=tool.exe", append([]byte("MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff"), make([]byte, 200)...), p1).problem(t); p.Status != http.StatusUnsupportedMediaType || p.Code != "UNSUPPORTED_FILE_TYPE" {
 			t.Fatalf("an executable = %+v", p)
 		}
 		if p := upload(base+"?name=page.png", []byte("<html><script>alert(1)</script></html>"), p1).problem(t); p.Status != http.StatusUnsupportedMediaType {
