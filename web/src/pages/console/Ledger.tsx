@@ -13,7 +13,8 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
-import { decimalToMinor, localInputToISO } from '../../ui/format';
+import { decimalToMinor, formatMoney, localInputToISO } from '../../ui/format';
+import { dayToISO, today } from '../../ui/portal';
 import { CurrencySelect, MoneyStatus, PartnerName, PartnerSelect, PersonName } from './money/shared';
 import { accountLabels, formatBps, kindLabels } from './money/util';
 
@@ -89,7 +90,7 @@ function AccrualsTab() {
     mutationFn: async (a: Accrual) => unwrap(await api.POST('/api/ledger/accruals/{id}/reverse', { params: { path: { id: a.id } }, body: { reason: reason.trim() } })),
     onSuccess: async (a) => {
       setReversing(null);
-      notifications.show({ color: 'green', message: `Reversed the accrual of ${String(a.amount)} minor units ${a.currency}` });
+      notifications.show({ color: 'green', message: `Reversed the accrual of ${formatMoney(a.amount, a.currency)}` });
       await queryClient.invalidateQueries({ queryKey: ['ledger'] });
     },
   });
@@ -199,13 +200,6 @@ function entryColumns(withPartner: boolean) {
   ];
 }
 
-/** A UTC calendar day (YYYY-MM-DD) as the instant it starts, plus days. */
-function dayStart(day: string, plus = 0): string | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!m) return undefined;
-  return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + plus)).toISOString();
-}
-
 function BalanceRow({ label, b }: { label: string; b: Balance }) {
   return (
     <Table.Tr>
@@ -219,13 +213,12 @@ function BalanceRow({ label, b }: { label: string; b: Balance }) {
 
 /** A partner's statement for a period: opening and closing balances and every entry between. */
 function StatementTab() {
-  const now = new Date();
-  const monthStart = `${String(now.getUTCFullYear())}-${String(now.getUTCMonth() + 1).padStart(2, '0')}-01`;
-  const today = now.toISOString().slice(0, 10);
+  // Days in the viewer's time zone: the period runs from the first day's start to the last day's end.
+  const monthStart = `${today().slice(0, 8)}01`;
   const [partnerId, setPartnerId] = useState<string | null>(null);
   const [currency, setCurrency] = useState<string | null>('EUR');
   const [from, setFrom] = useState(monthStart);
-  const [to, setTo] = useState(today);
+  const [to, setTo] = useState(today());
   const [asked, setAsked] = useState<{ partnerId: string; currency: string; from?: string; to?: string } | null>(null);
   const [downloadError, setDownloadError] = useState<unknown>(null);
   const [downloading, setDownloading] = useState(false);
@@ -242,7 +235,7 @@ function StatementTab() {
   const show = (e: React.SyntheticEvent) => {
     e.preventDefault();
     if (!partnerId || !currency) return;
-    setAsked({ partnerId, currency, from: dayStart(from), to: dayStart(to, 1) });
+    setAsked({ partnerId, currency, from: dayToISO(from), to: dayToISO(to, true) });
   };
 
   const download = async () => {
