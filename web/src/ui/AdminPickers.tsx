@@ -1,5 +1,6 @@
 import { Select, type SelectProps } from '@mantine/core';
-import { useOperatorUsers, usePartners } from './AdminData';
+import { useOperatorUsers } from './AdminData';
+import { PartnerSelect } from './DataPartnerSelect';
 
 type PickerProps = Omit<SelectProps, 'data' | 'value' | 'onChange'> & { value: string; onChange: (v: string) => void };
 
@@ -13,11 +14,7 @@ export function AdminUserSelect({ value, onChange, ...rest }: PickerProps) {
     nothingFoundMessage={users.isPending ? 'Loading…' : 'No such user'} {...rest} />;
 }
 
-/** Picks a partner organisation by name. */
-export function AdminPartnerSelect({ value, onChange, ...rest }: PickerProps) {
-  const partners = usePartners();
-  const data = (partners.data ?? []).map((p) => ({ value: p.id, label: p.name }));
-  if (value && !data.some((d) => d.value === value)) data.push({ value, label: value });
-  return <Select searchable clearable data={data} value={value || null} onChange={(v) => { onChange(v ?? ''); }}
-    nothingFoundMessage={partners.isPending ? 'Loading…' : 'No such partner'} {...rest} />;
+/** Picks a partner organisation by name, searched on the server. */
+export function AdminPartnerSelect(props: PickerProps) {
+  return <PartnerSelect {...props} />;
 }

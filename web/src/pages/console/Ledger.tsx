@@ -353,7 +353,8 @@ function AdjustTab() {
       <form onSubmit={form.onSubmit((v) => { adjust.mutate(v); })} noValidate>
         <Stack>
           <Text size="sm" c="dimmed">A positive amount credits the partner’s available balance (from earned), a negative one debits it; it may go negative. Adjustments cannot be edited: correct one with another.</Text>
-          <PartnerSelect label="Partner" required clearable={false} placeholder="Pick a partner" {...form.getInputProps('partnerId')} />
+          <PartnerSelect label="Partner" required clearable={false} placeholder="Pick a partner" {...form.getInputProps('partnerId')}
+            value={form.values.partnerId || null} onChange={(id) => { form.setFieldValue('partnerId', id ?? ''); }} />
           <CurrencySelect label="Currency" required allowDeselect={false} {...form.getInputProps('currency')} />
           <TextInput label="Amount" required inputMode="decimal" description="e.g. 250.00 to credit, -40 to debit" {...form.getInputProps('amount')} />
           <Textarea label="Reason" required autosize minRows={2} {...form.getInputProps('reason')} />

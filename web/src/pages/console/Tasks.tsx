@@ -11,7 +11,8 @@ import { useMe } from '../../auth/me';
 import { useCan } from '../../auth/useCan';
 import { AdminConfirmButton } from '../../ui/AdminConfirmButton';
 import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
-import { useOperatorUsers, usePartners } from '../../ui/AdminData';
+import { useOperatorUsers } from '../../ui/AdminData';
+import { PartnerName } from '../../ui/DataPartnerSelect';
 import { AdminPartnerSelect, AdminUserSelect } from '../../ui/AdminPickers';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable, type Page } from '../../ui/PagedTable';
@@ -167,7 +168,6 @@ export default function Tasks() {
   const [editing, setEditing] = useState<Task | 'new' | null>(null);
   const toggle = useToggleTask();
   const users = useOperatorUsers();
-  const partners = usePartners();
   const myId = me.data?.userId ?? '';
   const mine = !!myId && f.assigneeUserId === myId;
 
@@ -185,7 +185,6 @@ export default function Tasks() {
     const u = users.data?.find((x) => x.id === id);
     return u ? (u.name || u.email) : id;
   };
-  const partnerName = (id?: string) => partners.data?.find((p) => p.id === id)?.name ?? id ?? '—';
   const query = {
     status: oneOf(f.status, ['open', 'done'] as const),
     partnerId: f.partnerId || undefined,
@@ -231,7 +230,7 @@ export default function Tasks() {
           { header: 'Status', render: (t) => <Box miw={64}><StatusBadge status={t.status} /></Box> },
           { header: 'Due', render: (t) => <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{formatDate(t.dueDate)}</Text> },
           { header: 'Assignee', render: (t) => userName(t.assigneeUserId) },
-          { header: 'Partner', render: (t) => t.partnerId ? <Anchor component={Link} to={`/partners/${t.partnerId}`} size="sm">{partnerName(t.partnerId)}</Anchor> : '—' },
+          { header: 'Partner', render: (t) => t.partnerId ? <PartnerName id={t.partnerId} /> : '—' },
           {
             header: 'About', render: (t) => t.linkType && t.linkId
               ? (linkPaths[t.linkType]

@@ -4,6 +4,7 @@ import { Anchor, Button, Group, Select, SimpleGrid, Stack, Text, TextInput } fro
 import { api, unwrap } from '../../../api/client';
 import type { paths } from '../../../api/schema';
 import { useCan } from '../../../auth/useCan';
+import { PartnerSelect } from '../../../ui/DataPartnerSelect';
 import { DateTime } from '../../../ui/DateTime';
 import { decimalToMinor } from '../../../ui/format';
 import { Money } from '../../../ui/Money';
@@ -41,12 +42,6 @@ export function DealsList({ review = false }: { review?: boolean }) {
   };
   const pipelines = usePipelines(useCan('pipelines:read'));
   const canPartners = useCan('partners:read');
-  const partners = useQuery({
-    queryKey: ['partners', 'options'],
-    queryFn: async () => unwrap(await api.GET('/api/partners', { params: { query: { limit: 100 } } })).data,
-    enabled: canPartners,
-    staleTime: 60_000,
-  });
   const levels = useQuery({
     queryKey: ['levels', 'options'],
     queryFn: async () => unwrap(await api.GET('/api/levels', { params: { query: { limit: 100 } } })).data,
@@ -120,9 +115,7 @@ export function DealsList({ review = false }: { review?: boolean }) {
         <SimpleGrid cols={{ base: 1, xs: 2, md: 4, lg: 5 }} spacing="xs" verticalSpacing="xs">
           <Select label="Status" placeholder="Any" clearable data={statuses} value={status || null} onChange={(v) => { set('status', v); }} />
           {canPartners && (
-            <Select label="Partner" placeholder="Any" clearable searchable nothingFoundMessage="No partner"
-              data={(partners.data ?? []).map((p) => ({ value: p.id, label: p.name }))}
-              value={get('partnerId') || null} onChange={(v) => { set('partnerId', v); }} />
+            <PartnerSelect label="Partner" placeholder="Any" value={get('partnerId') || null} onChange={(v) => { set('partnerId', v || null); }} />
           )}
           {canPartners && (
             <Select label="Partner level" placeholder="Any" clearable

@@ -3,6 +3,7 @@ import { Badge, Select, type SelectProps } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../api/client';
 import { can, useMe } from '../../../auth/me';
+import { PartnerSelect as SearchPartnerSelect } from '../../../ui/DataPartnerSelect';
 import { commonCurrencies, usePartners } from './util';
 
 /** A partner's name, or its id while the names load or when the caller may not read partners. */
@@ -13,13 +14,12 @@ export function PartnerName({ id }: { id: string | undefined }) {
   return <span title={id}>{p?.name ?? id}</span>;
 }
 
-/** A searchable partner picker; its value is the partner's id. */
-export function PartnerSelect(props: Omit<SelectProps, 'data'>) {
-  const partners = usePartners();
-  return (
-    <Select searchable clearable nothingFoundMessage="No partner of that name" placeholder="Any partner"
-      data={(partners.data ?? []).map((p) => ({ value: p.id, label: p.name }))} {...props} />
-  );
+/** A partner picker searching on the server; its value is the partner's id, null for none. */
+export function PartnerSelect({ value, onChange, ...rest }: Omit<SelectProps, 'data' | 'value' | 'onChange'> & {
+  value: string | null; onChange: (id: string | null) => void;
+}) {
+  return <SearchPartnerSelect placeholder="Any partner" nothingFoundMessage="No partner of that name" {...rest}
+    value={value} onChange={(id) => { onChange(id || null); }} />;
 }
 
 /** A currency picker (ISO 4217 codes). */
