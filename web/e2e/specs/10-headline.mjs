@@ -143,15 +143,28 @@ export default async function (t) {
     `the portal's request is in the API: ${JSON.stringify(withdrawals.data.map((w) => [w.amount, w.status]))}`);
   const withdrawalId = withdrawals.data[0].id;
 
-  await op.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Withdrawals' }).click();
-  await op.page.getByRole('heading', { level: 1, name: 'Withdrawals' }).waitFor();
-  await op.page.goto(`${t.base}/withdrawals/${withdrawalId}`);
-  await op.page.getByRole('button', { name: 'Approve', exact: true }).click();
-  await op.page.getByRole('button', { name: 'Approve and pay out' }).click();
-  await op.page.getByTestId('payout').waitFor();
+  // Finance: an operator holding only the built-in finance role, in a browser of their own.
+  const financeEmail = `finance-${Date.now().toString(36)}@headline.example`;
+  const financePassword = 'finance-' + Math.random().toString(36).slice(2);
+  const financeUser = await t.call(ownerToken, 'POST', '/api/users', { email: financeEmail, name: 'Fiona Finance', roles: ['finance'] });
+  await t.call(null, 'POST', '/api/auth/accept-invitation', { token: financeUser.invitation.token, password: financePassword });
+  const fin = await t.newPage({ label: 'headline finance' });
+  await t.signIn(fin.page, { email: financeEmail, password: financePassword });
+  const finMenu = fin.page.getByRole('navigation', { name: 'Main' });
+  await finMenu.getByRole('link', { name: 'Withdrawals' }).waitFor();
+  t.check(await finMenu.getByRole('link', { name: 'Roles' }).count() === 0 && await finMenu.getByRole('link', { name: 'Webhooks' }).count() === 0,
+    'the finance user\'s menu holds Withdrawals but neither Roles nor Webhooks');
+  await finMenu.getByRole('link', { name: 'Withdrawals' }).click();
+  await fin.page.getByRole('heading', { level: 1, name: 'Withdrawals' }).waitFor();
+  await fin.page.goto(`${t.base}/withdrawals/${withdrawalId}`);
+  await fin.page.getByRole('button', { name: 'Approve', exact: true }).click();
+  await fin.page.getByRole('button', { name: 'Approve and pay out' }).click();
+  await fin.page.getByTestId('payout').waitFor();
   withdrawals = await t.call(ownerToken, 'GET', `/api/withdrawals/${withdrawalId}`);
-  t.check(['approved', 'paid'].includes(withdrawals.status) && withdrawals.reviewedBy,
-    `finance approved it in the console: ${withdrawals.status}, payout ${withdrawals.payout?.status ?? 'none'}`);
+  t.check(['approved', 'paid'].includes(withdrawals.status) && withdrawals.reviewedBy === financeUser.id,
+    `the finance user approved it in the console: ${withdrawals.status}, reviewed by finance: ${String(withdrawals.reviewedBy === financeUser.id)}, payout ${withdrawals.payout?.status ?? 'none'}`);
+  await t.shot(fin.page, 'headline-finance-approved');
+  await fin.context.close();
   await pp.page.reload();
   await pp.page.getByRole('heading', { level: 1, name: 'Money' }).waitFor();
   const row = pp.page.getByRole('row').filter({ hasText: euros(8_000) }).filter({ hasText: /approved|paid/i });
