@@ -77,6 +77,7 @@ export default async function (t) {
   t.check((await payout.innerText()).includes('Manual'), 'after approval the payout shows: manual provider, pending');
   t.check(await page.getByText('you', { exact: true }).isVisible(), 'the detail names the reviewer (you)');
   await t.shot(page, 'money-withdrawal-approved');
+  await t.axe(page, 'the approved withdrawal with its payout');
   await page.getByRole('button', { name: 'Confirm payout' }).click();
   const reference = 'BANK-' + Date.now().toString(36).toUpperCase();
   await page.getByRole('textbox', { name: 'Reference' }).fill(reference);

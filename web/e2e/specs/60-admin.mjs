@@ -226,6 +226,7 @@ export default async function (t) {
     `the run's page shows its step timeline with names and statuses: ${stepText.replace(/\s+/g, ' ').slice(0, 160)}`);
   t.check((await page.getByRole('button', { name: 'Cancel run' }).count()) === 0, 'a finished run offers no cancel');
   await t.shot(page, 'admin-playbook-run');
+  await t.axe(page, 'a playbook run with its step timeline');
 
   // The email the playbook sent (invitations send none: the link is given by hand), in the outbox.
   await page.goto(t.base + '/mail');
