@@ -90,10 +90,11 @@ $(OAPI_CODEGEN):
 	GOBIN=$(TOOLS) $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
 	mv $(TOOLS)/oapi-codegen $@
 
-## openapi: regenerate the OpenAPI snapshot in docs/ and the Go client generated from it
+## openapi: regenerate the OpenAPI snapshot in docs/, the Go client and the web types generated from it
 openapi:
 	$(GO) run ./cmd/partnerd openapi > docs/openapi.json
 	$(MAKE) client
+	@if [ -d web/node_modules ]; then cd web && npm run --silent gen:api; else echo "web/node_modules missing: run make web, then make openapi, to regenerate web/src/api/schema.d.ts"; fi
 
 ## client: regenerate the typed Go client in client/ from docs/openapi.json
 client: $(OAPI_CODEGEN)

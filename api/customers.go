@@ -69,6 +69,7 @@ type ListCustomersInput struct {
 	PartnerID    string `query:"partnerId" maxLength:"36"`
 	Email        string `query:"email" maxLength:"320"`
 	Unattributed bool   `query:"unattributed" doc:"Only customers attributed to no partner"`
+	Q            string `query:"q" maxLength:"200" doc:"Text in the name, email or external id, case-insensitively" example:"acme"`
 }
 
 // CustomerOutput is one customer.
@@ -130,7 +131,7 @@ func (s *Server) createCustomer(ctx context.Context, in *CreateCustomerInput) (*
 
 // listCustomers lists customers.
 func (s *Server) listCustomers(ctx context.Context, in *ListCustomersInput) (*CustomerListOutput, error) {
-	f := models.CustomerFilter{PartnerID: in.PartnerID, Email: in.Email, Unattributed: in.Unattributed}
+	f := models.CustomerFilter{PartnerID: in.PartnerID, Email: in.Email, Unattributed: in.Unattributed, Q: in.Q}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Customer, string, error) {
 		return s.customers(ctx).ListCustomers(ctx, f, pg)
 	}, customerOf)

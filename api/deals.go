@@ -188,6 +188,7 @@ type ListDealsInput struct {
 	To          time.Time `query:"to" doc:"Registered before (RFC 3339)"`
 	MinAmount   int64     `query:"minAmount" minimum:"0" maximum:"1000000000000000" doc:"Amount in minor units at least this"`
 	MaxAmount   int64     `query:"maxAmount" minimum:"0" maximum:"1000000000000000" doc:"Amount in minor units at most this (0: no bound)"`
+	Q           string    `query:"q" maxLength:"200" doc:"Text in the customer's company or the contact's name or email, case-insensitively" example:"acme"`
 }
 
 // MoveDealInput moves a deal to a stage.
@@ -394,7 +395,7 @@ func (s *Server) registerDeal(ctx context.Context, in *RegisterDealInput) (*Deal
 
 // listDeals lists deals; partners see their own organisation's.
 func (s *Server) listDeals(ctx context.Context, in *ListDealsInput) (*DealListOutput, error) {
-	f := models.DealFilter{PartnerID: in.PartnerID, Level: in.Level, StageID: in.StageID, Status: in.Status, OwnerUserID: in.OwnerUserID, Currency: in.Currency}
+	f := models.DealFilter{PartnerID: in.PartnerID, Level: in.Level, StageID: in.StageID, Status: in.Status, OwnerUserID: in.OwnerUserID, Currency: in.Currency, Q: in.Q}
 	if !in.From.IsZero() {
 		f.CreatedFrom = &in.From
 	}

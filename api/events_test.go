@@ -436,6 +436,18 @@ func TestCustomersArePartnerScoped(t *testing.T) {
 		if err != nil || len(rows) != 1 || rows[0].ID != mine.ID {
 			t.Fatalf("partner list = %v %v", rows, err)
 		}
+		// A search finds by part of the email, case-insensitively, within what the caller sees.
+		for _, c := range []struct {
+			q    string
+			list interface {
+				ListCustomers(context.Context, models.CustomerFilter, models.Page) ([]models.Customer, string, error)
+			}
+			want int
+		}{{"THEIRS@", env.owner, 1}, {"theirs@", p1, 0}, {"example.com", p1, 1}, {"%", env.owner, 0}} {
+			if found, _, err := c.list.ListCustomers(ctx, models.CustomerFilter{Q: c.q}, models.Page{Limit: 100}); err != nil || len(found) != c.want {
+				t.Fatalf("q=%q finds %d, want %d (%v)", c.q, len(found), c.want, err)
+			}
+		}
 		if _, err := p1.UpdateCustomer(ctx, mine.ID, models.CustomerChanges{PartnerID: &other}); models.ErrorKind(err) != models.KindForbidden {
 			t.Fatalf("a partner reattributing = %v, want forbidden", err)
 		}

@@ -5749,6 +5749,9 @@ type ListCustomersParams struct {
 
 	// Unattributed Only customers attributed to no partner
 	Unattributed *bool `form:"unattributed,omitempty" json:"unattributed,omitempty"`
+
+	// Q Text in the name, email or external id, case-insensitively
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
 // ListDashboardsParams defines parameters for ListDashboards.
@@ -5787,6 +5790,9 @@ type ListDealsParams struct {
 
 	// MaxAmount Amount in minor units at most this (0: no bound)
 	MaxAmount *int64 `form:"maxAmount,omitempty" json:"maxAmount,omitempty"`
+
+	// Q Text in the customer's company or the contact's name or email, case-insensitively
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
 // ListDealsParamsStatus defines parameters for ListDeals.
@@ -14782,6 +14788,18 @@ func NewListCustomersRequest(server string, params *ListCustomersParams) (*http.
 
 		}
 
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -15436,6 +15454,18 @@ func NewListDealsRequest(server string, params *ListDealsParams) (*http.Request,
 		if params.MaxAmount != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "maxAmount", *params.MaxAmount, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -225,6 +225,8 @@ type DealFilter struct {
 	PartnerID, Level, StageID, Status, OwnerUserID, Currency string
 	CreatedFrom, CreatedTo                                   *time.Time
 	MinAmount, MaxAmount                                     *int64
+	// Q is text in the customer's company, the contact's name or email, case-insensitively.
+	Q string
 }
 
 // DealChanges are the fields a deal update may set; nil leaves a field alone.

@@ -183,6 +183,8 @@ type CustomerFilter struct {
 	Email     string
 	// Unattributed selects customers without a partner.
 	Unattributed bool
+	// Q is text in the name, email or external id, case-insensitively.
+	Q string
 }
 
 // CustomerChanges are the fields an update sets; nil fields stay.

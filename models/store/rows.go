@@ -72,3 +72,19 @@ func EscapeLike(s string) string {
 }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// Containing narrows q to rows where any of cols holds text, case-insensitively; text's %, _ and
+// \ match themselves. An empty text leaves q as it is.
+func Containing(q *gorm.DB, text string, cols ...string) *gorm.DB {
+	if text == "" || len(cols) == 0 {
+		return q
+	}
+	like := "%" + EscapeLike(strings.ToLower(text)) + "%"
+	conds := make([]string, len(cols))
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		conds[i] = "LOWER(" + c + `) LIKE ? ESCAPE '\'`
+		args[i] = like
+	}
+	return q.Where("("+strings.Join(conds, " OR ")+")", args...)
+}

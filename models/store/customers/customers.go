@@ -95,6 +95,7 @@ func (sc *Scoped) ListCustomers(ctx context.Context, f models.CustomerFilter, pg
 	if f.Email != "" {
 		q = q.Where("email = ?", store.NormalizeEmail(f.Email))
 	}
+	q = store.Containing(q, f.Q, "name", "email", "external_id")
 	return store.Page(q, pg, func(c models.Customer) string { return c.ID })
 }
 

@@ -347,6 +347,7 @@ func (sc *Scoped) ListDeals(ctx context.Context, f models.DealFilter, pg models.
 	if f.MaxAmount != nil {
 		q = q.Where("amount_minor <= ?", *f.MaxAmount)
 	}
+	q = store.Containing(q, f.Q, "customer_company", "contact_name", "contact_email")
 	return store.Page(q, pg, func(d models.Deal) string { return d.ID })
 }
 

@@ -197,6 +197,14 @@ func TestDealListFiltersForOperatorsAndScopeForPartners(t *testing.T) {
 		if len(ranged) != 3 {
 			t.Fatalf("amount range = %d", len(ranged))
 		}
+		for q, want := range map[string]int{"AB": 1, "a": 5, "%": 0, "_": 0, "zz": 0} {
+			if found, _, err := e.Op.ListDeals(e.Ctx, models.DealFilter{Q: q}, models.Page{Limit: 100}); err != nil || len(found) != want {
+				t.Fatalf("q=%q finds %d, want %d (%v)", q, len(found), want, err)
+			}
+		}
+		if found, _, _ := e.B.ListDeals(e.Ctx, models.DealFilter{Q: "a"}, models.Page{}); len(found) != 0 {
+			t.Fatalf("partner B's search finds A's deals: %d", len(found))
+		}
 		gold, _, _ := e.Op.ListDeals(e.Ctx, models.DealFilter{Level: "gold", Status: models.DealSubmitted, StageID: e.DefaultStageID}, models.Page{Limit: 100})
 		if len(gold) != 6 {
 			t.Fatalf("level filter = %d", len(gold))

@@ -58,7 +58,7 @@ func (sc *Scoped) CreatePartner(ctx context.Context, p *models.Partner) error {
 func (sc *Scoped) ListPartners(ctx context.Context, f models.PartnerFilter, pg models.Page) ([]models.Partner, string, error) {
 	q := sc.PartnerRows(ctx, &models.Partner{}, "id")
 	if f.Q != "" {
-		q = q.Where(`LOWER(name) LIKE LOWER(?) ESCAPE '\'`, "%"+store.EscapeLike(f.Q)+"%")
+		q = store.Containing(q, f.Q, "name")
 	}
 	if f.Status != "" {
 		q = q.Where("status = ?", f.Status)

@@ -8330,6 +8330,8 @@ export interface operations {
                 email?: string;
                 /** @description Only customers attributed to no partner */
                 unattributed?: boolean;
+                /** @description Text in the name, email or external id, case-insensitively */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -9421,6 +9423,8 @@ export interface operations {
                 minAmount?: number;
                 /** @description Amount in minor units at most this (0: no bound) */
                 maxAmount?: number;
+                /** @description Text in the customer's company or the contact's name or email, case-insensitively */
+                q?: string;
             };
             header?: never;
             path?: never;

@@ -11,6 +11,6 @@ export function Busy() {
   const busy = fetching + mutating > 0 || navigating;
   const [settled] = useDebouncedValue(busy, 300);
   if (!(busy && settled)) return null;
-  return <Progress value={100} animated size="xs" radius={0} aria-label="Loading"
+  return <Progress role="status" value={100} animated size="xs" radius={0} aria-label="Loading"
     style={{ position: 'fixed', top: 0, left: 0, right: 0, zIndex: 1000 }} />;
 }

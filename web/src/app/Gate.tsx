@@ -10,7 +10,7 @@ import type { PageDef } from './page';
 export function Gate({ page, Component }: { page: PageDef; Component: ComponentType }) {
   const me = useMe();
   useEffect(() => { document.title = `${page.title} · partnerd`; }, [page.title]);
-  if (me.isPending) return <Loader aria-label="Loading" />;
+  if (me.isPending) return <Loader role="status" aria-label="Loading" />;
   if (me.isError) return <ErrorAlert error={me.error} />;
   const face = faceOf(me.data);
   // One address for everyone's start: partners land on their portal.

@@ -56,7 +56,7 @@ export default function Layout() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
         <ScrollArea>
-          {me.isPending && <Loader size="sm" aria-label="Loading menu" />}
+          {me.isPending && <Loader role="status" size="sm" aria-label="Loading menu" />}
           <Stack gap={4}>
             {groups.map((g) => (
               <div key={g}>

@@ -180,7 +180,7 @@ export default function CommissionPlanDetail() {
     },
   });
 
-  if (plan.isPending) return <Loader aria-label="Loading plan" />;
+  if (plan.isPending) return <Loader role="status" aria-label="Loading plan" />;
   if (plan.isError) return <Stack><PageHeader title="Commission plan" /><ErrorAlert error={plan.error} /></Stack>;
   const p = plan.data;
   return (

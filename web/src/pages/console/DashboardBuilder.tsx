@@ -67,7 +67,7 @@ function Preview({ w, metrics, chartHeight }: { w: Widget; metrics: Metric[]; ch
   const title = widgetTitle(w, q.data?.value, metricName);
   if (!computed(w)) return <Text size="sm" c="dimmed">Choose a metric to preview this widget.</Text>;
   if (q.isError) return <ErrorAlert error={q.error} />;
-  if (!q.data) return <Skeleton height={Math.min(chartHeight, 80)} aria-label="Loading preview" />;
+  if (!q.data) return <Skeleton role="status" height={Math.min(chartHeight, 80)} aria-label="Loading preview" />;
   return <div aria-busy={q.isFetching} style={{ display: 'flex', flexDirection: 'column', flex: 1, minHeight: 0 }}><WidgetBody w={{ ...q.data, widget: { ...q.data.widget, title: w.title } }} title={title} chartHeight={chartHeight} /></div>;
 }
 

@@ -16,7 +16,7 @@ export default function MailMessage() {
     queryKey: ['mail', id],
     queryFn: async () => unwrap(await api.GET('/api/mail/messages/{id}', { params: { path: { id } } })),
   });
-  if (msg.isPending) return <Loader aria-label="Loading message" />;
+  if (msg.isPending) return <Loader role="status" aria-label="Loading message" />;
   if (msg.isError) return <Stack><PageHeader title="Message" /><ErrorAlert error={msg.error} /></Stack>;
   const m = msg.data;
   const rows: [string, ReactNode][] = [

@@ -327,7 +327,7 @@ function Onboarding({ partner }: { partner: Partner }) {
         {o && o.total > 0 && (
           <>
             <Group gap="sm" wrap="nowrap">
-              <Progress value={o.percent} flex={1} size="lg" aria-label={`Onboarding ${String(o.percent)}% done`} />
+              <Progress role="status" value={o.percent} flex={1} size="lg" aria-label={`Onboarding ${String(o.percent)}% done`} />
               <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap' }}>{o.done} of {o.total} done ({o.percent}%)</Text>
             </Group>
             <List spacing={6} listStyleType="none" aria-label="Onboarding tasks">

@@ -133,7 +133,7 @@ export default function PayoutSettings() {
   return (
     <Stack>
       <PageHeader title="Payout settings" description="Applies to withdrawals approved from now on; each payout keeps the provider chosen at its approval." />
-      {settings.isPending && <Loader aria-label="Loading payout settings" />}
+      {settings.isPending && <Loader role="status" aria-label="Loading payout settings" />}
       <ErrorAlert error={settings.error} />
       {settings.data && <SettingsForm settings={settings.data} />}
       {settings.data?.provider === 'http' && !settings.data.httpSecretSet && (

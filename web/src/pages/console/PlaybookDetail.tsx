@@ -62,7 +62,7 @@ export default function PlaybookDetail() {
     },
   });
 
-  if (pb.isPending) return <Loader aria-label="Loading playbook" />;
+  if (pb.isPending) return <Loader role="status" aria-label="Loading playbook" />;
   if (pb.isError) return <Stack><PageHeader title="Playbook" /><ErrorAlert error={pb.error} /></Stack>;
   const p = pb.data;
   return (
@@ -160,7 +160,7 @@ function CompareVersions({ id, draft }: { id: string; draft: Playbook['graph'] }
   const options = [...vs.map((v) => ({ value: String(v.version), label: `v${String(v.version)}` })), { value: 'draft', label: 'Draft' }];
   const [from, setFrom] = useState<string | null>(null);
   const [to, setTo] = useState<string | null>(null);
-  if (versions.isPending) return <Loader aria-label="Loading versions" />;
+  if (versions.isPending) return <Loader role="status" aria-label="Loading versions" />;
   const fromV = from ?? (vs.length > 1 ? String(vs[vs.length - 2]?.version) : vs.length === 1 ? String(vs[0]?.version) : 'draft');
   const toV = to ?? (vs.length > 1 ? String(vs[vs.length - 1]?.version) : 'draft');
   const graphOf = (v: string) => (v === 'draft' ? draft : vs.find((x) => String(x.version) === v)?.graph);
@@ -182,7 +182,7 @@ function CompareVersions({ id, draft }: { id: string; draft: Playbook['graph'] }
         </List>
       )}
       {a && b && (
-        <Suspense fallback={<Loader aria-label="Loading the graph" />}>
+        <Suspense fallback={<Loader role="status" aria-label="Loading the graph" />}>
           <GraphView graph={b} base={a} label={`Changes from ${fromV} to ${toV}`} />
         </Suspense>
       )}

@@ -32,7 +32,7 @@ export default function PlaybookEditor() {
     queryKey: ['playbooks', routeId ?? 'new'], enabled: !!routeId, staleTime: Infinity,
     queryFn: async () => unwrap(await api.GET('/api/playbooks/{id}', { params: { path: { id: routeId ?? '' } } })),
   });
-  if (kinds.isPending || eventTypes.isPending || (routeId && pb.isPending)) return <Loader aria-label="Loading the editor" />;
+  if (kinds.isPending || eventTypes.isPending || (routeId && pb.isPending)) return <Loader role="status" aria-label="Loading the editor" />;
   const error = kinds.error ?? eventTypes.error ?? pb.error;
   if (error || !kinds.data || !eventTypes.data) return <Stack><PageHeader title="Playbook editor" /><ErrorAlert error={error} /></Stack>;
   return <EditorPage key={routeId ?? 'new'} id={id} setId={setId} playbook={pb.data} kinds={kinds.data} eventTypes={eventTypes.data}

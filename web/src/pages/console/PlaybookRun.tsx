@@ -67,7 +67,7 @@ export default function PlaybookRun() {
     },
   });
 
-  if (run.isPending) return <Loader aria-label="Loading run" />;
+  if (run.isPending) return <Loader role="status" aria-label="Loading run" />;
   if (run.isError) return <Stack><PageHeader title="Playbook run" /><ErrorAlert error={run.error} /></Stack>;
   const r = run.data;
   const nodes = new Map((version.data?.graph.nodes ?? []).map((n) => [n.id, n]));
@@ -96,7 +96,7 @@ export default function PlaybookRun() {
       </Card>
       <Title order={2} size="h4">Path</Title>
       {version.data && (
-        <Suspense fallback={<Loader aria-label="Loading the graph" />}>
+        <Suspense fallback={<Loader role="status" aria-label="Loading the graph" />}>
           <GraphView graph={version.data.graph} path={path} details={details} label={`The path of this run on v${String(r.version)}`} />
         </Suspense>
       )}

@@ -71,7 +71,7 @@ export default function Settings() {
   return (
     <Stack>
       <PageHeader title="Settings" description="Your partner program's name and how it behaves." />
-      {tenant.isPending && <Loader aria-label="Loading settings" />}
+      {tenant.isPending && <Loader role="status" aria-label="Loading settings" />}
       {tenant.isError && <ErrorAlert error={tenant.error} />}
       {tenant.data && (
         <>

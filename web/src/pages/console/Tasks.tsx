@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import {
@@ -13,6 +13,7 @@ import { AdminConfirmButton } from '../../ui/AdminConfirmButton';
 import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
 import { useOperatorUsers } from '../../ui/AdminData';
 import { PartnerName } from '../../ui/DataPartnerSelect';
+import { SEARCH_MATCHES, SearchSelect } from '../../ui/SearchSelect';
 import { AdminPartnerSelect, AdminUserSelect } from '../../ui/AdminPickers';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable, type Page } from '../../ui/PagedTable';
@@ -26,27 +27,28 @@ const linkTypes = ['deal', 'customer', 'partner'] as const;
 // Playbooks also create tasks linked to their run (link type playbook_run).
 const linkPaths: Record<string, string | undefined> = { deal: '/deals', customer: '/customers', partner: '/partners', playbook_run: '/playbook-runs' };
 
-/** Picks what a task is about: a deal, a customer or a partner (the first 100 of each). */
+/** Picks what a task is about: a deal, a customer or a partner, searched on the server. */
 function LinkTarget({ linkType, value, onChange, error }: { linkType: string; value: string; onChange: (v: string) => void; error?: string }) {
   const canDeals = useCan('deals:read');
   const canCustomers = useCan('customers:read');
-  const deals = useQuery({
-    queryKey: ['deals', 'picker'],
-    queryFn: async () => unwrap(await api.GET('/api/deals', { params: { query: { limit: 100 } } })).data,
-    enabled: linkType === 'deal' && canDeals,
-  });
-  const customers = useQuery({
-    queryKey: ['customers', 'picker'],
-    queryFn: async () => unwrap(await api.GET('/api/customers', { params: { query: { limit: 100 } } })).data,
-    enabled: linkType === 'customer' && canCustomers,
-  });
   if (linkType === 'partner') return <AdminPartnerSelect label="Linked partner" value={value} onChange={onChange} error={error} />;
-  const data = linkType === 'deal'
-    ? (deals.data ?? []).map((d) => ({ value: d.id, label: `${d.customerCompany} (${d.status})` }))
-    : (customers.data ?? []).map((c) => ({ value: c.id, label: [c.name, c.email].filter(Boolean).join(' · ') || c.id }));
-  if (value && !data.some((d) => d.value === value)) data.push({ value, label: value });
-  return <Select searchable clearable label={linkType === 'deal' ? 'Linked deal' : 'Linked customer'} data={data}
-    value={value || null} onChange={(v) => { onChange(v ?? ''); }} error={error} />;
+  if (linkType === 'deal') {
+    return (
+      <SearchSelect kind="deals" enabled={canDeals} label="Linked deal" description="Type part of the customer's company or the contact"
+        nothingFoundMessage="No such deal" value={value} onChange={onChange} error={error}
+        search={async (q) => unwrap(await api.GET('/api/deals', { params: { query: { limit: SEARCH_MATCHES, ...(q ? { q } : {}) } } }))
+          .data.map((d) => ({ value: d.id, label: `${d.customerCompany} (${d.status})` }))}
+        labelOf={async (id) => { const d = unwrap(await api.GET('/api/deals/{id}', { params: { path: { id } } })); return `${d.customerCompany} (${d.status})`; }} />
+    );
+  }
+  const customerLabel = (c: { id: string; name?: string; email?: string }) => [c.name, c.email].filter(Boolean).join(' · ') || c.id;
+  return (
+    <SearchSelect kind="customers" enabled={canCustomers} label="Linked customer" description="Type part of the name, email or external id"
+      nothingFoundMessage="No such customer" value={value} onChange={onChange} error={error}
+      search={async (q) => unwrap(await api.GET('/api/customers', { params: { query: { limit: SEARCH_MATCHES, ...(q ? { q } : {}) } } }))
+        .data.map((c) => ({ value: c.id, label: customerLabel(c) }))}
+      labelOf={async (id) => customerLabel(unwrap(await api.GET('/api/customers/{id}', { params: { path: { id } } })))} />
+  );
 }
 
 interface FormValues {

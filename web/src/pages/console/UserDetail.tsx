@@ -73,7 +73,7 @@ export default function UserDetail() {
     },
   });
 
-  if (user.isPending) return <Loader aria-label="Loading user" />;
+  if (user.isPending) return <Loader role="status" aria-label="Loading user" />;
   if (user.isError) return <Stack><PageHeader title="User" /><ErrorAlert error={user.error} /></Stack>;
   const u = user.data;
   const active = u.status !== 'deactivated';

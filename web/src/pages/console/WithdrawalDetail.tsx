@@ -115,7 +115,7 @@ export default function WithdrawalDetail() {
     onSuccess: () => done('Payout failed: the funds return to the partner’s available balance shortly'),
   });
 
-  if (w.isPending) return <Loader aria-label="Loading withdrawal" />;
+  if (w.isPending) return <Loader role="status" aria-label="Loading withdrawal" />;
   if (w.isError) return <Stack><PageHeader title="Withdrawal" /><ErrorAlert error={w.error} /></Stack>;
   const d: Withdrawal = w.data;
   const amount = formatMoney(d.amount, d.currency);

@@ -18,7 +18,7 @@ export default function CustomerPage() {
     queryKey: ['customers', id],
     queryFn: async () => unwrap(await api.GET('/api/customers/{id}', { params: { path: { id } } })),
   });
-  if (q.isPending) return <Loader aria-label="Loading" />;
+  if (q.isPending) return <Loader role="status" aria-label="Loading" />;
   if (q.isError) {
     return (
       <Stack>

@@ -106,7 +106,7 @@ export default function DealPage() {
     enabled: !!deal.data?.pipelineId && canPipelines,
   });
 
-  if (deal.isPending) return <Loader aria-label="Loading" />;
+  if (deal.isPending) return <Loader role="status" aria-label="Loading" />;
   if (deal.isError) {
     return (
       <Stack>

@@ -13,7 +13,7 @@ export default function DocumentPage() {
     queryKey: ['documents', id],
     queryFn: async () => unwrap(await api.GET('/api/documents/{id}', { params: { path: { id } } })),
   });
-  if (q.isPending) return <Loader aria-label="Loading" />;
+  if (q.isPending) return <Loader role="status" aria-label="Loading" />;
   if (q.isError) {
     return (
       <Stack>

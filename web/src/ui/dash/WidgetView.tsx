@@ -29,7 +29,7 @@ function TimeSeries({ v, title, height }: { v: MetricValue; title: string; heigh
       {empty
         ? <Text size="sm" c="dimmed" py="md" ta="center">Nothing in this period yet.</Text>
         : (
-          <Suspense fallback={<Skeleton height={height} aria-label="Loading chart" />}>
+          <Suspense fallback={<Skeleton role="status" height={height} aria-label="Loading chart" />}>
             <Chart value={v} label={title} height={height} />
           </Suspense>
         )}
