@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { Button, Checkbox, Input, MultiSelect, Stack, Text } from '@mantine/core';
 import { useLevels } from '../pages/console/partnerOptions';
-import { usePartners } from './AdminData';
+import { usePartnerList } from './DataQueries';
 import { useFolders, type ContentItem, type Visibility } from './contentData';
 import { downloadFile, qs } from './files';
 
@@ -18,7 +18,7 @@ export function FolderName({ id }: { id: string | undefined }) {
 /** Choosing who sees an item: every partner, partners at some levels, named partners. */
 export function VisibilityFields({ value, onChange }: { value: Visibility; onChange: (v: Visibility) => void }) {
   const levels = useLevels();
-  const partners = usePartners();
+  const partners = usePartnerList();
   const partnerData = (partners.data ?? []).map((p) => ({ value: p.id, label: p.name }));
   for (const id of value.partnerIds ?? []) if (!partnerData.some((d) => d.value === id)) partnerData.push({ value: id, label: id });
   return (

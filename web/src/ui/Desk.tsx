@@ -12,12 +12,12 @@ import { api, fieldErrors, unwrap, type Schemas } from '../api/client';
 import { useMe, type Face } from '../auth/me';
 import { useCan } from '../auth/useCan';
 import { PersonName } from '../pages/console/money/shared';
-import { AdminPartnerSelect, AdminUserSelect } from './AdminPickers';
+import { AdminUserSelect } from './AdminPickers';
 import { useOperatorUsers } from './AdminData';
 import { useAdminFilters, oneOf, orUndefined } from './AdminFilters';
 import { ConfirmButton } from './DataConfirm';
 import { notify } from './DataNotify';
-import { PartnerName } from './DataPartnerSelect';
+import { PartnerName, PartnerSelect } from './DataPartnerSelect';
 import { DateTime } from './DateTime';
 import { ErrorAlert } from './ErrorAlert';
 import { downloadFile, formatBytes, qs, uploadFile } from './files';
@@ -134,7 +134,7 @@ export function TicketList({ face }: { face: Face }) {
         <NativeSelect label="Priority" value={f.priority} onChange={(e) => { set({ priority: e.currentTarget.value }); }}
           data={[{ value: '', label: 'Any priority' }, ...priorities.map((p) => ({ value: p, label: cap(p) }))]} />
         {face === 'console' && <>
-          <AdminPartnerSelect label="Partner" placeholder="Any partner" value={f.partnerId} onChange={(v) => { set({ partnerId: v }); }} />
+          <PartnerSelect label="Partner" placeholder="Any partner" value={f.partnerId} onChange={(v) => { set({ partnerId: v }); }} />
           <AdminUserSelect label="Assignee" placeholder="Anyone" value={f.assigneeUserId} onChange={(v) => { set({ assigneeUserId: v }); }} />
           <NativeSelect label="Category" value={f.categoryId} onChange={(e) => { set({ categoryId: e.currentTarget.value }); }}
             data={[{ value: '', label: 'Any category' }, ...(cats.data ?? []).map((c) => ({ value: c.id, label: c.name }))]} />
@@ -214,7 +214,7 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
     <form onSubmit={(e) => { e.preventDefault(); open.mutate(); }}>
       <Stack>
         {face === 'console' && (
-          <AdminPartnerSelect label="Partner" required value={v.partnerId} error={errs.partnerId}
+          <PartnerSelect label="Partner" required value={v.partnerId} error={errs.partnerId}
             onChange={(id) => { setV((s) => ({ ...s, partnerId: id, customerId: '' })); }} />
         )}
         {canCustomers && (
@@ -278,7 +278,7 @@ function MessageCard({ m, files, face, onDownload }: { m: Message; files: Attach
         <Group gap="xs">
           <Text size="sm" fw={600}>{author}</Text>
           {m.authorKind === 'operator' && face === 'console' && !m.internal && <Badge variant="outline" color="gray" size="sm">Desk reply</Badge>}
-          {m.internal && <Badge color="yellow.9" variant="filled" size="sm">Internal note · partners never see it</Badge>}
+          {m.internal && <Badge color="yellow.5" autoContrast variant="filled" size="sm">Internal note · partners never see it</Badge>}
         </Group>
         <Text size="xs" c="dimmed"><DateTime value={m.createdAt} /></Text>
       </Group>
@@ -396,7 +396,7 @@ function FileList({ files, face, onDownload }: { files: Attachment[]; face: Face
         <Group key={a.id} gap="xs" role="listitem">
           <FileButton a={a} onDownload={onDownload} />
           <Text size="xs" c="dimmed">{a.contentType} · <DateTime value={a.createdAt} /></Text>
-          {a.internal && face === 'console' && <Badge color="yellow.9" variant="filled" size="sm">Internal</Badge>}
+          {a.internal && face === 'console' && <Badge color="yellow.5" autoContrast variant="filled" size="sm">Internal</Badge>}
         </Group>
       ))}
     </Stack>
@@ -430,7 +430,7 @@ function Composer({ ticketId, canNote, onDone }: { ticketId: string; canNote: bo
           <FilePicker label="Attach a file" file={file} onChange={setFile} description={attachmentHelp} />
           <ErrorAlert error={send.error} shownFields={['body']} />
           <Group justify="flex-end">
-            {canNote && <Button type="button" color="yellow.9" variant="outline" disabled={!body.trim()} loading={send.isPending && send.variables}
+            {canNote && <Button type="button" variant="default" disabled={!body.trim()} loading={send.isPending && send.variables}
               onClick={() => { send.mutate(true); }}>Add internal note</Button>}
             <Button type="submit" disabled={!body.trim()} loading={send.isPending && !send.variables}>Send reply</Button>
           </Group>

@@ -5,7 +5,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { Anchor, Button, Checkbox, Group, Modal, NativeSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { api, fieldErrors, unwrap } from '../../api/client';
 import { useCan } from '../../auth/useCan';
-import { usePartners } from '../../ui/AdminData';
+import { usePartnerList } from '../../ui/DataQueries';
 import { oneOf, orUndefined, useAdminFilters } from '../../ui/AdminFilters';
 import { ContentTypesHelp, FolderName, VisibilityFields } from '../../ui/Content';
 import { uploadVersion, useFolders, visibilityText, type ContentItem, type Visibility } from '../../ui/contentData';
@@ -25,7 +25,7 @@ const kinds = ['file', 'link'] as const;
 export default function Content() {
   const canWrite = useCan('content:write');
   const folders = useFolders();
-  const partners = usePartners();
+  const partners = usePartnerList();
   const partnerName = (id: string) => partners.data?.find((p) => p.id === id)?.name ?? id;
   const [f, set] = useAdminFilters(['folderId', 'kind', 'language', 'tag', 'q', 'archived'] as const);
   const [q, setQ] = useState(f.q);

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Anchor, Badge, Button, Card, Checkbox, Code, Group, Loader, NativeSelect, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
-import { usePartners } from '../../ui/AdminData';
+import { usePartnerList } from '../../ui/DataQueries';
 import { ContentTypesHelp, DownloadButton, FolderName, VisibilityFields } from '../../ui/Content';
 import { uploadVersion, useFolders, visibilityText, type ContentItem, type Visibility } from '../../ui/contentData';
 import { ConfirmButton } from '../../ui/DataConfirm';
@@ -41,7 +41,7 @@ export default function ContentItemPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
   const canWrite = useCan('content:write');
-  const partners = usePartners();
+  const partners = usePartnerList();
   const partnerName = (pid: string) => partners.data?.find((p) => p.id === pid)?.name ?? pid;
   const [downloadError, setDownloadError] = useState<unknown>(null);
   const item = useQuery({
