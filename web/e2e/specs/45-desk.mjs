@@ -36,7 +36,21 @@ export default async function (t) {
   const op = await t.newPage({ label: 'desk console' });
   const page = op.page;
   await t.signIn(page, t.owner);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tickets' }).click();
+  // A category the desk files tickets under.
+  const categoryName = unique('Payouts');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Ticket categories' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Ticket categories' }).waitFor();
+  await page.getByRole('button', { name: 'Add category' }).click();
+  const catDialog = page.getByRole('dialog', { name: 'Add a category' });
+  await catDialog.getByLabel('Name').fill(categoryName);
+  await catDialog.getByLabel('Description').fill('Missing or late payouts');
+  await catDialog.getByRole('button', { name: 'Add category' }).click();
+  await page.getByRole('table', { name: 'Ticket categories' }).getByText(categoryName).waitFor();
+  const category = (await t.call(ownerToken, 'GET', '/api/ticket-categories?limit=100')).data.find((c) => c.name === categoryName);
+  t.check(!!category, `the category is added (${categoryName})`);
+  await t.axe(page, '[console] ticket categories');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tickets', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Tickets' }).waitFor();
   await page.getByRole('button', { name: 'Open a ticket' }).click();
   const dialog = page.getByRole('dialog', { name: 'Open a ticket' });
@@ -45,12 +59,13 @@ export default async function (t) {
   await dialog.getByLabel('Subject').fill(subject);
   await dialog.getByLabel('Message').fill('Your October payout bounced; please check your IBAN.');
   await dialog.getByLabel('Priority').selectOption('high');
+  await dialog.getByLabel('Category').selectOption({ label: categoryName });
   await dialog.getByRole('button', { name: 'Open ticket' }).click();
   await page.getByRole('heading', { level: 1, name: subject }).waitFor();
   const ticketId = new URL(page.url()).pathname.split('/').pop();
   let ticket = await t.call(ownerToken, 'GET', `/api/tickets/${ticketId}`);
-  t.check(ticket.partnerId === partner.id && ticket.priority === 'high' && ticket.status === 'open',
-    `the desk opened a high-priority ticket for the partner (${ticket.partnerId === partner.id}, ${ticket.priority}, ${ticket.status})`);
+  t.check(ticket.partnerId === partner.id && ticket.priority === 'high' && ticket.status === 'open' && ticket.categoryId === category?.id,
+    `the desk opened a high-priority ticket for the partner in the category (${ticket.partnerId === partner.id}, ${ticket.priority}, ${ticket.status}, ${ticket.categoryId === category?.id})`);
 
   // A reply with a file, then an internal note with a file of its own.
   const publicFile = `bank-letter-${Date.now()}.txt`;
@@ -109,12 +124,22 @@ export default async function (t) {
   await list.getByRole('link', { name: subject }).waitFor();
   await page.getByLabel('Status').selectOption('pending_partner');
   await list.getByRole('link', { name: subject }).waitFor();
+  await page.getByLabel('Category').selectOption({ label: categoryName });
+  await list.getByRole('link', { name: subject }).waitFor();
   await page.getByLabel('Status').selectOption('closed');
   await list.getByText('No tickets match these filters.').waitFor();
   t.check(true, 'the queue finds the ticket by subject and status, and not among closed ones');
   await page.getByLabel('Status').selectOption('');
   await t.axe(page, '[console] tickets');
   await op.context.close();
+
+  // The ticket page in the dark colour scheme, internal note included.
+  const dark = await t.newPage({ label: 'desk dark', colorScheme: 'dark' });
+  await t.signIn(dark.page, t.owner);
+  await dark.page.goto(`${t.base}/tickets/${ticketId}`);
+  await dark.page.getByRole('article', { name: 'Internal note' }).waitFor();
+  await t.axe(dark.page, '[console-dark] ticket');
+  await dark.context.close();
 
   // The partner never sees the note or its file.
   const apiMessages = (await t.call(partnerToken, 'GET', `/api/tickets/${ticketId}/messages`)).data;

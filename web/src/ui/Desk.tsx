@@ -280,7 +280,7 @@ function MessageCard({ m, files, face, onDownload }: { m: Message; files: Attach
           {m.authorKind === 'operator' && face === 'console' && !m.internal && <Badge variant="outline" color="gray" size="sm">Desk reply</Badge>}
           {m.internal && <Badge color="yellow.5" autoContrast variant="filled" size="sm">Internal note · partners never see it</Badge>}
         </Group>
-        <Text size="xs" c="dimmed"><DateTime value={m.createdAt} /></Text>
+        <Text size="xs" c={m.internal ? undefined : 'dimmed'}><DateTime value={m.createdAt} /></Text>
       </Group>
       <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>{m.body}</Text>
       {files.length > 0 && (
@@ -345,7 +345,7 @@ export function TicketView({ face }: { face: Face }) {
       <Anchor component={Link} to={b} size="sm">← {face === 'console' ? 'Tickets' : 'Support tickets'}</Anchor>
       <PageHeader title={t.subject} description={<>Opened <DateTime value={t.createdAt} /> by <PersonName id={t.requesterId} /></>}
         actions={canWrite && next.map((to) => (to === 'closed'
-          ? <ConfirmButton key={to} label="Close" title="Close this ticket?" confirmLabel="Close ticket"
+          ? <ConfirmButton key={to} variant="default" label="Close" title="Close this ticket?" confirmLabel="Close ticket"
               message="A closed ticket is final: it takes no more replies or status changes." onConfirm={() => status.mutateAsync(to)} />
           : <Button key={to} variant={to === 'resolved' ? 'filled' : 'default'} loading={status.isPending && status.variables === to}
               onClick={() => { status.mutate(to); }}>{moveText[to]}</Button>))} />
