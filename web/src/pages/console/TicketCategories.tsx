@@ -15,7 +15,7 @@ export default function TicketCategories() {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Category | 'new' | null>(null);
   const remove = useMutation({
-    mutationFn: async (id: string) => unwrap(await api.DELETE('/api/ticket-categories/{id}', { params: { path: { id } } })),
+    mutationFn: async (id: string) => { unwrap(await api.DELETE('/api/ticket-categories/{id}', { params: { path: { id } } })); },
     onSuccess: async () => { notify('Category deleted'); await queryClient.invalidateQueries({ queryKey: ['ticket-categories'] }); },
   });
   return (
