@@ -56,6 +56,7 @@ export default async function (t) {
   const dialog = page.getByRole('dialog', { name: 'Open a ticket' });
   const subject = unique('Payout missing');
   await pick(page, dialog, 'Partner', partnerName);
+  await dialog.getByLabel('On behalf of').selectOption({ label: `Dana Desk (${email})` });
   await dialog.getByLabel('Subject').fill(subject);
   await dialog.getByLabel('Message').fill('Your October payout bounced; please check your IBAN.');
   await dialog.getByLabel('Priority').selectOption('high');
@@ -64,8 +65,8 @@ export default async function (t) {
   await page.getByRole('heading', { level: 1, name: subject }).waitFor();
   const ticketId = new URL(page.url()).pathname.split('/').pop();
   let ticket = await t.call(ownerToken, 'GET', `/api/tickets/${ticketId}`);
-  t.check(ticket.partnerId === partner.id && ticket.priority === 'high' && ticket.status === 'open' && ticket.categoryId === category?.id,
-    `the desk opened a high-priority ticket for the partner in the category (${ticket.partnerId === partner.id}, ${ticket.priority}, ${ticket.status}, ${ticket.categoryId === category?.id})`);
+  t.check(ticket.partnerId === partner.id && ticket.priority === 'high' && ticket.status === 'open' && ticket.categoryId === category?.id && ticket.requesterId === user.id,
+    `the desk opened a high-priority ticket for the partner user in the category (${ticket.partnerId === partner.id}, ${ticket.priority}, ${ticket.status}, ${ticket.categoryId === category?.id}, ${ticket.requesterId === user.id})`);
 
   // A reply with a file, then an internal note with a file of its own.
   const publicFile = `bank-letter-${Date.now()}.txt`;

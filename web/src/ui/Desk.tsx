@@ -176,12 +176,18 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
   const queryClient = useQueryClient();
   const cats = useCategories();
   const canCustomers = useCan('customers:read');
-  const [v, setV] = useState({ partnerId: '', customerId: '', subject: '', body: '', priority: 'normal', categoryId: '', assigneeUserId: '', tags: '' });
+  const canPeople = useCan('partner_users:read') && face === 'console';
+  const [v, setV] = useState({ partnerId: '', customerId: '', requesterId: '', subject: '', body: '', priority: 'normal', categoryId: '', assigneeUserId: '', tags: '' });
   const [file, setFile] = useState<File | null>(null);
   const customers = useQuery({
     queryKey: ['customers', 'picker', face, v.partnerId],
     enabled: canCustomers && (face === 'portal' || !!v.partnerId),
     queryFn: async () => unwrap(await api.GET('/api/customers', { params: { query: { limit: 100, partnerId: face === 'console' ? v.partnerId : undefined } } })).data,
+  });
+  const people = useQuery({
+    queryKey: ['partner-users', 'picker', v.partnerId],
+    enabled: canPeople && !!v.partnerId,
+    queryFn: async () => unwrap(await api.GET('/api/partners/{id}/users', { params: { path: { id: v.partnerId }, query: { limit: 100 } } })).data,
   });
   const open = useMutation({
     mutationFn: async () => {
@@ -190,6 +196,7 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
         categoryId: orUndefined(v.categoryId), customerId: orUndefined(v.customerId),
         partnerId: face === 'console' ? v.partnerId : undefined,
         assigneeUserId: face === 'console' ? orUndefined(v.assigneeUserId) : undefined,
+        requesterId: face === 'console' ? orUndefined(v.requesterId) : undefined,
         tags: v.tags.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
       } }));
       let uploadError: unknown = null;
@@ -215,7 +222,12 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
       <Stack>
         {face === 'console' && (
           <PartnerSelect label="Partner" required value={v.partnerId} error={errs.partnerId}
-            onChange={(id) => { setV((s) => ({ ...s, partnerId: id, customerId: '' })); }} />
+            onChange={(id) => { setV((s) => ({ ...s, partnerId: id, customerId: '', requesterId: '' })); }} />
+        )}
+        {canPeople && (
+          <NativeSelect label="On behalf of" value={v.requesterId} onChange={change('requesterId')} disabled={!v.partnerId} error={errs.requesterId}
+            description="The partner user who asks"
+            data={[{ value: '', label: 'Myself' }, ...(people.data ?? []).filter((u) => u.status !== 'deactivated').map((u) => ({ value: u.id, label: u.name ? `${u.name} (${u.email})` : u.email }))]} />
         )}
         {canCustomers && (
           <NativeSelect label="Customer (optional)" value={v.customerId} onChange={change('customerId')} disabled={face === 'console' && !v.partnerId}
@@ -234,7 +246,7 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
           <TextInput label="Tags" description="Lower-case words, separated by commas" value={v.tags} onChange={change('tags')} error={errs.tags} />
         </>}
         <FilePicker label="Attach a file (optional)" file={file} onChange={setFile} description={attachmentHelp} />
-        <ErrorAlert error={open.error} shownFields={['partnerId', 'customerId', 'subject', 'body', 'categoryId', 'tags']} />
+        <ErrorAlert error={open.error} shownFields={['partnerId', 'customerId', 'requesterId', 'subject', 'body', 'categoryId', 'tags']} />
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>Cancel</Button>
           <Button type="submit" loading={open.isPending} disabled={!v.subject.trim() || !v.body.trim() || (face === 'console' && !v.partnerId)}>Open ticket</Button>
