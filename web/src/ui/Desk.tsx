@@ -8,7 +8,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import {
   Anchor, Badge, Button, Card, Group, Loader, Modal, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Textarea, Title,
 } from '@mantine/core';
-import { api, fieldErrors, unwrap, type Schemas } from '../api/client';
+import { api, ApiError, fieldErrors, unwrap, type Schemas } from '../api/client';
 import { useMe, type Face } from '../auth/me';
 import { useCan } from '../auth/useCan';
 import { PersonName } from '../pages/console/money/shared';
@@ -309,6 +309,7 @@ export function TicketView({ face }: { face: Face }) {
   const canWrite = useCan('tickets:write');
   const canManage = useCan('tickets:manage') && face === 'console';
   const download = useDownload();
+  const me = useMe();
 
   const ticket = useQuery({
     queryKey: ['tickets', 'one', id],
@@ -355,7 +356,7 @@ export function TicketView({ face }: { face: Face }) {
   return (
     <Stack>
       <Anchor component={Link} to={b} size="sm">← {face === 'console' ? 'Tickets' : 'Support tickets'}</Anchor>
-      <PageHeader title={t.subject} description={<>Opened <DateTime value={t.createdAt} /> by <PersonName id={t.requesterId} /></>}
+      <PageHeader title={t.subject} description={<>Opened <DateTime value={t.createdAt} />{(face === 'console' || t.requesterId === me.data?.userId) && <> by <PersonName id={t.requesterId} /></>}</>}
         actions={canWrite && next.map((to) => (to === 'closed'
           ? <ConfirmButton key={to} variant="default" label="Close" title="Close this ticket?" confirmLabel="Close ticket"
               message="A closed ticket is final: it takes no more replies or status changes." onConfirm={() => status.mutateAsync(to)} />
@@ -425,7 +426,13 @@ function Composer({ ticketId, canNote, onDone }: { ticketId: string; canNote: bo
       const m = unwrap(await api.POST(path, { params: { path: { id: ticketId } }, body: { body: body.trim() } }));
       setBody('');
       if (file) {
-        await uploadAttachment(ticketId, file, m.id);
+        try {
+          await uploadAttachment(ticketId, file, m.id);
+        } catch (err) {
+          // The message stands; only its file was refused.
+          if (err instanceof ApiError) throw new ApiError({ ...err.problem, title: `${internal ? 'Note' : 'Reply'} sent without its file: ${err.problem.title}` });
+          throw err;
+        }
         setFile(null);
       }
       return internal;
