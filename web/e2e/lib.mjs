@@ -53,8 +53,9 @@ export async function harness() {
     page.on('console', (m) => {
       if (expect401 && m.text().includes('status of 401')) return;
       // A refusal a page handles (the 403 view, a missing row, a conflict, field errors beside
-      // their inputs) is not an error of the app; the browser still logs the failed load.
-      if (/status of 4(0[349]|22)/.test(m.text())) return;
+      // their inputs, a file too large or of a type not taken) is not an error of the app; the
+      // browser still logs the failed load.
+      if (/status of 4(0[349]|1[35]|22)/.test(m.text())) return;
       if (m.type() === 'error' || m.type() === 'warning') problem(`[${label}] console ${m.type()}: ${m.text()}`);
     });
     page.on('pageerror', (e) => { problem(`[${label}] page error: ${e.message}`); });

@@ -13,5 +13,8 @@ export const portalPages: PageDef[] = [
   { path: '/portal/tasks', title: 'Onboarding and tasks', face: 'portal', permission: 'tasks:read', group: 'Program', load: () => import('./Tasks') },
   { path: '/portal/documents', title: 'Documents', face: 'portal', permission: 'tasks:read', group: 'Program', load: () => import('./Documents') },
   { path: '/portal/documents/:id', title: 'Document', face: 'portal', permission: 'tasks:read', load: () => import('./Document') },
+  { path: '/portal/tickets', title: 'Support tickets', face: 'portal', permission: 'tickets:read', group: 'Program', load: () => import('./Tickets') },
+  { path: '/portal/tickets/:id', title: 'Ticket', face: 'portal', permission: 'tickets:read', load: () => import('./Ticket') },
+  { path: '/portal/resources', title: 'Resources', face: 'portal', permission: 'content:read', group: 'Program', load: () => import('./Resources') },
   { path: '/portal/profile', title: 'Profile', face: 'portal', permission: 'profile:read', group: 'Account', load: () => import('./Profile') },
 ];

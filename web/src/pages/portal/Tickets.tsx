@@ -1,0 +1,6 @@
+import { TicketList } from '../../ui/Desk';
+
+/** The partner's own support tickets. */
+export default function Tickets() {
+  return <TicketList face="portal" />;
+}
