@@ -130,6 +130,14 @@ type Ticket struct {
 	FirstResponseAt *time.Time
 	ResolvedAt      *time.Time
 	ClosedAt        *time.Time
+	// The SLA state its clock records (models.TicketSLA); all nil without an SLA policy.
+	FirstResponseDueAt      *time.Time
+	ResolutionDueAt         *time.Time
+	SLAPausedAt             *time.Time `gorm:"column:sla_paused_at"`
+	FirstResponseWarnedAt   *time.Time
+	FirstResponseBreachedAt *time.Time
+	ResolutionWarnedAt      *time.Time
+	ResolutionBreachedAt    *time.Time
 }
 
 // TagList is the ticket's tags.

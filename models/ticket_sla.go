@@ -164,6 +164,9 @@ type TicketBusinessHours struct {
 	UpdatedAt time.Time
 }
 
+// TableName is one row per tenant.
+func (TicketBusinessHours) TableName() string { return "ticket_business_hours" }
+
 // Hours is the row as BusinessHours.
 func (b *TicketBusinessHours) Hours() BusinessHours {
 	h := BusinessHours{TimeZone: b.TimeZone}
