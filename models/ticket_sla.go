@@ -99,8 +99,8 @@ var BusinessDays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 // Start and End are "HH:MM", End after Start ("24:00" is midnight at the day's end).
 type BusinessWindow struct {
 	Day   string `json:"day" enum:"mon,tue,wed,thu,fri,sat,sun"`
-	Start string `json:"start" pattern:"^([01][0-9]|2[0-3]):[0-5][0-9]$" example:"09:00"`
-	End   string `json:"end" pattern:"^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$" example:"17:00"`
+	Start string `json:"start" maxLength:"5" pattern:"^([01][0-9]|2[0-3]):[0-5][0-9]$" example:"09:00"`
+	End   string `json:"end" maxLength:"5" pattern:"^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$" example:"17:00"`
 }
 
 // BusinessHours is when SLA clocks run: a weekly schedule in an IANA time zone, or around the
