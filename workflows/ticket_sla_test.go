@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/partnerd/partnerd/activities"
 	"github.com/partnerd/partnerd/models"
@@ -166,5 +168,55 @@ func TestTicketSLACountsBusinessHoursOnly(t *testing.T) {
 		slaEvent{models.EventTicketSLABreached, models.SLAResolution, monday.Add(24*time.Hour + 17*time.Hour)})
 	if evs := slaEventsOf(t, op); evs[1].at.In(berlin).Weekday() != time.Monday {
 		t.Fatalf("breached on %s", evs[1].at.In(berlin).Weekday())
+	}
+}
+
+// The fan-out of ticket.opened starts the ticket's clock; that of a status change signals it.
+func TestTicketEventsStartAndSignalTheSLAClock(t *testing.T) {
+	st := storetest.Open(t, storetest.Engines(t)[0])
+	op, tk := slaTicket(t, st, models.TicketSLAPolicy{Priority: models.TicketHigh, FirstResponseMinutes: 60, ResolutionMinutes: 240}, models.AroundTheClock)
+	if _, err := op.ChangeTicketStatus(context.Background(), tk.ID, models.TicketPendingPartner); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := op.ListEvents(context.Background(), models.EventFilter{Type: "ticket.*"}, models.Page{Limit: 10})
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("ticket events = %+v, %v", evs, err)
+	}
+	fanout := func(e models.Event, setup func(*testsuite.TestWorkflowEnvironment)) workflows.EventFanoutResult {
+		t.Helper()
+		var suite testsuite.WorkflowTestSuite
+		env := suite.NewTestWorkflowEnvironment()
+		worker.Register(env, worker.Deps{System: &activities.System{}, Events: &activities.Events{Store: st}, Desk: &activities.Desk{Store: st.Desk}})
+		setup(env)
+		env.ExecuteWorkflow(workflows.EventFanout, workflows.EventFanoutInput{TenantID: e.TenantID, EventID: e.ID, Type: e.Type})
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		var res workflows.EventFanoutResult
+		if err := env.GetWorkflowResult(&res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	var started workflows.TicketSLAInput
+	res := fanout(evs[0], func(env *testsuite.TestWorkflowEnvironment) {
+		env.OnWorkflow(workflows.TicketSLA, mock.Anything, mock.Anything).Return(func(_ workflow.Context, in workflows.TicketSLAInput) error {
+			started = in
+			return nil
+		})
+	})
+	if res.TicketSLA != tk.ID || started.TicketID != tk.ID || !started.OpenedAt.Equal(evs[0].OccurredAt) {
+		t.Fatalf("ticket.opened fan-out = %+v, clock input %+v", res, started)
+	}
+	var signalled models.TicketSLASignal
+	res = fanout(evs[1], func(env *testsuite.TestWorkflowEnvironment) {
+		env.OnSignalExternalWorkflow(mock.Anything, workflows.TicketSLAWorkflowID(tk.ID), "", workflows.TicketSLASignal, mock.Anything).Return(
+			func(_, _, _, _ string, arg any) error {
+				signalled = arg.(models.TicketSLASignal)
+				return nil
+			})
+	})
+	if res.TicketSLA != tk.ID || signalled.Status != models.TicketPendingPartner || !signalled.At.Equal(evs[1].OccurredAt) {
+		t.Fatalf("ticket.status_changed fan-out = %+v, signal %+v", res, signalled)
 	}
 }
