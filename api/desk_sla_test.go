@@ -119,7 +119,7 @@ func TestSLAPoliciesOverHTTP(t *testing.T) {
 			t.Fatalf("a ticket whose clock recorded nothing yet shows %+v", tk.SLA)
 		}
 		due := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
-		if err := st.Desk.RecordTicketSLA(context.Background(), models.System(env.tenantID), tk.ID, models.TicketSLA{FirstResponseDueAt: &due}, nil); err != nil {
+		if err := st.RecordTicketSLA(context.Background(), models.System(env.tenantID), tk.ID, models.TicketSLA{FirstResponseDueAt: &due}, nil); err != nil {
 			t.Fatal(err)
 		}
 		shown := decode[Ticket](t, do(t, h, http.MethodGet, "/api/tickets/"+tk.ID, nil, partner...))

@@ -92,7 +92,7 @@ func (p *TicketSLAPolicy) WarnAfter(name string) time.Duration {
 	return t * time.Duration(p.WarnPercent) / 100
 }
 
-// Weekdays as business windows name them, Sunday first like time.Weekday.
+// BusinessDays are the weekdays as business windows name them, Sunday first like time.Weekday.
 var BusinessDays = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 
 // BusinessWindow is a stretch of working time on one weekday, in the tenant's time zone:

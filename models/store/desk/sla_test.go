@@ -119,20 +119,20 @@ func TestTicketEventsRouteToTheSLAClock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch {
-			case ev.Type == models.EventTicketOpened:
+			switch ev.Type {
+			case models.EventTicketOpened:
 				if r.StartTicketSLA == nil || r.StartTicketSLA.TicketID != tk.ID || !r.StartTicketSLA.At.Equal(ev.OccurredAt) {
 					t.Fatalf("ticket.opened routes = %+v", r)
 				}
-			case ev.Type == models.EventTicketReplied:
+			case models.EventTicketReplied:
 				if r.TicketSLA == nil || !r.TicketSLA.Responded || r.TicketSLA.Status != models.TicketPendingPartner {
 					t.Fatalf("the desk's reply routes = %+v", r.TicketSLA)
 				}
-			case ev.Type == models.EventTicketUpdated:
+			case models.EventTicketUpdated:
 				if r.TicketSLA == nil || r.TicketSLA.Priority != models.TicketUrgent {
 					t.Fatalf("a priority change routes = %+v", r.TicketSLA)
 				}
-			case ev.Type == models.EventTicketStatusChanged:
+			case models.EventTicketStatusChanged:
 				if r.TicketSLA == nil || r.TicketSLA.Status != models.TicketPendingPartner || r.TicketSLA.Responded {
 					t.Fatalf("a status change routes = %+v", r.TicketSLA)
 				}
@@ -154,10 +154,10 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st, err := s.Desk.StartTicketSLA(ctx, sys, tk.ID, ""); err != nil || !st.Found || st.Policy != nil || st.Priority != models.TicketHigh || st.Hours.TimeZone != "UTC" {
+		if st, err := s.StartTicketSLA(ctx, sys, tk.ID, ""); err != nil || !st.Found || st.Policy != nil || st.Priority != models.TicketHigh || st.Hours.TimeZone != "UTC" {
 			t.Fatalf("start without a policy = %+v, %v", st, err)
 		}
-		if st, err := s.Desk.StartTicketSLA(ctx, sys, models.NewID(), ""); err != nil || st.Found {
+		if st, err := s.StartTicketSLA(ctx, sys, models.NewID(), ""); err != nil || st.Found {
 			t.Fatalf("start of no ticket = %+v, %v", st, err)
 		}
 		due := time.Date(2026, 11, 25, 11, 0, 0, 0, time.UTC)
@@ -165,7 +165,7 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 		alert := []models.SLAAlert{{Kind: models.SLABreached, Target: models.SLAFirstResponse, DueAt: due, At: at}}
 		resDue := due.Add(3 * time.Hour)
 		for range 2 {
-			if err := s.Desk.RecordTicketSLA(ctx, sys, tk.ID, models.TicketSLA{FirstResponseDueAt: &due, ResolutionDueAt: &resDue}, alert); err != nil {
+			if err := s.RecordTicketSLA(ctx, sys, tk.ID, models.TicketSLA{FirstResponseDueAt: &due, ResolutionDueAt: &resDue}, alert); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -182,7 +182,7 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 			t.Fatalf("the partner sees SLA events: %+v, %v", mine, err)
 		}
 		// A paused clock clears the due times and says since when.
-		if err := s.Desk.RecordTicketSLA(ctx, sys, tk.ID, models.TicketSLA{SLAPausedAt: &at}, nil); err != nil {
+		if err := s.RecordTicketSLA(ctx, sys, tk.ID, models.TicketSLA{SLAPausedAt: &at}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := e.Op.Ticket(ctx, tk.ID); err != nil || got.ResolutionDueAt != nil || got.SLAPausedAt == nil || got.FirstResponseBreachedAt == nil {
