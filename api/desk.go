@@ -203,6 +203,7 @@ type ListTicketsInput struct {
 	CustomerID     string `query:"customerId" maxLength:"36"`
 	Tag            string `query:"tag" maxLength:"32"`
 	Q              string `query:"q" maxLength:"200" doc:"Part of the subject, case-insensitive"`
+	SLA            string `query:"sla" enum:"breached,paused" doc:"breached: a target of its SLA was breached; paused: its SLA clock waits on the partner"`
 }
 
 // TicketCategoryOutput is one category.
@@ -350,7 +351,7 @@ func (s *Server) openTicket(ctx context.Context, in *OpenTicketInput) (*TicketOu
 // listTickets lists tickets.
 func (s *Server) listTickets(ctx context.Context, in *ListTicketsInput) (*TicketListOutput, error) {
 	f := models.TicketFilter{Status: in.Status, Priority: in.Priority, AssigneeUserID: in.AssigneeUserID, PartnerID: in.PartnerID,
-		CategoryID: in.CategoryID, CustomerID: in.CustomerID, Tag: in.Tag, Q: in.Q}
+		CategoryID: in.CategoryID, CustomerID: in.CustomerID, Tag: in.Tag, Q: in.Q, SLA: in.SLA}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Ticket, string, error) {
 		return s.desk(ctx).ListTickets(ctx, f, pg)
 	}, ticketOf)

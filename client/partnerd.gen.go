@@ -2466,6 +2466,24 @@ func (e ListTicketsParamsPriority) Valid() bool {
 	}
 }
 
+// Defines values for ListTicketsParamsSla.
+const (
+	ListTicketsParamsSlaBreached ListTicketsParamsSla = "breached"
+	ListTicketsParamsSlaPaused   ListTicketsParamsSla = "paused"
+)
+
+// Valid indicates whether the value is a known member of the ListTicketsParamsSla enum.
+func (e ListTicketsParamsSla) Valid() bool {
+	switch e {
+	case ListTicketsParamsSlaBreached:
+		return true
+	case ListTicketsParamsSlaPaused:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListWebhookDeliveriesParamsStatus.
 const (
 	ListWebhookDeliveriesParamsStatusCancelled ListWebhookDeliveriesParamsStatus = "cancelled"
@@ -6393,6 +6411,9 @@ type ListTicketsParams struct {
 
 	// Q Part of the subject, case-insensitive
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sla breached: a target of its SLA was breached; paused: its SLA clock waits on the partner
+	Sla *ListTicketsParamsSla `form:"sla,omitempty" json:"sla,omitempty"`
 }
 
 // ListTicketsParamsStatus defines parameters for ListTickets.
@@ -6400,6 +6421,9 @@ type ListTicketsParamsStatus string
 
 // ListTicketsParamsPriority defines parameters for ListTickets.
 type ListTicketsParamsPriority string
+
+// ListTicketsParamsSla defines parameters for ListTickets.
+type ListTicketsParamsSla string
 
 // ListTicketAttachmentsParams defines parameters for ListTicketAttachments.
 type ListTicketAttachmentsParams struct {
@@ -21669,6 +21693,18 @@ func NewListTicketsRequest(server string, params *ListTicketsParams) (*http.Requ
 		if params.Q != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sla != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "sla", *params.Sla, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

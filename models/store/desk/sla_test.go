@@ -181,12 +181,20 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 		if err != nil || len(mine) != 0 {
 			t.Fatalf("the partner sees SLA events: %+v, %v", mine, err)
 		}
+		for f, want := range map[string]int{models.TicketSLABreached: 1, models.TicketSLAPaused: 0} {
+			if list, _, err := e.Op.ListTickets(ctx, models.TicketFilter{SLA: f}, models.Page{}); err != nil || len(list) != want {
+				t.Fatalf("sla=%s lists %d tickets (%v), want %d", f, len(list), err, want)
+			}
+		}
 		// A paused clock clears the due times and says since when.
 		if err := s.RecordTicketSLA(ctx, sys, tk.ID, models.TicketSLA{SLAPausedAt: &at}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := e.Op.Ticket(ctx, tk.ID); err != nil || got.ResolutionDueAt != nil || got.SLAPausedAt == nil || got.FirstResponseBreachedAt == nil {
 			t.Fatalf("paused ticket = %+v, %v", got, err)
+		}
+		if list, _, err := e.A.ListTickets(ctx, models.TicketFilter{SLA: models.TicketSLAPaused}, models.Page{}); err != nil || len(list) != 1 {
+			t.Fatalf("sla=paused lists %d tickets, %v", len(list), err)
 		}
 	})
 }
