@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"time"
+	_ "time/tzdata" // business hours name any IANA zone even where the host has no zone database
 )
 
 // SLA targets of a ticket.
