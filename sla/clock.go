@@ -37,7 +37,8 @@ type Clock struct {
 	StatusAt time.Time
 }
 
-// NewClock is the clock of a ticket opened at openedAt under policy p, running.
+// NewClock is the clock of a ticket opened at openedAt under policy p (none when nil: the
+// clock waits for a priority that has one), running.
 func NewClock(p *models.TicketSLAPolicy, h models.BusinessHours, openedAt time.Time) Clock {
 	c := Clock{Hours: h, RunningSince: openedAt, Status: models.TicketOpen, StatusAt: openedAt}
 	c.SetPolicy(p)
@@ -60,10 +61,11 @@ func (c *Clock) targets() []*Target { return []*Target{&c.FirstResponse, &c.Reso
 // Running says whether the clock counts time now.
 func (c *Clock) Running() bool { return !c.RunningSince.IsZero() }
 
-// Done says whether nothing is left to watch: every target met, breached or absent, and the
-// ticket not waiting to be reopened.
+// Done says whether nothing is left to watch: the ticket is closed, or the resolution target
+// is breached and the first response answered or breached. A target the policy lacks may still
+// come with a priority change; a met resolution may be reopened.
 func (c *Clock) Done() bool {
-	return c.Status == models.TicketClosed || (!c.FirstResponse.active() && !c.Resolution.active() && c.Status != models.TicketResolved)
+	return c.Status == models.TicketClosed || ((c.FirstResponse.Met || c.FirstResponse.Breached) && c.Resolution.Breached)
 }
 
 func (c *Clock) pause(cal *Calendar, at time.Time) {

@@ -18,7 +18,8 @@ const ticketSLAStepsPerRun = 300
 // resolution targets of the ticket's priority policy, pauses while the ticket is pending on
 // the partner, sends ticket.sla_warning and ticket.sla_breached when they are due, and records
 // the due times on the ticket. Signals (TicketSLASignal) bring status changes, the desk's
-// replies and priority changes; it ends when the ticket is closed or nothing is left to watch.
+// replies and priority changes; a ticket whose priority has no policy counts from its opening
+// once it moves to one that has. It ends when the ticket is closed or nothing is left to watch.
 func TicketSLA(ctx workflow.Context, in TicketSLAInput) error {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
 	var desk *activities.Desk
@@ -32,8 +33,8 @@ func TicketSLA(ctx workflow.Context, in TicketSLAInput) error {
 		if err := workflow.ExecuteActivity(ctx, desk.StartTicketSLA, ref).Get(ctx, &st); err != nil {
 			return err
 		}
-		if !st.Found || st.Policy == nil {
-			return nil // no policy for the ticket's priority: no clock
+		if !st.Found {
+			return nil
 		}
 		opened := in.OpenedAt
 		if opened.IsZero() {

@@ -220,3 +220,36 @@ func TestTicketEventsStartAndSignalTheSLAClock(t *testing.T) {
 		t.Fatalf("ticket.status_changed fan-out = %+v, signal %+v", res, signalled)
 	}
 }
+
+// A ticket whose priority has no policy gets the targets of the priority it is raised to,
+// counted from its opening; closing it ends the clock.
+func TestTicketSLATakesThePolicyOfANewPriority(t *testing.T) {
+	st := storetest.Open(t, storetest.Engines(t)[0])
+	op, tk := slaTicket(t, st, models.TicketSLAPolicy{Priority: models.TicketHigh, FirstResponseMinutes: 60, ResolutionMinutes: 240}, models.AroundTheClock)
+	low := models.TicketLow
+	if _, err := op.UpdateTicket(context.Background(), tk.ID, models.TicketChanges{Priority: &low}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	env := slaEnv(st, t0)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(workflows.TicketSLASignal, models.TicketSLASignal{TicketID: tk.ID, Status: models.TicketOpen, Priority: models.TicketHigh, At: env.Now()})
+	}, 20*time.Minute)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(workflows.TicketSLASignal, models.TicketSLASignal{TicketID: tk.ID, Status: models.TicketClosed, At: env.Now()})
+	}, 3*time.Hour)
+	env.ExecuteWorkflow(workflows.TicketSLA, workflows.TicketSLAInput{TenantID: tk.TenantID, TicketID: tk.ID, OpenedAt: t0})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if !env.IsWorkflowCompleted() || !env.Now().Before(t0.Add(3*time.Hour+time.Minute)) {
+		t.Fatalf("the clock did not end with the ticket's closing (now %s)", env.Now())
+	}
+	wantSLAEvents(t, slaEventsOf(t, op),
+		slaEvent{models.EventTicketSLAWarning, models.SLAFirstResponse, t0.Add(48 * time.Minute)},
+		slaEvent{models.EventTicketSLABreached, models.SLAFirstResponse, t0.Add(time.Hour)})
+	got, err := op.Ticket(context.Background(), tk.ID)
+	if err != nil || got.ResolutionDueAt != nil || got.ResolutionWarnedAt != nil {
+		t.Fatalf("the closed ticket = %+v, %v", got, err)
+	}
+}
