@@ -273,6 +273,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerPlaybookRoutes(s)
 	registerContentRoutes(s)
 	registerDeskRoutes(s)
+	registerSLARoutes(s)
 	return s
 }
 

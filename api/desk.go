@@ -34,6 +34,7 @@ type DeskStore interface {
 	AddTicketAttachment(ctx context.Context, ticketID string, a *models.TicketAttachment) error
 	TicketAttachments(ctx context.Context, ticketID string, pg models.Page) ([]models.TicketAttachment, string, error)
 	TicketAttachment(ctx context.Context, id string) (*models.TicketAttachment, error)
+	SLAStore
 }
 
 // desk is the service desk store as the caller sees it.
@@ -71,6 +72,30 @@ type Ticket struct {
 	FirstResponseAt *time.Time `json:"firstResponseAt,omitempty" doc:"The desk's first public reply"`
 	ResolvedAt      *time.Time `json:"resolvedAt,omitempty"`
 	ClosedAt        *time.Time `json:"closedAt,omitempty"`
+	SLA             *TicketSLA `json:"sla,omitempty" doc:"The SLA clock's state; absent when the ticket's priority has no SLA policy"`
+}
+
+// TicketSLA is what a ticket's SLA clock recorded: when each target is due while the clock
+// runs, since when it is paused (pending on the partner), and when each was warned about and
+// breached.
+type TicketSLA struct {
+	FirstResponseDueAt      *time.Time `json:"firstResponseDueAt,omitempty" doc:"Absent while paused, once met, or without a first response target"`
+	ResolutionDueAt         *time.Time `json:"resolutionDueAt,omitempty" doc:"Absent while paused or once resolved"`
+	PausedAt                *time.Time `json:"pausedAt,omitempty" doc:"Set while the ticket is pending on the partner"`
+	FirstResponseWarnedAt   *time.Time `json:"firstResponseWarnedAt,omitempty"`
+	FirstResponseBreachedAt *time.Time `json:"firstResponseBreachedAt,omitempty"`
+	ResolutionWarnedAt      *time.Time `json:"resolutionWarnedAt,omitempty"`
+	ResolutionBreachedAt    *time.Time `json:"resolutionBreachedAt,omitempty"`
+}
+
+func ticketSLAOf(t *models.Ticket) *TicketSLA {
+	s := TicketSLA{FirstResponseDueAt: t.FirstResponseDueAt, ResolutionDueAt: t.ResolutionDueAt, PausedAt: t.SLAPausedAt,
+		FirstResponseWarnedAt: t.FirstResponseWarnedAt, FirstResponseBreachedAt: t.FirstResponseBreachedAt,
+		ResolutionWarnedAt: t.ResolutionWarnedAt, ResolutionBreachedAt: t.ResolutionBreachedAt}
+	if s == (TicketSLA{}) {
+		return nil
+	}
+	return &s
 }
 
 func ticketOf(t *models.Ticket) Ticket {
@@ -80,7 +105,8 @@ func ticketOf(t *models.Ticket) Ticket {
 	}
 	return Ticket{ID: t.ID, PartnerID: t.PartnerID, CustomerID: str(t.CustomerID), CategoryID: str(t.CategoryID), Subject: t.Subject,
 		Priority: t.Priority, Status: t.Status, RequesterID: t.RequesterID, AssigneeUserID: str(t.AssigneeUserID), Tags: tags,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, FirstResponseAt: t.FirstResponseAt, ResolvedAt: t.ResolvedAt, ClosedAt: t.ClosedAt}
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, FirstResponseAt: t.FirstResponseAt, ResolvedAt: t.ResolvedAt, ClosedAt: t.ClosedAt,
+		SLA: ticketSLAOf(t)}
 }
 
 // TicketMessage is one message of a ticket's thread.
@@ -175,6 +201,7 @@ type ListTicketsInput struct {
 	CustomerID     string `query:"customerId" maxLength:"36"`
 	Tag            string `query:"tag" maxLength:"32"`
 	Q              string `query:"q" maxLength:"200" doc:"Part of the subject, case-insensitive"`
+	SLA            string `query:"sla" enum:"breached,paused" doc:"breached: a target of its SLA was breached; paused: its SLA clock waits on the partner"`
 }
 
 // TicketCategoryOutput is one category.
@@ -317,7 +344,7 @@ func (s *Server) openTicket(ctx context.Context, in *OpenTicketInput) (*TicketOu
 // listTickets lists tickets.
 func (s *Server) listTickets(ctx context.Context, in *ListTicketsInput) (*TicketListOutput, error) {
 	f := models.TicketFilter{Status: in.Status, Priority: in.Priority, AssigneeUserID: in.AssigneeUserID, PartnerID: in.PartnerID,
-		CategoryID: in.CategoryID, CustomerID: in.CustomerID, Tag: in.Tag, Q: in.Q}
+		CategoryID: in.CategoryID, CustomerID: in.CustomerID, Tag: in.Tag, Q: in.Q, SLA: in.SLA}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Ticket, string, error) {
 		return s.desk(ctx).ListTickets(ctx, f, pg)
 	}, ticketOf)

@@ -62,7 +62,7 @@ func init() {
 		}, otherPartner: func(f *fixture) request {
 			return request{http.MethodPost, "/api/tickets", map[string]any{"subject": "Help", "body": "Please help.", "partnerId": f.partner2}}
 		}},
-		"list-tickets":         {call: get("/api/tickets?status=open&priority=normal&tag=matrix&q=help")},
+		"list-tickets":         {call: get("/api/tickets?status=open&priority=normal&tag=matrix&q=help&sla=breached")},
 		"get-ticket":           {byID: true, call: ticket(http.MethodGet, "", nil), otherPartner: other(http.MethodGet, "", nil)},
 		"update-ticket":        {byID: true, call: ticket(http.MethodPatch, "", map[string]any{"priority": "high"}), otherPartner: other(http.MethodPatch, "", map[string]any{"priority": "high"})},
 		"list-ticket-messages": {byID: true, call: ticket(http.MethodGet, "/messages", nil), otherPartner: other(http.MethodGet, "/messages", nil)},

@@ -117,6 +117,39 @@ func (e ApprovedApplicationOutputBodyStatus) Valid() bool {
 	}
 }
 
+// Defines values for BusinessWindowDay.
+const (
+	BusinessWindowDayFri BusinessWindowDay = "fri"
+	BusinessWindowDayMon BusinessWindowDay = "mon"
+	BusinessWindowDaySat BusinessWindowDay = "sat"
+	BusinessWindowDaySun BusinessWindowDay = "sun"
+	BusinessWindowDayThu BusinessWindowDay = "thu"
+	BusinessWindowDayTue BusinessWindowDay = "tue"
+	BusinessWindowDayWed BusinessWindowDay = "wed"
+)
+
+// Valid indicates whether the value is a known member of the BusinessWindowDay enum.
+func (e BusinessWindowDay) Valid() bool {
+	switch e {
+	case BusinessWindowDayFri:
+		return true
+	case BusinessWindowDayMon:
+		return true
+	case BusinessWindowDaySat:
+		return true
+	case BusinessWindowDaySun:
+		return true
+	case BusinessWindowDayThu:
+		return true
+	case BusinessWindowDayTue:
+		return true
+	case BusinessWindowDayWed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CommissionPlanStatus.
 const (
 	CommissionPlanStatusActive   CommissionPlanStatus = "active"
@@ -1245,6 +1278,30 @@ func (e RoleInputBodyAudience) Valid() bool {
 	}
 }
 
+// Defines values for SLAPolicyPriority.
+const (
+	SLAPolicyPriorityHigh   SLAPolicyPriority = "high"
+	SLAPolicyPriorityLow    SLAPolicyPriority = "low"
+	SLAPolicyPriorityNormal SLAPolicyPriority = "normal"
+	SLAPolicyPriorityUrgent SLAPolicyPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the SLAPolicyPriority enum.
+func (e SLAPolicyPriority) Valid() bool {
+	switch e {
+	case SLAPolicyPriorityHigh:
+		return true
+	case SLAPolicyPriorityLow:
+		return true
+	case SLAPolicyPriorityNormal:
+		return true
+	case SLAPolicyPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StageOutcome.
 const (
 	StageOutcomeLost StageOutcome = "lost"
@@ -2286,6 +2343,78 @@ func (e ListTasksParamsSource) Valid() bool {
 	}
 }
 
+// Defines values for DeleteSlaPolicyParamsPriority.
+const (
+	DeleteSlaPolicyParamsPriorityHigh   DeleteSlaPolicyParamsPriority = "high"
+	DeleteSlaPolicyParamsPriorityLow    DeleteSlaPolicyParamsPriority = "low"
+	DeleteSlaPolicyParamsPriorityNormal DeleteSlaPolicyParamsPriority = "normal"
+	DeleteSlaPolicyParamsPriorityUrgent DeleteSlaPolicyParamsPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the DeleteSlaPolicyParamsPriority enum.
+func (e DeleteSlaPolicyParamsPriority) Valid() bool {
+	switch e {
+	case DeleteSlaPolicyParamsPriorityHigh:
+		return true
+	case DeleteSlaPolicyParamsPriorityLow:
+		return true
+	case DeleteSlaPolicyParamsPriorityNormal:
+		return true
+	case DeleteSlaPolicyParamsPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSlaPolicyParamsPriority.
+const (
+	GetSlaPolicyParamsPriorityHigh   GetSlaPolicyParamsPriority = "high"
+	GetSlaPolicyParamsPriorityLow    GetSlaPolicyParamsPriority = "low"
+	GetSlaPolicyParamsPriorityNormal GetSlaPolicyParamsPriority = "normal"
+	GetSlaPolicyParamsPriorityUrgent GetSlaPolicyParamsPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the GetSlaPolicyParamsPriority enum.
+func (e GetSlaPolicyParamsPriority) Valid() bool {
+	switch e {
+	case GetSlaPolicyParamsPriorityHigh:
+		return true
+	case GetSlaPolicyParamsPriorityLow:
+		return true
+	case GetSlaPolicyParamsPriorityNormal:
+		return true
+	case GetSlaPolicyParamsPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutSlaPolicyParamsPriority.
+const (
+	PutSlaPolicyParamsPriorityHigh   PutSlaPolicyParamsPriority = "high"
+	PutSlaPolicyParamsPriorityLow    PutSlaPolicyParamsPriority = "low"
+	PutSlaPolicyParamsPriorityNormal PutSlaPolicyParamsPriority = "normal"
+	PutSlaPolicyParamsPriorityUrgent PutSlaPolicyParamsPriority = "urgent"
+)
+
+// Valid indicates whether the value is a known member of the PutSlaPolicyParamsPriority enum.
+func (e PutSlaPolicyParamsPriority) Valid() bool {
+	switch e {
+	case PutSlaPolicyParamsPriorityHigh:
+		return true
+	case PutSlaPolicyParamsPriorityLow:
+		return true
+	case PutSlaPolicyParamsPriorityNormal:
+		return true
+	case PutSlaPolicyParamsPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListTicketsParamsStatus.
 const (
 	ListTicketsParamsStatusClosed          ListTicketsParamsStatus = "closed"
@@ -2331,6 +2460,24 @@ func (e ListTicketsParamsPriority) Valid() bool {
 	case ListTicketsParamsPriorityNormal:
 		return true
 	case ListTicketsParamsPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTicketsParamsSla.
+const (
+	ListTicketsParamsSlaBreached ListTicketsParamsSla = "breached"
+	ListTicketsParamsSlaPaused   ListTicketsParamsSla = "paused"
+)
+
+// Valid indicates whether the value is a known member of the ListTicketsParamsSla enum.
+func (e ListTicketsParamsSla) Valid() bool {
+	switch e {
+	case ListTicketsParamsSlaBreached:
+		return true
+	case ListTicketsParamsSlaPaused:
 		return true
 	default:
 		return false
@@ -2587,6 +2734,31 @@ type Balance struct {
 type BalancesOutputBody struct {
 	Data []Balance `json:"data"`
 }
+
+// BusinessHoursBody defines model for BusinessHoursBody.
+type BusinessHoursBody struct {
+	// TimeZone An IANA time zone
+	//
+	// Examples: Europe/Berlin
+	TimeZone string `json:"timeZone"`
+
+	// Windows The weekly schedule in timeZone; empty means around the clock
+	Windows []BusinessWindow `json:"windows"`
+}
+
+// BusinessWindow defines model for BusinessWindow.
+type BusinessWindow struct {
+	Day BusinessWindowDay `json:"day"`
+
+	// End Examples: 17:00
+	End string `json:"end"`
+
+	// Start Examples: 09:00
+	Start string `json:"start"`
+}
+
+// BusinessWindowDay defines model for BusinessWindow.Day.
+type BusinessWindowDay string
 
 // CancelWithdrawalInputBody defines model for CancelWithdrawalInputBody.
 type CancelWithdrawalInputBody struct {
@@ -3510,6 +3682,14 @@ type ListBodyPlaybookRun struct {
 // ListBodyPlaybookVersion defines model for ListBodyPlaybookVersion.
 type ListBodyPlaybookVersion struct {
 	Data []PlaybookVersion `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodySLAPolicy defines model for ListBodySLAPolicy.
+type ListBodySLAPolicy struct {
+	Data []SLAPolicy `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -4681,6 +4861,23 @@ type PublicApplicationForm struct {
 	Questions    []ApplicationQuestion `json:"questions"`
 }
 
+// PutSLAPolicyInputBody defines model for PutSLAPolicyInputBody.
+type PutSLAPolicyInputBody struct {
+	// FirstResponseMinutes Examples: 60
+	FirstResponseMinutes int64 `json:"firstResponseMinutes"`
+
+	// ResolutionMinutes Examples: 480
+	ResolutionMinutes int64 `json:"resolutionMinutes"`
+
+	// WarnBeforeMinutes Instead of warnPercent: a fixed lead, shorter than the first response target
+	WarnBeforeMinutes *int64 `json:"warnBeforeMinutes,omitempty"`
+
+	// WarnPercent 80 when neither warnPercent nor warnBeforeMinutes is given
+	//
+	// Examples: 80
+	WarnPercent *int64 `json:"warnPercent,omitempty"`
+}
+
 // ReadyOutputBody defines model for ReadyOutputBody.
 type ReadyOutputBody struct {
 	// Checks Each dependency and its state
@@ -4793,6 +4990,29 @@ type RoleInputBody struct {
 
 // RoleInputBodyAudience defines model for RoleInputBody.Audience.
 type RoleInputBodyAudience string
+
+// SLAPolicy defines model for SLAPolicy.
+type SLAPolicy struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// FirstResponseMinutes Business minutes until the desk's first public reply
+	FirstResponseMinutes int64             `json:"firstResponseMinutes"`
+	Id                   string            `json:"id"`
+	Priority             SLAPolicyPriority `json:"priority"`
+
+	// ResolutionMinutes Business minutes until the ticket is resolved
+	ResolutionMinutes int64     `json:"resolutionMinutes"`
+	UpdatedAt         time.Time `json:"updatedAt"`
+
+	// WarnBeforeMinutes ticket.sla_warning goes out this many business minutes before a target instead
+	WarnBeforeMinutes *int64 `json:"warnBeforeMinutes,omitempty"`
+
+	// WarnPercent ticket.sla_warning goes out when this share of a target is used
+	WarnPercent *int64 `json:"warnPercent,omitempty"`
+}
+
+// SLAPolicyPriority defines model for SLAPolicy.Priority.
+type SLAPolicyPriority string
 
 // SampleEvent defines model for SampleEvent.
 type SampleEvent struct {
@@ -5074,12 +5294,15 @@ type Ticket struct {
 	Priority  TicketPriority `json:"priority"`
 
 	// RequesterId Who asked: a partner user, an operator or a machine key
-	RequesterId string       `json:"requesterId"`
-	ResolvedAt  *time.Time   `json:"resolvedAt,omitempty"`
-	Status      TicketStatus `json:"status"`
-	Subject     string       `json:"subject"`
-	Tags        []string     `json:"tags"`
-	UpdatedAt   time.Time    `json:"updatedAt"`
+	RequesterId string     `json:"requesterId"`
+	ResolvedAt  *time.Time `json:"resolvedAt,omitempty"`
+
+	// Sla The SLA clock's state; absent when the ticket's priority has no SLA policy
+	Sla       *TicketSLA   `json:"sla,omitempty"`
+	Status    TicketStatus `json:"status"`
+	Subject   string       `json:"subject"`
+	Tags      []string     `json:"tags"`
+	UpdatedAt time.Time    `json:"updatedAt"`
 }
 
 // TicketPriority defines model for Ticket.Priority.
@@ -5145,6 +5368,23 @@ type TicketMessageAuthorKind string
 type TicketMessageInputBody struct {
 	// Body Examples: The payout was sent again today.
 	Body string `json:"body"`
+}
+
+// TicketSLA defines model for TicketSLA.
+type TicketSLA struct {
+	FirstResponseBreachedAt *time.Time `json:"firstResponseBreachedAt,omitempty"`
+
+	// FirstResponseDueAt Absent while paused, once met, or without a first response target
+	FirstResponseDueAt    *time.Time `json:"firstResponseDueAt,omitempty"`
+	FirstResponseWarnedAt *time.Time `json:"firstResponseWarnedAt,omitempty"`
+
+	// PausedAt Set while the ticket is pending on the partner
+	PausedAt             *time.Time `json:"pausedAt,omitempty"`
+	ResolutionBreachedAt *time.Time `json:"resolutionBreachedAt,omitempty"`
+
+	// ResolutionDueAt Absent while paused or once resolved
+	ResolutionDueAt    *time.Time `json:"resolutionDueAt,omitempty"`
+	ResolutionWarnedAt *time.Time `json:"resolutionWarnedAt,omitempty"`
 }
 
 // TicketStatusInputBody defines model for TicketStatusInputBody.
@@ -6142,6 +6382,24 @@ type ListTicketCategoriesParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListSlaPoliciesParams defines parameters for ListSlaPolicies.
+type ListSlaPoliciesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// DeleteSlaPolicyParamsPriority defines parameters for DeleteSlaPolicy.
+type DeleteSlaPolicyParamsPriority string
+
+// GetSlaPolicyParamsPriority defines parameters for GetSlaPolicy.
+type GetSlaPolicyParamsPriority string
+
+// PutSlaPolicyParamsPriority defines parameters for PutSlaPolicy.
+type PutSlaPolicyParamsPriority string
+
 // ListTicketsParams defines parameters for ListTickets.
 type ListTicketsParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -6159,6 +6417,9 @@ type ListTicketsParams struct {
 
 	// Q Part of the subject, case-insensitive
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sla breached: a target of its SLA was breached; paused: its SLA clock waits on the partner
+	Sla *ListTicketsParamsSla `form:"sla,omitempty" json:"sla,omitempty"`
 }
 
 // ListTicketsParamsStatus defines parameters for ListTickets.
@@ -6166,6 +6427,9 @@ type ListTicketsParamsStatus string
 
 // ListTicketsParamsPriority defines parameters for ListTickets.
 type ListTicketsParamsPriority string
+
+// ListTicketsParamsSla defines parameters for ListTickets.
+type ListTicketsParamsSla string
 
 // ListTicketAttachmentsParams defines parameters for ListTicketAttachments.
 type ListTicketAttachmentsParams struct {
@@ -6428,11 +6692,17 @@ type UpdateTaskJSONRequestBody = UpdateTaskInputBody
 // UpdateTenantJSONRequestBody defines body for UpdateTenant for application/json ContentType.
 type UpdateTenantJSONRequestBody = UpdateTenantInputBody
 
+// PutBusinessHoursJSONRequestBody defines body for PutBusinessHours for application/json ContentType.
+type PutBusinessHoursJSONRequestBody = BusinessHoursBody
+
 // CreateTicketCategoryJSONRequestBody defines body for CreateTicketCategory for application/json ContentType.
 type CreateTicketCategoryJSONRequestBody = TicketCategoryInputBody
 
 // UpdateTicketCategoryJSONRequestBody defines body for UpdateTicketCategory for application/json ContentType.
 type UpdateTicketCategoryJSONRequestBody = UpdateTicketCategoryInputBody
+
+// PutSlaPolicyJSONRequestBody defines body for PutSlaPolicy for application/json ContentType.
+type PutSlaPolicyJSONRequestBody = PutSLAPolicyInputBody
 
 // OpenTicketJSONRequestBody defines body for OpenTicket for application/json ContentType.
 type OpenTicketJSONRequestBody = OpenTicketInputBody
@@ -8018,6 +8288,31 @@ type ClientInterface interface {
 	// Corresponds with GET /api/ticket-attachments/{id} (the `DownloadTicketAttachment` operationId).
 	DownloadTicketAttachment(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetBusinessHours Get the desk's business hours
+	//
+	// When SLA clocks run; around the clock in UTC until set.
+	//
+	// Corresponds with GET /api/ticket-business-hours (the `GetBusinessHours` operationId).
+	GetBusinessHours(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutBusinessHoursWithBody Set the desk's business hours
+	//
+	// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+	PutBusinessHoursWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutBusinessHours Set the desk's business hours
+	//
+	// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+	PutBusinessHours(ctx context.Context, body PutBusinessHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTicketCategories List ticket categories
 	//
 	// Corresponds with GET /api/ticket-categories (the `ListTicketCategories` operationId).
@@ -8057,6 +8352,43 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
 	UpdateTicketCategory(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSlaPolicies List SLA policies
+	//
+	// At most one per priority; a priority without one has no SLA clock.
+	//
+	// Corresponds with GET /api/ticket-sla-policies (the `ListSlaPolicies` operationId).
+	ListSlaPolicies(ctx context.Context, params *ListSlaPoliciesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteSlaPolicy Remove a priority's SLA policy
+	//
+	// Tickets opened at the priority from now on have no SLA clock; running clocks keep their targets.
+	//
+	// Corresponds with DELETE /api/ticket-sla-policies/{priority} (the `DeleteSlaPolicy` operationId).
+	DeleteSlaPolicy(ctx context.Context, priority DeleteSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSlaPolicy Get a priority's SLA policy
+	//
+	// Corresponds with GET /api/ticket-sla-policies/{priority} (the `GetSlaPolicy` operationId).
+	GetSlaPolicy(ctx context.Context, priority GetSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSlaPolicyWithBody Set a priority's SLA policy
+	//
+	// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+	PutSlaPolicyWithBody(ctx context.Context, priority PutSlaPolicyParamsPriority, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutSlaPolicy Set a priority's SLA policy
+	//
+	// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+	PutSlaPolicy(ctx context.Context, priority PutSlaPolicyParamsPriority, body PutSlaPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTickets List tickets
 	//
@@ -12001,6 +12333,61 @@ func (c *Client) DownloadTicketAttachment(ctx context.Context, id string, reqEdi
 	return c.Client.Do(req)
 }
 
+// GetBusinessHours Get the desk's business hours
+//
+// When SLA clocks run; around the clock in UTC until set.
+//
+// Corresponds with GET /api/ticket-business-hours (the `GetBusinessHours` operationId).
+func (c *Client) GetBusinessHours(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBusinessHoursRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutBusinessHoursWithBody Set the desk's business hours
+//
+// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+func (c *Client) PutBusinessHoursWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutBusinessHoursRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutBusinessHours Set the desk's business hours
+//
+// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+func (c *Client) PutBusinessHours(ctx context.Context, body PutBusinessHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutBusinessHoursRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListTicketCategories List ticket categories
 //
 // Corresponds with GET /api/ticket-categories (the `ListTicketCategories` operationId).
@@ -12091,6 +12478,93 @@ func (c *Client) UpdateTicketCategoryWithBody(ctx context.Context, id string, co
 // Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
 func (c *Client) UpdateTicketCategory(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateTicketCategoryRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSlaPolicies List SLA policies
+//
+// At most one per priority; a priority without one has no SLA clock.
+//
+// Corresponds with GET /api/ticket-sla-policies (the `ListSlaPolicies` operationId).
+func (c *Client) ListSlaPolicies(ctx context.Context, params *ListSlaPoliciesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSlaPoliciesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteSlaPolicy Remove a priority's SLA policy
+//
+// Tickets opened at the priority from now on have no SLA clock; running clocks keep their targets.
+//
+// Corresponds with DELETE /api/ticket-sla-policies/{priority} (the `DeleteSlaPolicy` operationId).
+func (c *Client) DeleteSlaPolicy(ctx context.Context, priority DeleteSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteSlaPolicyRequest(c.Server, priority)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSlaPolicy Get a priority's SLA policy
+//
+// Corresponds with GET /api/ticket-sla-policies/{priority} (the `GetSlaPolicy` operationId).
+func (c *Client) GetSlaPolicy(ctx context.Context, priority GetSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSlaPolicyRequest(c.Server, priority)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSlaPolicyWithBody Set a priority's SLA policy
+//
+// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+func (c *Client) PutSlaPolicyWithBody(ctx context.Context, priority PutSlaPolicyParamsPriority, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSlaPolicyRequestWithBody(c.Server, priority, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutSlaPolicy Set a priority's SLA policy
+//
+// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+func (c *Client) PutSlaPolicy(ctx context.Context, priority PutSlaPolicyParamsPriority, body PutSlaPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutSlaPolicyRequest(c.Server, priority, body)
 	if err != nil {
 		return nil, err
 	}
@@ -20675,6 +21149,73 @@ func NewDownloadTicketAttachmentRequest(server string, id string) (*http.Request
 	return req, nil
 }
 
+// NewGetBusinessHoursRequest constructs an http.Request for the GetBusinessHours method
+func NewGetBusinessHoursRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-business-hours")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutBusinessHoursRequest calls the generic PutBusinessHours builder with application/json body
+func NewPutBusinessHoursRequest(server string, body PutBusinessHoursJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutBusinessHoursRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPutBusinessHoursRequestWithBody constructs an http.Request for the PutBusinessHours method, with any body, and a specified content type
+func NewPutBusinessHoursRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-business-hours")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTicketCategoriesRequest constructs an http.Request for the ListTicketCategories method
 func NewListTicketCategoriesRequest(server string, params *ListTicketCategoriesParams) (*http.Request, error) {
 	var err error
@@ -20862,6 +21403,187 @@ func NewUpdateTicketCategoryRequestWithBody(server string, id string, contentTyp
 	return req, nil
 }
 
+// NewListSlaPoliciesRequest constructs an http.Request for the ListSlaPolicies method
+func NewListSlaPoliciesRequest(server string, params *ListSlaPoliciesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-sla-policies")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDeleteSlaPolicyRequest constructs an http.Request for the DeleteSlaPolicy method
+func NewDeleteSlaPolicyRequest(server string, priority DeleteSlaPolicyParamsPriority) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "priority", priority, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-sla-policies/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetSlaPolicyRequest constructs an http.Request for the GetSlaPolicy method
+func NewGetSlaPolicyRequest(server string, priority GetSlaPolicyParamsPriority) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "priority", priority, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-sla-policies/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutSlaPolicyRequest calls the generic PutSlaPolicy builder with application/json body
+func NewPutSlaPolicyRequest(server string, priority PutSlaPolicyParamsPriority, body PutSlaPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutSlaPolicyRequestWithBody(server, priority, "application/json", bodyReader)
+}
+
+// NewPutSlaPolicyRequestWithBody constructs an http.Request for the PutSlaPolicy method, with any body, and a specified content type
+func NewPutSlaPolicyRequestWithBody(server string, priority PutSlaPolicyParamsPriority, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "priority", priority, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/ticket-sla-policies/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTicketsRequest constructs an http.Request for the ListTickets method
 func NewListTicketsRequest(server string, params *ListTicketsParams) (*http.Request, error) {
 	var err error
@@ -21001,6 +21723,18 @@ func NewListTicketsRequest(server string, params *ListTicketsParams) (*http.Requ
 		if params.Q != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sla != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "sla", *params.Sla, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -24404,6 +25138,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/ticket-attachments/{id} (the `DownloadTicketAttachment` operationId).
 	DownloadTicketAttachmentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DownloadTicketAttachmentResponse, error)
 
+	// GetBusinessHoursWithResponse Get the desk's business hours
+	//
+	// When SLA clocks run; around the clock in UTC until set.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/ticket-business-hours (the `GetBusinessHours` operationId).
+	GetBusinessHoursWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetBusinessHoursResponse, error)
+
+	// PutBusinessHoursWithBodyWithResponse Set the desk's business hours
+	//
+	// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+	PutBusinessHoursWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutBusinessHoursResponse, error)
+
+	// PutBusinessHoursWithResponse Set the desk's business hours
+	//
+	// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+	PutBusinessHoursWithResponse(ctx context.Context, body PutBusinessHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*PutBusinessHoursResponse, error)
+
 	// ListTicketCategoriesWithResponse List ticket categories
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -24447,6 +25208,49 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/ticket-categories/{id} (the `UpdateTicketCategory` operationId).
 	UpdateTicketCategoryWithResponse(ctx context.Context, id string, body UpdateTicketCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTicketCategoryResponse, error)
+
+	// ListSlaPoliciesWithResponse List SLA policies
+	//
+	// At most one per priority; a priority without one has no SLA clock.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/ticket-sla-policies (the `ListSlaPolicies` operationId).
+	ListSlaPoliciesWithResponse(ctx context.Context, params *ListSlaPoliciesParams, reqEditors ...RequestEditorFn) (*ListSlaPoliciesResponse, error)
+
+	// DeleteSlaPolicyWithResponse Remove a priority's SLA policy
+	//
+	// Tickets opened at the priority from now on have no SLA clock; running clocks keep their targets.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/ticket-sla-policies/{priority} (the `DeleteSlaPolicy` operationId).
+	DeleteSlaPolicyWithResponse(ctx context.Context, priority DeleteSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*DeleteSlaPolicyResponse, error)
+
+	// GetSlaPolicyWithResponse Get a priority's SLA policy
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/ticket-sla-policies/{priority} (the `GetSlaPolicy` operationId).
+	GetSlaPolicyWithResponse(ctx context.Context, priority GetSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*GetSlaPolicyResponse, error)
+
+	// PutSlaPolicyWithBodyWithResponse Set a priority's SLA policy
+	//
+	// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+	PutSlaPolicyWithBodyWithResponse(ctx context.Context, priority PutSlaPolicyParamsPriority, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSlaPolicyResponse, error)
+
+	// PutSlaPolicyWithResponse Set a priority's SLA policy
+	//
+	// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+	PutSlaPolicyWithResponse(ctx context.Context, priority PutSlaPolicyParamsPriority, body PutSlaPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSlaPolicyResponse, error)
 
 	// ListTicketsWithResponse List tickets
 	//
@@ -37545,6 +38349,158 @@ func (r DownloadTicketAttachmentResponse) ContentType() string {
 	return ""
 }
 
+type GetBusinessHoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BusinessHoursBody
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBusinessHoursResponse) GetJSON200() *BusinessHoursBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetBusinessHoursResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetBusinessHoursResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetBusinessHoursResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBusinessHoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBusinessHoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBusinessHoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBusinessHoursResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutBusinessHoursResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BusinessHoursBody
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutBusinessHoursResponse) GetJSON200() *BusinessHoursBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PutBusinessHoursResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutBusinessHoursResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutBusinessHoursResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutBusinessHoursResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutBusinessHoursResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListTicketCategoriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -37892,6 +38848,324 @@ func (r UpdateTicketCategoryResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateTicketCategoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSlaPoliciesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodySLAPolicy
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSlaPoliciesResponse) GetJSON200() *ListBodySLAPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListSlaPoliciesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSlaPoliciesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListSlaPoliciesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListSlaPoliciesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListSlaPoliciesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSlaPoliciesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSlaPoliciesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSlaPoliciesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSlaPoliciesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteSlaPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteSlaPolicyResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteSlaPolicyResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteSlaPolicyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DeleteSlaPolicyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteSlaPolicyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteSlaPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteSlaPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteSlaPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteSlaPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSlaPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SLAPolicy
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSlaPolicyResponse) GetJSON200() *SLAPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetSlaPolicyResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetSlaPolicyResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetSlaPolicyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetSlaPolicyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetSlaPolicyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSlaPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSlaPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSlaPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSlaPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutSlaPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SLAPolicy
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutSlaPolicyResponse) GetJSON200() *SLAPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PutSlaPolicyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutSlaPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutSlaPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutSlaPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutSlaPolicyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -43954,6 +45228,51 @@ func (c *ClientWithResponses) DownloadTicketAttachmentWithResponse(ctx context.C
 	return ParseDownloadTicketAttachmentResponse(rsp)
 }
 
+// GetBusinessHoursWithResponse Get the desk's business hours
+//
+// When SLA clocks run; around the clock in UTC until set.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/ticket-business-hours (the `GetBusinessHours` operationId).
+func (c *ClientWithResponses) GetBusinessHoursWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetBusinessHoursResponse, error) {
+	rsp, err := c.GetBusinessHours(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBusinessHoursResponse(rsp)
+}
+
+// PutBusinessHoursWithBodyWithResponse Set the desk's business hours
+//
+// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+func (c *ClientWithResponses) PutBusinessHoursWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutBusinessHoursResponse, error) {
+	rsp, err := c.PutBusinessHoursWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutBusinessHoursResponse(rsp)
+}
+
+// PutBusinessHoursWithResponse Set the desk's business hours
+//
+// A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/ticket-business-hours (the `PutBusinessHours` operationId).
+func (c *ClientWithResponses) PutBusinessHoursWithResponse(ctx context.Context, body PutBusinessHoursJSONRequestBody, reqEditors ...RequestEditorFn) (*PutBusinessHoursResponse, error) {
+	rsp, err := c.PutBusinessHours(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutBusinessHoursResponse(rsp)
+}
+
 // ListTicketCategoriesWithResponse List ticket categories
 //
 // Returns a wrapper object for the known response body format(s).
@@ -44032,6 +45351,79 @@ func (c *ClientWithResponses) UpdateTicketCategoryWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseUpdateTicketCategoryResponse(rsp)
+}
+
+// ListSlaPoliciesWithResponse List SLA policies
+//
+// At most one per priority; a priority without one has no SLA clock.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/ticket-sla-policies (the `ListSlaPolicies` operationId).
+func (c *ClientWithResponses) ListSlaPoliciesWithResponse(ctx context.Context, params *ListSlaPoliciesParams, reqEditors ...RequestEditorFn) (*ListSlaPoliciesResponse, error) {
+	rsp, err := c.ListSlaPolicies(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSlaPoliciesResponse(rsp)
+}
+
+// DeleteSlaPolicyWithResponse Remove a priority's SLA policy
+//
+// Tickets opened at the priority from now on have no SLA clock; running clocks keep their targets.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/ticket-sla-policies/{priority} (the `DeleteSlaPolicy` operationId).
+func (c *ClientWithResponses) DeleteSlaPolicyWithResponse(ctx context.Context, priority DeleteSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*DeleteSlaPolicyResponse, error) {
+	rsp, err := c.DeleteSlaPolicy(ctx, priority, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteSlaPolicyResponse(rsp)
+}
+
+// GetSlaPolicyWithResponse Get a priority's SLA policy
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/ticket-sla-policies/{priority} (the `GetSlaPolicy` operationId).
+func (c *ClientWithResponses) GetSlaPolicyWithResponse(ctx context.Context, priority GetSlaPolicyParamsPriority, reqEditors ...RequestEditorFn) (*GetSlaPolicyResponse, error) {
+	rsp, err := c.GetSlaPolicy(ctx, priority, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSlaPolicyResponse(rsp)
+}
+
+// PutSlaPolicyWithBodyWithResponse Set a priority's SLA policy
+//
+// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+func (c *ClientWithResponses) PutSlaPolicyWithBodyWithResponse(ctx context.Context, priority PutSlaPolicyParamsPriority, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutSlaPolicyResponse, error) {
+	rsp, err := c.PutSlaPolicyWithBody(ctx, priority, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSlaPolicyResponse(rsp)
+}
+
+// PutSlaPolicyWithResponse Set a priority's SLA policy
+//
+// First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/ticket-sla-policies/{priority} (the `PutSlaPolicy` operationId).
+func (c *ClientWithResponses) PutSlaPolicyWithResponse(ctx context.Context, priority PutSlaPolicyParamsPriority, body PutSlaPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*PutSlaPolicyResponse, error) {
+	rsp, err := c.PutSlaPolicy(ctx, priority, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutSlaPolicyResponse(rsp)
 }
 
 // ListTicketsWithResponse List tickets
@@ -55246,6 +56638,128 @@ func ParseDownloadTicketAttachmentResponse(rsp *http.Response) (*DownloadTicketA
 	return response, nil
 }
 
+// ParseGetBusinessHoursResponse parses an HTTP response from a GetBusinessHoursWithResponse call
+func ParseGetBusinessHoursResponse(rsp *http.Response) (*GetBusinessHoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBusinessHoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BusinessHoursBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutBusinessHoursResponse parses an HTTP response from a PutBusinessHoursWithResponse call
+func ParsePutBusinessHoursResponse(rsp *http.Response) (*PutBusinessHoursResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutBusinessHoursResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BusinessHoursBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListTicketCategoriesResponse parses an HTTP response from a ListTicketCategoriesWithResponse call
 func ParseListTicketCategoriesResponse(rsp *http.Response) (*ListTicketCategoriesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -55508,6 +57022,267 @@ func ParseUpdateTicketCategoryResponse(rsp *http.Response) (*UpdateTicketCategor
 			return nil, err
 		}
 		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSlaPoliciesResponse parses an HTTP response from a ListSlaPoliciesWithResponse call
+func ParseListSlaPoliciesResponse(rsp *http.Response) (*ListSlaPoliciesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSlaPoliciesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodySLAPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteSlaPolicyResponse parses an HTTP response from a DeleteSlaPolicyWithResponse call
+func ParseDeleteSlaPolicyResponse(rsp *http.Response) (*DeleteSlaPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteSlaPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetSlaPolicyResponse parses an HTTP response from a GetSlaPolicyWithResponse call
+func ParseGetSlaPolicyResponse(rsp *http.Response) (*GetSlaPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSlaPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SLAPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutSlaPolicyResponse parses an HTTP response from a PutSlaPolicyWithResponse call
+func ParsePutSlaPolicyResponse(rsp *http.Response) (*PutSlaPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutSlaPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SLAPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem

@@ -264,4 +264,20 @@ type EventRoutes struct {
 	// is short enough); Waiting whether runs wait for it.
 	Playbooks bool
 	Waiting   bool
+	// StartTicketSLA is the ticket whose SLA clock the event starts (ticket.opened) and
+	// TicketSLA what the event tells a running clock (status changes, the desk's replies,
+	// priority changes).
+	StartTicketSLA *TicketSLASignal
+	TicketSLA      *TicketSLASignal
+}
+
+// TicketSLASignal tells a ticket's SLA clock what happened to the ticket at At.
+type TicketSLASignal struct {
+	TicketID string
+	Status   string
+	// Priority is set when the desk changed the ticket's priority: the clock takes its policy.
+	Priority string
+	// Responded is set on the desk's public replies: the first response target is met.
+	Responded bool
+	At        time.Time
 }

@@ -38,6 +38,8 @@ const (
 	EventTicketReplied         = "ticket.replied"
 	EventTicketNoteAdded       = "ticket.note_added"
 	EventTicketAttachmentAdded = "ticket.attachment_added"
+	EventTicketSLAWarning      = "ticket.sla_warning"
+	EventTicketSLABreached     = "ticket.sla_breached"
 
 	EventCommissionAccrued   = "commission.accrued"
 	EventCommissionAvailable = "commission.available"
@@ -175,6 +177,8 @@ func EventCatalogue() []EventType {
 		{EventTicketReplied, "A partner or the desk replied on a ticket's thread; the text is read through the API.", TicketEventPayload{}},
 		{EventTicketNoteAdded, "An operator added an internal note to a ticket; operators only, never shown to the partner.", TicketEventPayload{}},
 		{EventTicketAttachmentAdded, "A file was attached to a ticket; for an internal note's file, operators only.", TicketEventPayload{}},
+		{EventTicketSLAWarning, "A ticket's SLA target (first response or resolution) is close: the policy's warning threshold of business time is used. Operators only.", TicketSLAEventPayload{}},
+		{EventTicketSLABreached, "A ticket's SLA target (first response or resolution) passed unmet. Operators only.", TicketSLAEventPayload{}},
 		{EventCommissionAccrued, "A commission plan accrued on an event; the amount is pending until availableAt.", CommissionAccruedPayload{}},
 		{EventCommissionAvailable, "An accrual's holding period ended: the amount is available for withdrawal.", CommissionAccruedPayload{}},
 		{EventCommissionReversed, "An accrual was clawed back by a refund or reversal event, or by finance.", CommissionAccruedPayload{}},

@@ -130,6 +130,14 @@ type Ticket struct {
 	FirstResponseAt *time.Time
 	ResolvedAt      *time.Time
 	ClosedAt        *time.Time
+	// The SLA state its clock records (models.TicketSLA); all nil without an SLA policy.
+	FirstResponseDueAt      *time.Time
+	ResolutionDueAt         *time.Time
+	SLAPausedAt             *time.Time `gorm:"column:sla_paused_at"`
+	FirstResponseWarnedAt   *time.Time
+	FirstResponseBreachedAt *time.Time
+	ResolutionWarnedAt      *time.Time
+	ResolutionBreachedAt    *time.Time
 }
 
 // TagList is the ticket's tags.
@@ -206,10 +214,17 @@ type TicketCategory struct {
 	UpdatedAt   time.Time
 }
 
-// TicketFilter selects tickets; zero fields do not filter. Q searches the subject.
+// TicketFilter selects tickets; zero fields do not filter. Q searches the subject; SLA is
+// TicketSLABreached or TicketSLAPaused.
 type TicketFilter struct {
-	Status, Priority, AssigneeUserID, PartnerID, CategoryID, CustomerID, Tag, Q string
+	Status, Priority, AssigneeUserID, PartnerID, CategoryID, CustomerID, Tag, Q, SLA string
 }
+
+// Ticket SLA filters: a target breached, or the clock waiting on the partner.
+const (
+	TicketSLABreached = "breached"
+	TicketSLAPaused   = "paused"
+)
 
 // TicketChanges are the fields an operator's ticket update sets; nil leaves a field alone, ""
 // clears the category and the assignee.

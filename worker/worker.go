@@ -20,6 +20,7 @@ type Deps struct {
 	Mail      *activities.Mail
 	Money     *activities.Money
 	Playbooks *activities.Playbooks
+	Desk      *activities.Desk
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -34,6 +35,7 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.CommissionHold)
 	r.RegisterWorkflow(workflows.Payout)
 	r.RegisterWorkflow(workflows.PlaybookRun)
+	r.RegisterWorkflow(workflows.TicketSLA)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -55,6 +57,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Playbooks != nil {
 		r.RegisterActivity(deps.Playbooks)
+	}
+	if deps.Desk != nil {
+		r.RegisterActivity(deps.Desk)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/sla"
 )
 
 // TaskQueue is the task queue every partnerd worker polls.
@@ -55,6 +56,8 @@ type EventFanoutResult struct {
 	// Runs are the playbook runs the event started; Signalled the waiting runs it reached.
 	Runs      []string
 	Signalled []string
+	// TicketSLA is the ticket whose SLA clock the event started or reached.
+	TicketSLA string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -96,6 +99,23 @@ type DealProtectionInput struct {
 
 // DealProtectionWorkflowID is the id of a deal's protection timer: one per deal.
 func DealProtectionWorkflowID(dealID string) string { return "deal-protection-" + dealID }
+
+// TicketSLAInput names the ticket an SLA clock watches. Clock and Priority carry a running
+// clock across continue-as-new; a new clock starts from OpenedAt.
+type TicketSLAInput struct {
+	TenantID string
+	TicketID string
+	OpenedAt time.Time
+	Clock    *sla.Clock
+	Priority string
+}
+
+// TicketSLAWorkflowID is the id of a ticket's SLA clock: one per ticket.
+func TicketSLAWorkflowID(ticketID string) string { return "ticket-sla-" + ticketID }
+
+// TicketSLASignal is the signal that tells a ticket's SLA clock what happened to the ticket
+// (a models.TicketSLASignal).
+const TicketSLASignal = "ticket-sla"
 
 // CommissionHoldInput names an accrual waiting for its holding period to end.
 type CommissionHoldInput struct {

@@ -36,6 +36,9 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		}
 		res.DealProtection = routes.ProtectDeal
 	}
+	if err := ticketSLARoutes(ctx, in, routes, &res); err != nil {
+		return res, err
+	}
 	if routes.Accrue || routes.Clawback {
 		err := moneyRoutes(ctx, in, routes, &res)
 		var refused *temporal.ApplicationError
@@ -130,6 +133,25 @@ func playbookRoutes(ctx workflow.Context, in EventFanoutInput, routes models.Eve
 			if err := workflow.SignalExternalWorkflow(ctx, PlaybookRunWorkflowID(id), "", PlaybookEventSignal, waiting.Event).Get(ctx, nil); err == nil {
 				res.Signalled = append(res.Signalled, id)
 			}
+		}
+	}
+	return nil
+}
+
+// ticketSLARoutes starts the SLA clock of an opened ticket and tells a running clock about the
+// ticket's changes.
+func ticketSLARoutes(ctx workflow.Context, in EventFanoutInput, routes models.EventRoutes, res *EventFanoutResult) error {
+	if s := routes.StartTicketSLA; s != nil {
+		if err := startChild(ctx, TicketSLAWorkflowID(s.TicketID), TicketSLA, TicketSLAInput{TenantID: in.TenantID, TicketID: s.TicketID, OpenedAt: s.At}); err != nil {
+			return err
+		}
+		res.TicketSLA = s.TicketID
+	}
+	if s := routes.TicketSLA; s != nil {
+		// A ticket without a clock (no policy) or whose clock ended takes no signal; that is
+		// not the fan-out's failure.
+		if err := workflow.SignalExternalWorkflow(ctx, TicketSLAWorkflowID(s.TicketID), "", TicketSLASignal, *s).Get(ctx, nil); err == nil {
+			res.TicketSLA = s.TicketID
 		}
 	}
 	return nil

@@ -192,6 +192,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
 		}},
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
+		Desk:      &activities.Desk{Store: st.Desk},
 	}
 }
 

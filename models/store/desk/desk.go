@@ -314,6 +314,12 @@ func (sc *Scoped) ListTickets(ctx context.Context, f models.TicketFilter, pg mod
 	if f.Q != "" {
 		q = q.Where(`LOWER(subject) LIKE LOWER(?) ESCAPE '\'`, "%"+store.EscapeLike(f.Q)+"%")
 	}
+	switch f.SLA {
+	case models.TicketSLABreached:
+		q = q.Where("(first_response_breached_at IS NOT NULL OR resolution_breached_at IS NOT NULL)")
+	case models.TicketSLAPaused:
+		q = q.Where("sla_paused_at IS NOT NULL")
+	}
 	return store.Page(q, pg, func(t models.Ticket) string { return t.ID })
 }
 
