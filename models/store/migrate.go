@@ -37,6 +37,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0019_content", Migrate: migrate0019Content},
 		{ID: "0022_rate_limits", Migrate: migrate0022RateLimits},
 		{ID: "0023_metric_units", Migrate: migrate0023MetricUnits},
+		{ID: "0025_agreements", Migrate: migrate0025Agreements},
 	}
 }
 
