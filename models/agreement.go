@@ -145,6 +145,18 @@ type PendingAgreement struct {
 	GraceUntil *time.Time
 }
 
+// AcceptanceInput is what a user accepts: a version of an agreement for a partner, as shown
+// (SHA256, when the client names it), from an address and user agent.
+type AcceptanceInput struct {
+	AgreementID, VersionID string
+	// PartnerID is the partner accepting; partners accept for themselves, operators name one.
+	PartnerID string
+	// SHA256 is the hash the client showed; when set it must be the version's.
+	SHA256        string
+	ClientAddress string
+	UserAgent     string
+}
+
 // AcceptanceFilter narrows acceptances; zero fields do not filter.
 type AcceptanceFilter struct {
 	AgreementID string

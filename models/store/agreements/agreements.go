@@ -375,22 +375,10 @@ func (sc *Scoped) setRequirement(ctx context.Context, tx *gorm.DB, ev *store.Out
 	return emit(ctx, tx, ev, a.TenantID, models.EventAgreementRequirementChanged, payloadOf(a))
 }
 
-// Acceptance is what a user accepts: a version of an agreement for a partner, as shown (SHA256,
-// when the client names it), from an address and user agent.
-type Acceptance struct {
-	AgreementID, VersionID string
-	// PartnerID is the partner accepting; partners accept for themselves, operators name one.
-	PartnerID string
-	// SHA256 is the hash the client showed; when set it must be the version's.
-	SHA256        string
-	ClientAddress string
-	UserAgent     string
-}
-
 // AcceptAgreementVersion records that the principal's user accepted a published version for a
 // partner. Accepting a version twice answers the first acceptance (created false). Operators
 // record an acceptance given outside the portal; it says so (OnBehalf).
-func (sc *Scoped) AcceptAgreementVersion(ctx context.Context, in Acceptance) (*models.AgreementAcceptance, bool, error) {
+func (sc *Scoped) AcceptAgreementVersion(ctx context.Context, in models.AcceptanceInput) (*models.AgreementAcceptance, bool, error) {
 	if sc.P.UserID == "" {
 		return nil, false, models.Errorf(models.KindForbidden, "USER_REQUIRED", "only a person can accept an agreement")
 	}
@@ -408,11 +396,11 @@ func (sc *Scoped) AcceptAgreementVersion(ctx context.Context, in Acceptance) (*m
 	var acc *models.AgreementAcceptance
 	created := false
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		if err := sc.Scope.CheckPartner(tx, partner, "body.partnerId"); err != nil {
-			return err
-		}
 		a, v, err := sc.version(tx, in.AgreementID, in.VersionID)
 		if err != nil {
+			return err
+		}
+		if err := sc.Scope.CheckPartner(tx, partner, "body.partnerId"); err != nil {
 			return err
 		}
 		if v.Status != models.AgreementPublished {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store/agreements"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -49,15 +48,15 @@ func TestARequiredVersionGatesPartnersUntilTheyAcceptIt(t *testing.T) {
 		if err != nil || len(pending) != 1 || pending[0].Agreement.ID != a.ID || pending[0].Version.ID != v.ID || !pending[0].Blocking {
 			t.Fatalf("pending %+v, %v", pending, err)
 		}
-		if _, _, err := e.A.AcceptAgreementVersion(ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID, SHA256: "00"}); code(err) != "AGREEMENT_HASH_MISMATCH" {
+		if _, _, err := e.A.AcceptAgreementVersion(ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID, SHA256: "00"}); code(err) != "AGREEMENT_HASH_MISMATCH" {
 			t.Fatalf("accepting another text: %v", err)
 		}
-		acc, created, err := e.A.AcceptAgreementVersion(ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID, SHA256: v.SHA256,
+		acc, created, err := e.A.AcceptAgreementVersion(ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID, SHA256: v.SHA256,
 			ClientAddress: "203.0.113.7", UserAgent: "Browser/1.0"})
 		if err != nil || !created || acc.PartnerID != e.PartnerA || acc.SHA256 != v.SHA256 || acc.ClientAddress != "203.0.113.7" || acc.OnBehalf {
 			t.Fatalf("acceptance %+v, %v, %v", acc, created, err)
 		}
-		again, created, err := e.A.AcceptAgreementVersion(ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID})
+		again, created, err := e.A.AcceptAgreementVersion(ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID})
 		if err != nil || created || again.ID != acc.ID {
 			t.Fatalf("accepting twice answers the first: %+v, %v, %v", again, created, err)
 		}
@@ -75,7 +74,7 @@ func TestARequiredVersionGatesPartnersUntilTheyAcceptIt(t *testing.T) {
 		if _, err := e.B.AcceptanceCertificate(ctx, acc.ID); code(err) != "ACCEPTANCE_NOT_FOUND" {
 			t.Fatalf("B reading A's certificate: %v", err)
 		}
-		if _, _, err := e.B.AcceptAgreementVersion(ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID, PartnerID: e.PartnerA}); code(err) != "OTHER_PARTNER" {
+		if _, _, err := e.B.AcceptAgreementVersion(ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID, PartnerID: e.PartnerA}); code(err) != "OTHER_PARTNER" {
 			t.Fatalf("B accepting for A: %v", err)
 		}
 		// A new required version asks again.
@@ -165,7 +164,7 @@ func TestAcceptancesAndPublishedVersionsCannotBeChangedInTheDatabase(t *testing.
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := storetest.NewPartners(t, s)
 		a, v := published(t, e, "Terms", "Terms text", &models.AgreementRequirement{AllPartners: true})
-		acc, _, err := e.A.AcceptAgreementVersion(e.Ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID})
+		acc, _, err := e.A.AcceptAgreementVersion(e.Ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,10 +203,10 @@ func TestOperatorsRecordAcceptancesForAPartnerAndReadCertificates(t *testing.T) 
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := storetest.NewPartners(t, s)
 		a, v := published(t, e, "NDA", "NDA text", &models.AgreementRequirement{AllPartners: true})
-		if _, _, err := e.Op.AcceptAgreementVersion(e.Ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID}); code(err) != "PARTNER_REQUIRED" {
+		if _, _, err := e.Op.AcceptAgreementVersion(e.Ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID}); code(err) != "PARTNER_REQUIRED" {
 			t.Fatalf("an operator naming no partner: %v", err)
 		}
-		acc, _, err := e.Op.AcceptAgreementVersion(e.Ctx, agreements.Acceptance{AgreementID: a.ID, VersionID: v.ID, PartnerID: e.PartnerB})
+		acc, _, err := e.Op.AcceptAgreementVersion(e.Ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v.ID, PartnerID: e.PartnerB})
 		if err != nil || !acc.OnBehalf || acc.UserID != e.OpUserID {
 			t.Fatalf("on behalf %+v, %v", acc, err)
 		}
