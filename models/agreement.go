@@ -237,3 +237,14 @@ func AgreementApplies(allPartners bool, levels []string, level string) bool {
 	}
 	return false
 }
+
+// MailPurposeAgreement marks the messages asking partners to accept an agreement version.
+const MailPurposeAgreement = "agreement"
+
+// AgreementNotice is one message asking a partner's user to accept a newly required version.
+type AgreementNotice struct {
+	UserID  string
+	To      string
+	Subject string
+	Text    string
+}

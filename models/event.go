@@ -262,4 +262,7 @@ type EventRoutes struct {
 	// is short enough); Waiting whether runs wait for it.
 	Playbooks bool
 	Waiting   bool
+	// AgreementNotices says whether the event asks partners' users by email to accept a newly
+	// required agreement version (agreement.published with required).
+	AgreementNotices bool
 }

@@ -175,7 +175,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		DisableAfter:    cfg.WebhookDisableAfter,
 		AllowedNetworks: cfg.WebhookAllowedNetworks,
 	}
-	mail := &activities.Mail{Sender: sender, Store: st}
+	mail := &activities.Mail{Sender: sender, Store: st, Agreements: st}
 	var observer activities.Observer
 	if cfg.Telemetry.Metrics != nil {
 		observer = cfg.Telemetry.Metrics

@@ -5,6 +5,7 @@ package agreements
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -636,4 +637,76 @@ func (sc *Scoped) RequireAgreements(ctx context.Context, partnerID string) error
 		}
 	}
 	return nil
+}
+
+// EventPatterns are the events the agreements module reacts to in every tenant: a published
+// version.
+func (s *Store) EventPatterns(context.Context, models.Scope) ([]string, error) {
+	return []string{models.EventAgreementPublished}, nil
+}
+
+// RouteEvent asks the partners a newly required version applies to, by email, to accept it.
+func (s *Store) RouteEvent(_ context.Context, e *models.Event, r *models.EventRoutes) error {
+	if e.Type != models.EventAgreementPublished {
+		return nil
+	}
+	var p models.AgreementEventPayload
+	if err := json.Unmarshal([]byte(e.Payload), &p); err == nil && p.Required {
+		r.AgreementNotices = true
+	}
+	return nil
+}
+
+// MaxAgreementNotices bounds the messages one published version sends.
+const MaxAgreementNotices = 10_000
+
+// AgreementNotices are the messages that ask the active users of every partner a published,
+// required version applies to, and that has not accepted it, to accept it (event names the
+// agreement.published event). None when the version is no longer the required one.
+func (s *Store) AgreementNotices(ctx context.Context, sys models.Scope, eventID string) ([]models.AgreementNotice, error) {
+	sc := store.Of(sys)
+	db := s.core.DB(ctx)
+	var e models.Event
+	if err := sc.Rows(db.Model(&models.Event{})).Where("id = ?", eventID).Take(&e).Error; err != nil {
+		return nil, store.NotFoundAs(err, "EVENT_NOT_FOUND", "event")
+	}
+	var p models.AgreementEventPayload
+	if err := json.Unmarshal([]byte(e.Payload), &p); err != nil || !p.Required {
+		return nil, nil
+	}
+	var a models.Agreement
+	if err := sc.Rows(db.Model(&models.Agreement{})).Where("id = ?", p.AgreementID).Take(&a).Error; err != nil {
+		return nil, store.NotFoundAs(err, "AGREEMENT_NOT_FOUND", "agreement")
+	}
+	if a.RequiredVersionID == nil || *a.RequiredVersionID != p.VersionID {
+		return nil, nil
+	}
+	partners := sc.Rows(db.Model(&models.Partner{})).Select("id")
+	if !a.RequireAllPartners {
+		levels := sc.Rows(db.Model(&models.AgreementLevel{})).Select("level").Where("agreement_id = ?", a.ID)
+		partners = partners.Where("level IN (?)", levels)
+	}
+	accepted := sc.Rows(db.Model(&models.AgreementAcceptance{})).Select("partner_id").Where("version_id = ?", p.VersionID)
+	var users []models.User
+	if err := sc.Rows(db.Model(&models.User{})).Where("status = ?", models.UserStatusActive).
+		Where("partner_id IN (?)", partners).Where("partner_id NOT IN (?)", accepted).
+		Order("id").Limit(MaxAgreementNotices).Find(&users).Error; err != nil {
+		return nil, err
+	}
+	from := ""
+	if a.RequiredFrom != nil && a.RequiredFrom.After(time.Now()) {
+		from = " from " + a.RequiredFrom.UTC().Format("2 January 2006")
+	}
+	out := make([]models.AgreementNotice, 0, len(users))
+	for _, u := range users {
+		name := u.Name
+		if name == "" {
+			name = u.Email
+		}
+		out = append(out, models.AgreementNotice{UserID: u.ID, To: u.Email,
+			Subject: "Please accept: " + a.Title + " (version " + strconv.Itoa(p.VersionNumber) + ")",
+			Text: "Hello " + name + ",\n\nVersion " + strconv.Itoa(p.VersionNumber) + " of " + a.Title + " was published. Your organisation must accept it" + from +
+				"; until it does, registering deals and requesting withdrawals are paused.\n\nRead and accept it in the partner portal.\n"})
+	}
+	return out, nil
 }

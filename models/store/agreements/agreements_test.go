@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partnerd/partnerd/activities"
+	"github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
@@ -216,6 +218,65 @@ func TestOperatorsRecordAcceptancesForAPartnerAndReadCertificates(t *testing.T) 
 		}
 		if _, err := e.B.AcceptanceCertificate(e.Ctx, acc.ID); err != nil {
 			t.Fatalf("B reading its own certificate: %v", err)
+		}
+	})
+}
+
+func TestPublishingARequiredVersionEmailsThePartnersThatMustAcceptIt(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := storetest.NewPartners(t, s)
+		ctx := e.Ctx
+		user := func(email string, partner *string, status string) {
+			t.Helper()
+			if err := e.Op.CreateUser(ctx, &models.User{Email: email, Name: email, PartnerID: partner, Status: status}, []string{"partner_user"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		user("ada@alpha.test", &e.PartnerA, models.UserStatusActive)
+		user("bob@beta.test", &e.PartnerB, models.UserStatusActive)
+		user("gone@beta.test", &e.PartnerB, "deactivated")
+		a, err := e.Op.CreateAgreement(ctx, models.NewAgreement{Kind: models.AgreementProgramTerms, Title: "Program terms"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v1, _ := e.Op.CreateAgreementVersion(ctx, a.ID, "Terms v1", "")
+		if _, _, err := e.Op.PublishAgreementVersion(ctx, a.ID, v1.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		v2, _ := e.Op.CreateAgreementVersion(ctx, a.ID, "Terms v2", "")
+		if _, _, err := e.Op.PublishAgreementVersion(ctx, a.ID, v2.ID, &models.AgreementRequirement{AllPartners: true}); err != nil {
+			t.Fatal(err)
+		}
+		// Alpha accepted already: only Beta's active user is asked.
+		if _, _, err := e.A.AcceptAgreementVersion(ctx, models.AcceptanceInput{AgreementID: a.ID, VersionID: v2.ID}); err != nil {
+			t.Fatal(err)
+		}
+		var events []models.Event
+		if err := s.Core().DB(ctx).Where("tenant_id = ? AND type = ?", e.TenantID, models.EventAgreementPublished).Order("id").Find(&events).Error; err != nil || len(events) != 2 {
+			t.Fatalf("agreement.published events %d, %v", len(events), err)
+		}
+		for i, want := range []bool{false, true} {
+			var r models.EventRoutes
+			if err := s.Agreements.RouteEvent(ctx, &events[i], &r); err != nil || r.AgreementNotices != want {
+				t.Fatalf("routes of publication %d: %+v, %v", i+1, r, err)
+			}
+		}
+		act := &activities.Mail{Sender: &mail.Outbox{}, Store: s, Agreements: s}
+		ref := activities.EventRef{TenantID: e.TenantID, EventID: events[1].ID}
+		for range 2 {
+			n, err := act.SendAgreementNotices(ctx, ref)
+			if err != nil || n != 1 {
+				t.Fatalf("notices sent %d, %v", n, err)
+			}
+		}
+		mails, _, err := e.Op.ListMail(ctx, models.MailFilter{}, models.Page{Limit: 10})
+		if err != nil || len(mails) != 1 || mails[0].To != "bob@beta.test" || mails[0].Purpose != models.MailPurposeAgreement ||
+			mails[0].Subject != "Please accept: Program terms (version 2)" {
+			t.Fatalf("mail %+v, %v", mails, err)
+		}
+		// The first publication required nothing: nobody is asked.
+		if n, err := act.SendAgreementNotices(ctx, activities.EventRef{TenantID: e.TenantID, EventID: events[0].ID}); err != nil || n != 0 {
+			t.Fatalf("an unrequired version sent %d, %v", n, err)
 		}
 	})
 }

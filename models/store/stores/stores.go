@@ -137,7 +137,7 @@ func New(core *store.Store) *Set {
 		Playbooks:    playbooks.New(core, partner, pay),
 		Webhooks:     webhooks.New(core),
 	}
-	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals)
+	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Agreements)
 	return set
 }
 
