@@ -463,7 +463,7 @@ func (s *Server) publishAgreementVersion(ctx context.Context, in *PublishAgreeme
 func (s *Server) setAgreementRequirement(ctx context.Context, in *SetAgreementRequirementInput) (*AgreementOutput, error) {
 	var req *models.AgreementRequirement
 	if in.Body.VersionID != "" {
-		req = in.Body.RequirementInput.model(in.Body.VersionID)
+		req = in.Body.model(in.Body.VersionID)
 	}
 	return agreementOutput(s.agreements(ctx).SetAgreementRequirement(ctx, in.ID, req))
 }
@@ -508,7 +508,7 @@ func (f AcceptancesFilter) model() models.AcceptanceFilter {
 
 func (s *Server) listAcceptances(ctx context.Context, in *ListAcceptancesInput) (*AcceptanceListOutput, error) {
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.AgreementAcceptance, string, error) {
-		return s.agreements(ctx).ListAcceptances(ctx, in.AcceptancesFilter.model(), pg)
+		return s.agreements(ctx).ListAcceptances(ctx, in.model(), pg)
 	}, acceptanceOf)
 	return &AcceptanceListOutput{Body: body}, err
 }

@@ -76,3 +76,40 @@ func TestPublishingARequiredAgreementVersionEmailsItsPartnersOnce(t *testing.T) 
 		})
 	}
 }
+
+func TestTheFanOutEmailsThePartnersOfARequiredVersionThroughTheOutbox(t *testing.T) {
+	e := newPayoutEnv(t, "agreement-notices")
+	if err := e.op.CreateUser(e.ctx, &models.User{Email: "ada@alpha.test", Name: "Ada", PartnerID: &e.partnerID, Status: models.UserStatusActive},
+		[]string{"partner_user"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.op.CreateAgreement(e.ctx, models.NewAgreement{Kind: models.AgreementNDA, Title: "NDA"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := e.op.CreateAgreementVersion(e.ctx, a.ID, "Keep it secret.", "")
+	if _, _, err := e.op.PublishAgreementVersion(e.ctx, a.ID, v.ID, &models.AgreementRequirement{AllPartners: true}); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := e.op.ListEvents(e.ctx, models.EventFilter{Type: models.EventAgreementPublished}, models.Page{})
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("agreement.published events %+v, %v", evs, err)
+	}
+	for range 2 { // a second fan-out of the same event sends nothing new
+		var suite testsuite.WorkflowTestSuite
+		env := suite.NewTestWorkflowEnvironment()
+		deps := e.playbookDeps()
+		deps.Events = &activities.Events{Store: e.st}
+		deps.Mail.Agreements = e.st
+		worker.Register(env, deps)
+		env.ExecuteWorkflow(workflows.EventFanout, workflows.EventFanoutInput{TenantID: e.tenantID, EventID: evs[0].ID, Type: evs[0].Type})
+		var res workflows.EventFanoutResult
+		if err := env.GetWorkflowResult(&res); err != nil || res.AgreementNotices != 1 {
+			t.Fatalf("fan-out %+v, %v", res, err)
+		}
+	}
+	mails, _, _ := e.op.ListMail(e.ctx, models.MailFilter{}, models.Page{Limit: 10})
+	if len(mails) != 1 || mails[0].To != "ada@alpha.test" || mails[0].Purpose != models.MailPurposeAgreement || mails[0].Subject != "Please accept: NDA (version 1)" {
+		t.Fatalf("mail %+v", mails)
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partnerd/partnerd/activities"
-	"github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
@@ -222,7 +220,7 @@ func TestOperatorsRecordAcceptancesForAPartnerAndReadCertificates(t *testing.T) 
 	})
 }
 
-func TestPublishingARequiredVersionEmailsThePartnersThatMustAcceptIt(t *testing.T) {
+func TestARequiredVersionIsNoticedToTheActiveUsersOfPartnersThatHaveNotAccepted(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
 		e := storetest.NewPartners(t, s)
 		ctx := e.Ctx
@@ -261,22 +259,17 @@ func TestPublishingARequiredVersionEmailsThePartnersThatMustAcceptIt(t *testing.
 				t.Fatalf("routes of publication %d: %+v, %v", i+1, r, err)
 			}
 		}
-		act := &activities.Mail{Sender: &mail.Outbox{}, Store: s, Agreements: s}
-		ref := activities.EventRef{TenantID: e.TenantID, EventID: events[1].ID}
-		for range 2 {
-			n, err := act.SendAgreementNotices(ctx, ref)
-			if err != nil || n != 1 {
-				t.Fatalf("notices sent %d, %v", n, err)
-			}
-		}
-		mails, _, err := e.Op.ListMail(ctx, models.MailFilter{}, models.Page{Limit: 10})
-		if err != nil || len(mails) != 1 || mails[0].To != "bob@beta.test" || mails[0].Purpose != models.MailPurposeAgreement ||
-			mails[0].Subject != "Please accept: Program terms (version 2)" {
-			t.Fatalf("mail %+v, %v", mails, err)
+		notices, err := s.AgreementNotices(ctx, models.System(e.TenantID), events[1].ID)
+		if err != nil || len(notices) != 1 || notices[0].To != "bob@beta.test" || notices[0].Subject != "Please accept: Program terms (version 2)" {
+			t.Fatalf("notices %+v, %v", notices, err)
 		}
 		// The first publication required nothing: nobody is asked.
-		if n, err := act.SendAgreementNotices(ctx, activities.EventRef{TenantID: e.TenantID, EventID: events[0].ID}); err != nil || n != 0 {
-			t.Fatalf("an unrequired version sent %d, %v", n, err)
+		if notices, err := s.AgreementNotices(ctx, models.System(e.TenantID), events[0].ID); err != nil || len(notices) != 0 {
+			t.Fatalf("an unrequired version's notices %+v, %v", notices, err)
+		}
+		// Another tenant's event is not found.
+		if _, err := s.AgreementNotices(ctx, models.System(models.NewID()), events[1].ID); code(err) != "EVENT_NOT_FOUND" {
+			t.Fatalf("another tenant's event: %v", err)
 		}
 	})
 }
