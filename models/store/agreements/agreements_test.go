@@ -119,6 +119,27 @@ func TestARequiredVersionGatesPartnersUntilTheyAcceptIt(t *testing.T) {
 		if err := e.B.RequireAgreements(ctx, ""); err != nil {
 			t.Fatalf("before the requirement starts: %v", err)
 		}
+
+		// Every change was audited and emitted; acceptances and grace grants name the partner.
+		for action, want := range map[string]int{"agreement.created": 1, "agreement.version_created": 2, "agreement.version_published": 2,
+			"agreement.requirement_changed": 3, "agreement.accepted": 1, "agreement.grace_granted": 2} {
+			entries, _, err := e.Op.ListAudit(ctx, models.AuditFilter{Action: action}, models.Page{Limit: 10})
+			if err != nil || len(entries) != want {
+				t.Errorf("audit %s: %d entries, want %d (%v)", action, len(entries), want, err)
+			}
+		}
+		var accepted []models.Event
+		if err := s.Core().DB(ctx).Where("tenant_id = ? AND type = ?", e.TenantID, models.EventAgreementAccepted).Find(&accepted).Error; err != nil ||
+			len(accepted) != 1 || accepted[0].PartnerID == nil || *accepted[0].PartnerID != e.PartnerA {
+			t.Fatalf("agreement.accepted events %+v, %v", accepted, err)
+		}
+		for typ, want := range map[string]int{models.EventAgreementPublished: 2, models.EventAgreementRequirementChanged: 1,
+			models.EventAgreementGraceGranted: 2, models.EventAgreementCreated: 1, models.EventAgreementVersionCreated: 2} {
+			var n int64
+			if err := s.Core().DB(ctx).Model(&models.Event{}).Where("tenant_id = ? AND type = ?", e.TenantID, typ).Count(&n).Error; err != nil || n != int64(want) {
+				t.Errorf("%s events: %d, want %d (%v)", typ, n, want, err)
+			}
+		}
 	})
 }
 
