@@ -22,6 +22,10 @@ type problemBody struct {
 	Status int    `json:"status"`
 	Code   string `json:"code"`
 	Detail string `json:"detail"`
+	Errors []struct {
+		Location string `json:"location"`
+		Value    any    `json:"value"`
+	} `json:"errors"`
 }
 
 func TestAgreementsGateDealsAndWithdrawalsUntilAccepted(t *testing.T) {
@@ -71,7 +75,8 @@ func TestAgreementsGateDealsAndWithdrawalsUntilAccepted(t *testing.T) {
 			t.Helper()
 			p := decode[problemBody](t, res)
 			if res.Status != http.StatusForbidden || p.Code != "AGREEMENT_REQUIRED" || !strings.Contains(p.Detail, "Reseller agreement") ||
-				!strings.Contains(p.Detail, "version 1") || !strings.Contains(p.Detail, v.ID) {
+				!strings.Contains(p.Detail, "version 1") || !strings.Contains(p.Detail, v.ID) || len(p.Errors) != 2 ||
+				p.Errors[0].Location != "agreementId" || p.Errors[0].Value != a.ID || p.Errors[1].Location != "versionId" || p.Errors[1].Value != v.ID {
 				t.Fatalf("%s = %d: %s", what, res.Status, res.Body)
 			}
 		}

@@ -227,8 +227,8 @@ func (sc *Scoped) versions(q *gorm.DB) *gorm.DB {
 	return q
 }
 
-// ListAgreementVersions lists an agreement's versions, newest first by id order of creation
-// (oldest first); partners see the published ones.
+// ListAgreementVersions lists an agreement's versions, oldest first; partners see the published
+// ones.
 func (sc *Scoped) ListAgreementVersions(ctx context.Context, id string, pg models.Page) ([]models.AgreementVersion, string, error) {
 	db := sc.s.core.DB(ctx)
 	if _, err := sc.agreement(db, id); err != nil {
@@ -632,8 +632,9 @@ func (sc *Scoped) RequireAgreements(ctx context.Context, partnerID string) error
 		if p.Blocking {
 			return &models.Error{Kind: models.KindForbidden, Code: "AGREEMENT_REQUIRED",
 				Message: "accept \"" + p.Agreement.Title + "\" version " + strconv.Itoa(p.Version.Number) + " first (agreement " + p.Agreement.ID + ", version " + p.Version.ID + ")",
-				Fields: []models.FieldError{{Location: "agreement", Message: p.Agreement.Title + " version " + strconv.Itoa(p.Version.Number),
-					Value: map[string]any{"agreementId": p.Agreement.ID, "versionId": p.Version.ID, "versionNumber": p.Version.Number}}}}
+				Fields: []models.FieldError{
+					{Location: "agreementId", Message: p.Agreement.Title, Value: p.Agreement.ID},
+					{Location: "versionId", Message: "version " + strconv.Itoa(p.Version.Number), Value: p.Version.ID}}}
 		}
 	}
 	return nil
