@@ -30,10 +30,49 @@ type MailStore interface {
 	RecordMail(ctx context.Context, m *models.MailMessage) (*models.MailMessage, error)
 }
 
+// AgreementNoticeSource finds the messages that ask partners' users to accept a newly required
+// agreement version.
+type AgreementNoticeSource interface {
+	AgreementNotices(ctx context.Context, sys models.Scope, eventID string) ([]models.AgreementNotice, error)
+}
+
 // Mail holds the email activities.
 type Mail struct {
 	Sender Sender
 	Store  MailStore
+	// Agreements finds who is asked to accept a published agreement version; without it
+	// nobody is emailed.
+	Agreements AgreementNoticeSource
+}
+
+// SendAgreementNotices emails every user asked to accept the version an agreement.published
+// event requires, once per user and event (a retry sends only what is missing); an address the
+// sender refuses for good is skipped. It returns how many messages were sent or stored.
+func (a *Mail) SendAgreementNotices(ctx context.Context, ref EventRef) (int, error) {
+	if a.Agreements == nil {
+		return 0, nil
+	}
+	notices, err := a.Agreements.AgreementNotices(ctx, models.System(ref.TenantID), ref.EventID)
+	if models.ErrorKind(err) == models.KindNotFound {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	sent := 0
+	for _, n := range notices {
+		_, err := a.SendEmail(ctx, SendEmailInput{TenantID: ref.TenantID, To: n.To, Subject: n.Subject, Text: n.Text, Verbatim: true,
+			Purpose: models.MailPurposeAgreement, Reference: ref.EventID, IdempotencyKey: "agreement:" + ref.EventID + ":" + n.UserID})
+		var refused *temporal.ApplicationError
+		switch {
+		case err == nil:
+			sent++
+		case errors.As(err, &refused) && refused.NonRetryable():
+		default:
+			return sent, err
+		}
+	}
+	return sent, nil
 }
 
 // Application error types of the email activities; none of them is retried.

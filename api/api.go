@@ -110,6 +110,8 @@ type Deps struct {
 	// Blobs keeps uploaded files (attachments, content, logos); without it uploads and
 	// downloads answer 503.
 	Blobs *blobstore.Store
+	// Certificates signs agreement-acceptance certificates; without it they answer 503.
+	Certificates *authn.Certificates
 	// Metrics records every request (telemetry.Metrics); nil records nothing.
 	Metrics RequestMetrics
 	// Tracing, when set, makes a span of every request (named after its operation) in the
@@ -159,6 +161,7 @@ type Modules struct {
 	Withdrawals  func(*models.Principal) WithdrawalStore
 	Playbooks    func(*models.Principal) PlaybookStore
 	Content      func(*models.Principal) ContentStore
+	Agreements   func(*models.Principal) AgreementStore
 	Desk         func(*models.Principal) DeskStore
 }
 
@@ -272,6 +275,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerWithdrawalRoutes(s)
 	registerPlaybookRoutes(s)
 	registerContentRoutes(s)
+	registerAgreementRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	return s

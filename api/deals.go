@@ -292,7 +292,7 @@ func registerDealRoutes(s *Server) {
 
 	register(s, huma.Operation{OperationID: "register-deal", Method: http.MethodPost, Path: "/api/deals", Tags: deals,
 		RequestBody: requestExample(`{"partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30", "customerCompany": "Initech", "customerDomain": "initech.example", "contactName": "Bill Lumbergh", "contactEmail": "bill@initech.example", "amountMinor": 2500000, "currency": "EUR", "expectedCloseDate": "2027-02-15", "notes": "Replacing their legacy TPS system."}`),
-		Summary:     "Register a deal", Description: "The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.",
+		Summary:     "Register a deal", Description: "The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.",
 		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, Errors: []int{http.StatusForbidden, http.StatusUnprocessableEntity}},
 		Requires(authz.DealsWrite), s.registerDeal)
 	register(s, huma.Operation{OperationID: "list-deals", Method: http.MethodGet, Path: "/api/deals", Tags: deals,
@@ -387,6 +387,9 @@ func (s *Server) createPipeline(ctx context.Context, in *CreatePipelineInput) (*
 
 // registerDeal registers a partner's deal, which waits for review when it overlaps another partner's.
 func (s *Server) registerDeal(ctx context.Context, in *RegisterDealInput) (*DealOutput, error) {
+	if err := s.requireAgreements(ctx); err != nil {
+		return nil, err
+	}
 	b := in.Body
 	d := &models.Deal{PartnerID: b.PartnerID, CustomerCompany: b.CustomerCompany, CustomerDomain: b.CustomerDomain, ContactName: b.ContactName,
 		ContactEmail: b.ContactEmail, AmountMinor: b.AmountMinor, Currency: b.Currency, ExpectedCloseDate: nonEmpty(b.ExpectedCloseDate), Notes: b.Notes}

@@ -60,6 +60,7 @@ func modulesOf(st *stores.Set) Modules {
 		Withdrawals:  func(p *models.Principal) WithdrawalStore { return st.For(p) },
 		Playbooks:    func(p *models.Principal) PlaybookStore { return st.For(p) },
 		Content:      func(p *models.Principal) ContentStore { return st.For(p) },
+		Agreements:   func(p *models.Principal) AgreementStore { return st.For(p) },
 	}
 }
 

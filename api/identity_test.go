@@ -53,6 +53,7 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		Idempotency:  st,
 		Blobs:        testBlobs(t),
 		RateLimiter:  st,
+		Certificates: authn.NewCertificates(keys),
 	}
 }
 

@@ -253,7 +253,7 @@ func registerWithdrawalRoutes(s *Server) {
 	register(s, idempotent(huma.Operation{OperationID: "request-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals", Tags: tags,
 		RequestBody: requestExample(`{"amount": 250000, "currency": "EUR", "payoutMethodId": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3d"}`),
 		Summary:     "Request a withdrawal",
-		Description: "Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.",
+		Description: "Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity}}, true),
 		Requires(authz.WithdrawalsWrite), s.requestWithdrawal)
 	register(s, huma.Operation{OperationID: "list-withdrawals", Method: http.MethodGet, Path: "/api/withdrawals", Tags: tags,
@@ -334,6 +334,9 @@ func (s *Server) getPayoutSettings(ctx context.Context, _ *struct{}) (*PayoutSet
 func (s *Server) requestWithdrawal(ctx context.Context, in *RequestWithdrawalInput) (*WithdrawalOutput, error) {
 	if !validIdempotencyKey(in.IdempotencyKey) {
 		return nil, codedProblem(ctx, http.StatusBadRequest, CodeIdempotencyKeyRequired, "this operation requires an Idempotency-Key header")
+	}
+	if err := s.requireAgreements(ctx); err != nil {
+		return nil, err
 	}
 	b := in.Body
 	return withdrawalOutput(s.withdrawals(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,

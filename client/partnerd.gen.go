@@ -60,6 +60,48 @@ func (e AddPayoutMethodInputBodyKind) Valid() bool {
 	}
 }
 
+// Defines values for AgreementKind.
+const (
+	AgreementKindNda              AgreementKind = "nda"
+	AgreementKindOther            AgreementKind = "other"
+	AgreementKindPartnerAgreement AgreementKind = "partner_agreement"
+	AgreementKindProgramTerms     AgreementKind = "program_terms"
+)
+
+// Valid indicates whether the value is a known member of the AgreementKind enum.
+func (e AgreementKind) Valid() bool {
+	switch e {
+	case AgreementKindNda:
+		return true
+	case AgreementKindOther:
+		return true
+	case AgreementKindPartnerAgreement:
+		return true
+	case AgreementKindProgramTerms:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgreementVersionStatus.
+const (
+	AgreementVersionStatusDraft     AgreementVersionStatus = "draft"
+	AgreementVersionStatusPublished AgreementVersionStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the AgreementVersionStatus enum.
+func (e AgreementVersionStatus) Valid() bool {
+	switch e {
+	case AgreementVersionStatusDraft:
+		return true
+	case AgreementVersionStatusPublished:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApplicationStatus.
 const (
 	ApplicationStatusApproved ApplicationStatus = "approved"
@@ -198,6 +240,30 @@ func (e ContentItemStatus) Valid() bool {
 	case ContentItemStatusActive:
 		return true
 	case ContentItemStatusArchived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateAgreementInputBodyKind.
+const (
+	CreateAgreementInputBodyKindNda              CreateAgreementInputBodyKind = "nda"
+	CreateAgreementInputBodyKindOther            CreateAgreementInputBodyKind = "other"
+	CreateAgreementInputBodyKindPartnerAgreement CreateAgreementInputBodyKind = "partner_agreement"
+	CreateAgreementInputBodyKindProgramTerms     CreateAgreementInputBodyKind = "program_terms"
+)
+
+// Valid indicates whether the value is a known member of the CreateAgreementInputBodyKind enum.
+func (e CreateAgreementInputBodyKind) Valid() bool {
+	switch e {
+	case CreateAgreementInputBodyKindNda:
+		return true
+	case CreateAgreementInputBodyKindOther:
+		return true
+	case CreateAgreementInputBodyKindPartnerAgreement:
+		return true
+	case CreateAgreementInputBodyKindProgramTerms:
 		return true
 	default:
 		return false
@@ -2538,6 +2604,19 @@ func (e ListWithdrawalsParamsStatus) Valid() bool {
 	}
 }
 
+// AcceptAgreementVersionInputBody defines model for AcceptAgreementVersionInputBody.
+type AcceptAgreementVersionInputBody struct {
+	// PartnerId The partner the acceptance is for (operators recording one; partners accept for themselves)
+	//
+	// Examples: 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
+	PartnerId *string `json:"partnerId,omitempty"`
+
+	// Sha256 The SHA-256 of the document shown; refused (409 AGREEMENT_HASH_MISMATCH) when it is not the version's
+	//
+	// Examples: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+	Sha256 *string `json:"sha256,omitempty"`
+}
+
 // Accrual defines model for Accrual.
 type Accrual struct {
 	// Amount The commission in minor units of currency
@@ -2610,6 +2689,125 @@ type AdjustBalanceInputBody struct {
 	// Reason Why; recorded in the ledger and the audit log
 	Reason string `json:"reason"`
 }
+
+// Agreement defines model for Agreement.
+type Agreement struct {
+	CreatedAt   time.Time     `json:"createdAt"`
+	Description *string       `json:"description,omitempty"`
+	Id          string        `json:"id"`
+	Kind        AgreementKind `json:"kind"`
+
+	// LatestVersion The number of the newest version, draft or published; 0 for none
+	LatestVersion int64 `json:"latestVersion"`
+
+	// Requirement The version partners must accept; absent when none is required
+	Requirement *AgreementRequirement `json:"requirement,omitempty"`
+	Title       string                `json:"title"`
+	UpdatedAt   time.Time             `json:"updatedAt"`
+}
+
+// AgreementKind defines model for Agreement.Kind.
+type AgreementKind string
+
+// AgreementAcceptance defines model for AgreementAcceptance.
+type AgreementAcceptance struct {
+	AcceptedAt    time.Time `json:"acceptedAt"`
+	AgreementId   string    `json:"agreementId"`
+	ClientAddress string    `json:"clientAddress"`
+	Id            string    `json:"id"`
+
+	// OnBehalf An operator recorded an acceptance given outside the portal
+	OnBehalf  bool   `json:"onBehalf"`
+	PartnerId string `json:"partnerId"`
+
+	// Sha256 Hex SHA-256 of the document accepted
+	Sha256    string `json:"sha256"`
+	UserAgent string `json:"userAgent"`
+
+	// UserId Who accepted (an operator when onBehalf)
+	UserId        string `json:"userId"`
+	VersionId     string `json:"versionId"`
+	VersionNumber int64  `json:"versionNumber"`
+}
+
+// AgreementCertificate defines model for AgreementCertificate.
+type AgreementCertificate struct {
+	AcceptanceId string    `json:"acceptanceId"`
+	AcceptedAt   time.Time `json:"acceptedAt"`
+
+	// Agreement The agreement's title
+	Agreement     string    `json:"agreement"`
+	AgreementId   string    `json:"agreementId"`
+	ClientAddress string    `json:"clientAddress"`
+	IssuedAt      time.Time `json:"issuedAt"`
+
+	// OnBehalf An operator recorded the acceptance for the partner
+	OnBehalf bool `json:"onBehalf"`
+
+	// Partner The partner's name
+	Partner   string `json:"partner"`
+	PartnerId string `json:"partnerId"`
+
+	// Sha256 Hex SHA-256 of the exact document bytes accepted
+	Sha256   string `json:"sha256"`
+	TenantId string `json:"tenantId"`
+
+	// Type Examples: partnerd.agreement-acceptance
+	Type          string `json:"type"`
+	UserAgent     string `json:"userAgent"`
+	UserEmail     string `json:"userEmail"`
+	UserId        string `json:"userId"`
+	VersionId     string `json:"versionId"`
+	VersionNumber int64  `json:"versionNumber"`
+}
+
+// AgreementGrace defines model for AgreementGrace.
+type AgreementGrace struct {
+	CreatedAt time.Time `json:"createdAt"`
+	GrantedBy string    `json:"grantedBy"`
+	Id        string    `json:"id"`
+	PartnerId string    `json:"partnerId"`
+	Reason    string    `json:"reason"`
+	Until     time.Time `json:"until"`
+}
+
+// AgreementRequirement defines model for AgreementRequirement.
+type AgreementRequirement struct {
+	AllPartners bool `json:"allPartners"`
+
+	// From From this time partners that have not accepted are refused deal registration and withdrawals
+	From time.Time `json:"from"`
+
+	// Levels The levels whose partners must accept (when not allPartners)
+	Levels        []string `json:"levels"`
+	VersionId     string   `json:"versionId"`
+	VersionNumber int64    `json:"versionNumber"`
+}
+
+// AgreementVersion defines model for AgreementVersion.
+type AgreementVersion struct {
+	AgreementId string `json:"agreementId"`
+
+	// ContentType Examples: text/markdown; charset=utf-8
+	ContentType string     `json:"contentType"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	Id          string     `json:"id"`
+	Number      int64      `json:"number"`
+	PublishedAt *time.Time `json:"publishedAt,omitempty"`
+
+	// Sha256 Hex SHA-256 of the exact bytes get-agreement-document serves
+	Sha256 string `json:"sha256"`
+
+	// Size The document's size in bytes
+	Size   int64                  `json:"size"`
+	Status AgreementVersionStatus `json:"status"`
+
+	// Summary What changed from the previous version
+	Summary *string `json:"summary,omitempty"`
+}
+
+// AgreementVersionStatus defines model for AgreementVersion.Status.
+type AgreementVersionStatus string
 
 // Application defines model for Application.
 type Application struct {
@@ -2765,6 +2963,32 @@ type CancelWithdrawalInputBody struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// CertificateKey defines model for CertificateKey.
+type CertificateKey struct {
+	// Alg Examples: EdDSA
+	Alg string `json:"alg"`
+
+	// Crv Examples: Ed25519
+	Crv string `json:"crv"`
+
+	// Kid Examples: v1
+	Kid string `json:"kid"`
+
+	// Kty Examples: OKP
+	Kty string `json:"kty"`
+
+	// Use Examples: sig
+	Use string `json:"use"`
+
+	// X The Ed25519 public key, base64url without padding (RFC 8037)
+	X string `json:"x"`
+}
+
+// CertificateKeysOutputBody defines model for CertificateKeysOutputBody.
+type CertificateKeysOutputBody struct {
+	Keys []CertificateKey `json:"keys"`
+}
+
 // CommissionPlan defines model for CommissionPlan.
 type CommissionPlan struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -2908,6 +3132,34 @@ type ContentVisibilityInput struct {
 	//
 	// Examples: ["0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"]
 	PartnerIds *[]string `json:"partnerIds,omitempty"`
+}
+
+// CreateAgreementInputBody defines model for CreateAgreementInputBody.
+type CreateAgreementInputBody struct {
+	// Description Examples: The terms every reseller accepts.
+	Description *string `json:"description,omitempty"`
+
+	// Kind Examples: partner_agreement
+	Kind CreateAgreementInputBodyKind `json:"kind"`
+
+	// Title Examples: Reseller partner agreement
+	Title string `json:"title"`
+}
+
+// CreateAgreementInputBodyKind Examples: partner_agreement
+type CreateAgreementInputBodyKind string
+
+// CreateAgreementVersionInputBody defines model for CreateAgreementVersionInputBody.
+type CreateAgreementVersionInputBody struct {
+	// Markdown The document, Markdown; its SHA-256 is over these exact UTF-8 bytes
+	//
+	// Examples: # Reseller partner agreement
+	//
+	// 1. Term. This agreement runs for one year.
+	Markdown string `json:"markdown"`
+
+	// Summary Examples: Adds the term clause.
+	Summary *string `json:"summary,omitempty"`
 }
 
 // CreateContentFolderInputBody defines model for CreateContentFolderInputBody.
@@ -3301,6 +3553,20 @@ type ExtendDealInputBody struct {
 	Days int64 `json:"days"`
 }
 
+// GrantAgreementGraceInputBody defines model for GrantAgreementGraceInputBody.
+type GrantAgreementGraceInputBody struct {
+	// PartnerId Examples: 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
+	PartnerId string `json:"partnerId"`
+
+	// Reason Examples: Their legal team reviews the new terms.
+	Reason string `json:"reason"`
+
+	// Until The partner may act without its pending agreements until then; a past time ends a grace period
+	//
+	// Examples: 2027-01-31T00:00:00Z
+	Until time.Time `json:"until"`
+}
+
 // HealthOutputBody defines model for HealthOutputBody.
 type HealthOutputBody struct {
 	// Status Always ok while the process serves requests
@@ -3482,6 +3748,38 @@ type LevelRequirements struct {
 // ListBodyAccrual defines model for ListBodyAccrual.
 type ListBodyAccrual struct {
 	Data []Accrual `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyAgreement defines model for ListBodyAgreement.
+type ListBodyAgreement struct {
+	Data []Agreement `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyAgreementAcceptance defines model for ListBodyAgreementAcceptance.
+type ListBodyAgreementAcceptance struct {
+	Data []AgreementAcceptance `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyAgreementGrace defines model for ListBodyAgreementGrace.
+type ListBodyAgreementGrace struct {
+	Data []AgreementGrace `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyAgreementVersion defines model for ListBodyAgreementVersion.
+type ListBodyAgreementVersion struct {
+	Data []AgreementVersion `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -4230,6 +4528,32 @@ type PayoutSettingsInputBody struct {
 // PayoutSettingsInputBodyProvider defines model for PayoutSettingsInputBody.Provider.
 type PayoutSettingsInputBodyProvider string
 
+// PendingAgreement defines model for PendingAgreement.
+type PendingAgreement struct {
+	AgreementId string `json:"agreementId"`
+
+	// Blocking The partner is refused deal registration and withdrawals until it accepts (the portal shows only the agreement)
+	Blocking bool `json:"blocking"`
+
+	// From When the requirement starts refusing the partner
+	From time.Time `json:"from"`
+
+	// GraceUntil The end of the partner's grace period
+	GraceUntil    *time.Time `json:"graceUntil,omitempty"`
+	Kind          string     `json:"kind"`
+	Sha256        string     `json:"sha256"`
+	Title         string     `json:"title"`
+	VersionId     string     `json:"versionId"`
+	VersionNumber int64      `json:"versionNumber"`
+}
+
+// PendingAgreementsOutputBody defines model for PendingAgreementsOutputBody.
+type PendingAgreementsOutputBody struct {
+	// Blocking Some agreement refuses the partner now
+	Blocking bool               `json:"blocking"`
+	Data     []PendingAgreement `json:"data"`
+}
+
 // PermissionsOutputBody defines model for PermissionsOutputBody.
 type PermissionsOutputBody struct {
 	Data  *[]Entry `json:"data"`
@@ -4861,6 +5185,12 @@ type PublicApplicationForm struct {
 	Questions    []ApplicationQuestion `json:"questions"`
 }
 
+// PublishAgreementVersionInputBody defines model for PublishAgreementVersionInputBody.
+type PublishAgreementVersionInputBody struct {
+	// Require Make partners accept this version (they are asked to); the previous requirement is replaced
+	Require *RequirementInput `json:"require,omitempty"`
+}
+
 // PutSLAPolicyInputBody defines model for PutSLAPolicyInputBody.
 type PutSLAPolicyInputBody struct {
 	// FirstResponseMinutes Examples: 60
@@ -4949,6 +5279,24 @@ type RequestWithdrawalInputBody struct {
 	// PartnerId Operators withdraw for this partner; partners always withdraw for themselves
 	PartnerId      *string `json:"partnerId,omitempty"`
 	PayoutMethodId string  `json:"payoutMethodId"`
+}
+
+// RequirementInput defines model for RequirementInput.
+type RequirementInput struct {
+	// AllPartners Every partner must accept
+	//
+	// Examples: true
+	AllPartners *bool `json:"allPartners,omitempty"`
+
+	// From From when partners that have not accepted are refused; now when absent
+	//
+	// Examples: 2027-01-01T00:00:00Z
+	From *time.Time `json:"from,omitempty"`
+
+	// Levels Partners at these levels must accept
+	//
+	// Examples: []
+	Levels *[]string `json:"levels,omitempty"`
 }
 
 // ResolveConflictsInputBody defines model for ResolveConflictsInputBody.
@@ -5058,11 +5406,43 @@ type SamplePartner struct {
 	Type *string `json:"type,omitempty"`
 }
 
+// SetAgreementRequirementInputBody defines model for SetAgreementRequirementInputBody.
+type SetAgreementRequirementInputBody struct {
+	// AllPartners Every partner must accept
+	//
+	// Examples: true
+	AllPartners *bool `json:"allPartners,omitempty"`
+
+	// From From when partners that have not accepted are refused; now when absent
+	//
+	// Examples: 2027-01-01T00:00:00Z
+	From *time.Time `json:"from,omitempty"`
+
+	// Levels Partners at these levels must accept
+	//
+	// Examples: []
+	Levels *[]string `json:"levels,omitempty"`
+
+	// VersionId The published version partners must accept; empty requires nothing any more
+	//
+	// Examples: 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
+	VersionId *string `json:"versionId,omitempty"`
+}
+
 // SetPasswordInputBody defines model for SetPasswordInputBody.
 type SetPasswordInputBody struct {
 	// Password At least 12 characters
 	Password string `json:"password"`
 	Token    string `json:"token"`
+}
+
+// SignedAgreementCertificate defines model for SignedAgreementCertificate.
+type SignedAgreementCertificate struct {
+	// Certificate What the signature covers, for reading; the JWS payload is authoritative
+	Certificate AgreementCertificate `json:"certificate"`
+
+	// Jws Compact JWS (RFC 7515, alg EdDSA) whose payload is the certificate's JSON; verify it with the key of its kid from list-agreement-certificate-keys
+	Jws string `json:"jws"`
 }
 
 // SignupInputBody defines model for SignupInputBody.
@@ -5855,6 +6235,64 @@ type Withdrawal struct {
 // WithdrawalStatus defines model for Withdrawal.Status.
 type WithdrawalStatus string
 
+// ListAgreementAcceptancesParams defines parameters for ListAgreementAcceptances.
+type ListAgreementAcceptancesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor      *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+	AgreementId *string `form:"agreementId,omitempty" json:"agreementId,omitempty"`
+	VersionId   *string `form:"versionId,omitempty" json:"versionId,omitempty"`
+	PartnerId   *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+}
+
+// ExportAgreementAcceptancesParams defines parameters for ExportAgreementAcceptances.
+type ExportAgreementAcceptancesParams struct {
+	AgreementId *string `form:"agreementId,omitempty" json:"agreementId,omitempty"`
+	VersionId   *string `form:"versionId,omitempty" json:"versionId,omitempty"`
+	PartnerId   *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+}
+
+// ListAgreementCertificateKeysParams defines parameters for ListAgreementCertificateKeys.
+type ListAgreementCertificateKeysParams struct {
+	// Kid Only this key
+	Kid *string `form:"kid,omitempty" json:"kid,omitempty"`
+}
+
+// ListAgreementGracesParams defines parameters for ListAgreementGraces.
+type ListAgreementGracesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+}
+
+// ListAgreementsParams defines parameters for ListAgreements.
+type ListAgreementsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListAgreementVersionsParams defines parameters for ListAgreementVersions.
+type ListAgreementVersionsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// AcceptAgreementVersionParams defines parameters for AcceptAgreementVersion.
+type AcceptAgreementVersionParams struct {
+	UserAgent *string `json:"User-Agent,omitempty"`
+}
+
 // ListApikeysParams defines parameters for ListApikeys.
 type ListApikeysParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -6283,6 +6721,12 @@ type ListPayoutMethodsParams struct {
 	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
 }
 
+// ListPendingAgreementsParams defines parameters for ListPendingAgreements.
+type ListPendingAgreementsParams struct {
+	// PartnerId The partner (operators; partners see their own)
+	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+}
+
 // ListPipelinesParams defines parameters for ListPipelines.
 type ListPipelinesParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -6517,6 +6961,24 @@ type RequestWithdrawalParams struct {
 	// IdempotencyKey A unique key for this request, chosen by the client (for example a UUID), kept for 24 hours per tenant. A repeat with the same key and body gets the first response again, with `Idempotent-Replayed: true`, instead of running twice; the same key with another body or operation is 422 `IDEMPOTENCY_KEY_REUSED`; a repeat while the first request runs is 409 `IDEMPOTENCY_KEY_IN_FLIGHT`.
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
+
+// GrantAgreementGraceJSONRequestBody defines body for GrantAgreementGrace for application/json ContentType.
+type GrantAgreementGraceJSONRequestBody = GrantAgreementGraceInputBody
+
+// CreateAgreementJSONRequestBody defines body for CreateAgreement for application/json ContentType.
+type CreateAgreementJSONRequestBody = CreateAgreementInputBody
+
+// SetAgreementRequirementJSONRequestBody defines body for SetAgreementRequirement for application/json ContentType.
+type SetAgreementRequirementJSONRequestBody = SetAgreementRequirementInputBody
+
+// CreateAgreementVersionJSONRequestBody defines body for CreateAgreementVersion for application/json ContentType.
+type CreateAgreementVersionJSONRequestBody = CreateAgreementVersionInputBody
+
+// AcceptAgreementVersionJSONRequestBody defines body for AcceptAgreementVersion for application/json ContentType.
+type AcceptAgreementVersionJSONRequestBody = AcceptAgreementVersionInputBody
+
+// PublishAgreementVersionJSONRequestBody defines body for PublishAgreementVersion for application/json ContentType.
+type PublishAgreementVersionJSONRequestBody = PublishAgreementVersionInputBody
 
 // CreateApikeyJSONRequestBody defines body for CreateApikey for application/json ContentType.
 type CreateApikeyJSONRequestBody = CreateMachineKeyInputBody
@@ -6819,6 +7281,180 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ListAgreementAcceptances List acceptances, oldest first
+	//
+	// Partners see their own.
+	//
+	// Corresponds with GET /api/agreement-acceptances (the `ListAgreementAcceptances` operationId).
+	ListAgreementAcceptances(ctx context.Context, params *ListAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportAgreementAcceptances Export acceptances as CSV
+	//
+	// Streams every acceptance matching the filters, oldest first, read 500 at a time. Partners export their own. Cells that a spreadsheet would run as a formula are prefixed with '.
+	//
+	// Corresponds with GET /api/agreement-acceptances/export (the `ExportAgreementAcceptances` operationId).
+	ExportAgreementAcceptances(ctx context.Context, params *ExportAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAgreementCertificate A signed certificate of one acceptance
+	//
+	// A compact JWS (EdDSA over Ed25519) whose payload is the certificate's JSON; anyone can verify it with the public key of its kid (list-agreement-certificate-keys).
+	//
+	// Corresponds with GET /api/agreement-acceptances/{id}/certificate (the `GetAgreementCertificate` operationId).
+	GetAgreementCertificate(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAgreementCertificateKeys The public keys that verify acceptance certificates
+	//
+	// Public: a JWK set (RFC 8037 OKP Ed25519 keys) by kid, newest first; retired keys stay listed so that old certificates verify. With kid, only that key (404 when unknown).
+	//
+	// Corresponds with GET /api/agreement-certificate-keys (the `ListAgreementCertificateKeys` operationId).
+	ListAgreementCertificateKeys(ctx context.Context, params *ListAgreementCertificateKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAgreementGraces List grace grants, oldest first
+	//
+	// Corresponds with GET /api/agreement-graces (the `ListAgreementGraces` operationId).
+	ListAgreementGraces(ctx context.Context, params *ListAgreementGracesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GrantAgreementGraceWithBody Let a partner act without its pending agreements until a date
+	//
+	// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+	GrantAgreementGraceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GrantAgreementGrace Let a partner act without its pending agreements until a date
+	//
+	// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+	GrantAgreementGrace(ctx context.Context, body GrantAgreementGraceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAgreements List legal agreements
+	//
+	// Partners see the agreements required of them.
+	//
+	// Corresponds with GET /api/agreements (the `ListAgreements` operationId).
+	ListAgreements(ctx context.Context, params *ListAgreementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAgreementWithBody Add a legal agreement
+	//
+	// Nothing is required of partners until a version is published and required. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+	CreateAgreementWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAgreement Add a legal agreement
+	//
+	// Nothing is required of partners until a version is published and required. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+	CreateAgreement(ctx context.Context, body CreateAgreementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAgreement Get a legal agreement with its requirement
+	//
+	// An agreement not required of the partner is 404.
+	//
+	// Corresponds with GET /api/agreements/{id} (the `GetAgreement` operationId).
+	GetAgreement(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAgreementRequirementWithBody Say which published version partners must accept, which partners and from when
+	//
+	// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+	SetAgreementRequirementWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetAgreementRequirement Say which published version partners must accept, which partners and from when
+	//
+	// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+	SetAgreementRequirement(ctx context.Context, id string, body SetAgreementRequirementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAgreementVersions List an agreement's versions, oldest first
+	//
+	// Partners see the published ones.
+	//
+	// Corresponds with GET /api/agreements/{id}/versions (the `ListAgreementVersions` operationId).
+	ListAgreementVersions(ctx context.Context, id string, params *ListAgreementVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAgreementVersionWithBody Write a draft version of an agreement
+	//
+	// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+	CreateAgreementVersionWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAgreementVersion Write a draft version of an agreement
+	//
+	// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+	CreateAgreementVersion(ctx context.Context, id string, body CreateAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAgreementVersion Get an agreement version's details and hash
+	//
+	// Corresponds with GET /api/agreements/{id}/versions/{versionId} (the `GetAgreementVersion` operationId).
+	GetAgreementVersion(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptAgreementVersionWithBody Accept a published agreement version
+	//
+	// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+	AcceptAgreementVersionWithBody(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptAgreementVersion Accept a published agreement version
+	//
+	// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+	AcceptAgreementVersion(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, body AcceptAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAgreementDocument Get an agreement version's document, byte for byte
+	//
+	// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+	//
+	// Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
+	GetAgreementDocument(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PublishAgreementVersionWithBody Publish a draft version, optionally requiring it
+	//
+	// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+	PublishAgreementVersionWithBody(ctx context.Context, id string, versionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PublishAgreementVersion Publish a draft version, optionally requiring it
+	//
+	// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+	PublishAgreementVersion(ctx context.Context, id string, versionId string, body PublishAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApikeys List machine keys
 	//
@@ -7284,7 +7920,7 @@ type ClientInterface interface {
 
 	// RegisterDealWithBody Register a deal
 	//
-	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7293,7 +7929,7 @@ type ClientInterface interface {
 
 	// RegisterDeal Register a deal
 	//
-	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7936,6 +8572,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 	UpdatePayoutSettings(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPendingAgreements The agreements a partner must accept and has not
+	//
+	// For the portal's banner: partners get their own; operators name partnerId. blocking says the partner is refused deal registration and withdrawals until it accepts.
+	//
+	// Corresponds with GET /api/pending-agreements (the `ListPendingAgreements` operationId).
+	ListPendingAgreements(ctx context.Context, params *ListPendingAgreementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPermissions The permission catalogue and the built-in roles
 	//
@@ -8652,7 +9295,7 @@ type ClientInterface interface {
 
 	// RequestWithdrawalWithBody Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8661,7 +9304,7 @@ type ClientInterface interface {
 
 	// RequestWithdrawal Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8763,6 +9406,400 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ListAgreementAcceptances List acceptances, oldest first
+//
+// Partners see their own.
+//
+// Corresponds with GET /api/agreement-acceptances (the `ListAgreementAcceptances` operationId).
+func (c *Client) ListAgreementAcceptances(ctx context.Context, params *ListAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAgreementAcceptancesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportAgreementAcceptances Export acceptances as CSV
+//
+// Streams every acceptance matching the filters, oldest first, read 500 at a time. Partners export their own. Cells that a spreadsheet would run as a formula are prefixed with '.
+//
+// Corresponds with GET /api/agreement-acceptances/export (the `ExportAgreementAcceptances` operationId).
+func (c *Client) ExportAgreementAcceptances(ctx context.Context, params *ExportAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportAgreementAcceptancesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAgreementCertificate A signed certificate of one acceptance
+//
+// A compact JWS (EdDSA over Ed25519) whose payload is the certificate's JSON; anyone can verify it with the public key of its kid (list-agreement-certificate-keys).
+//
+// Corresponds with GET /api/agreement-acceptances/{id}/certificate (the `GetAgreementCertificate` operationId).
+func (c *Client) GetAgreementCertificate(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgreementCertificateRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAgreementCertificateKeys The public keys that verify acceptance certificates
+//
+// Public: a JWK set (RFC 8037 OKP Ed25519 keys) by kid, newest first; retired keys stay listed so that old certificates verify. With kid, only that key (404 when unknown).
+//
+// Corresponds with GET /api/agreement-certificate-keys (the `ListAgreementCertificateKeys` operationId).
+func (c *Client) ListAgreementCertificateKeys(ctx context.Context, params *ListAgreementCertificateKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAgreementCertificateKeysRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAgreementGraces List grace grants, oldest first
+//
+// Corresponds with GET /api/agreement-graces (the `ListAgreementGraces` operationId).
+func (c *Client) ListAgreementGraces(ctx context.Context, params *ListAgreementGracesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAgreementGracesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GrantAgreementGraceWithBody Let a partner act without its pending agreements until a date
+//
+// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+func (c *Client) GrantAgreementGraceWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGrantAgreementGraceRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GrantAgreementGrace Let a partner act without its pending agreements until a date
+//
+// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+func (c *Client) GrantAgreementGrace(ctx context.Context, body GrantAgreementGraceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGrantAgreementGraceRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAgreements List legal agreements
+//
+// Partners see the agreements required of them.
+//
+// Corresponds with GET /api/agreements (the `ListAgreements` operationId).
+func (c *Client) ListAgreements(ctx context.Context, params *ListAgreementsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAgreementsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAgreementWithBody Add a legal agreement
+//
+// Nothing is required of partners until a version is published and required. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+func (c *Client) CreateAgreementWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAgreementRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAgreement Add a legal agreement
+//
+// Nothing is required of partners until a version is published and required. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+func (c *Client) CreateAgreement(ctx context.Context, body CreateAgreementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAgreementRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAgreement Get a legal agreement with its requirement
+//
+// An agreement not required of the partner is 404.
+//
+// Corresponds with GET /api/agreements/{id} (the `GetAgreement` operationId).
+func (c *Client) GetAgreement(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgreementRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAgreementRequirementWithBody Say which published version partners must accept, which partners and from when
+//
+// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+func (c *Client) SetAgreementRequirementWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAgreementRequirementRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetAgreementRequirement Say which published version partners must accept, which partners and from when
+//
+// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+func (c *Client) SetAgreementRequirement(ctx context.Context, id string, body SetAgreementRequirementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAgreementRequirementRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAgreementVersions List an agreement's versions, oldest first
+//
+// Partners see the published ones.
+//
+// Corresponds with GET /api/agreements/{id}/versions (the `ListAgreementVersions` operationId).
+func (c *Client) ListAgreementVersions(ctx context.Context, id string, params *ListAgreementVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAgreementVersionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAgreementVersionWithBody Write a draft version of an agreement
+//
+// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+func (c *Client) CreateAgreementVersionWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAgreementVersionRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAgreementVersion Write a draft version of an agreement
+//
+// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+func (c *Client) CreateAgreementVersion(ctx context.Context, id string, body CreateAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAgreementVersionRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAgreementVersion Get an agreement version's details and hash
+//
+// Corresponds with GET /api/agreements/{id}/versions/{versionId} (the `GetAgreementVersion` operationId).
+func (c *Client) GetAgreementVersion(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgreementVersionRequest(c.Server, id, versionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptAgreementVersionWithBody Accept a published agreement version
+//
+// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+func (c *Client) AcceptAgreementVersionWithBody(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptAgreementVersionRequestWithBody(c.Server, id, versionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptAgreementVersion Accept a published agreement version
+//
+// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+func (c *Client) AcceptAgreementVersion(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, body AcceptAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptAgreementVersionRequest(c.Server, id, versionId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAgreementDocument Get an agreement version's document, byte for byte
+//
+// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+//
+// Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
+func (c *Client) GetAgreementDocument(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgreementDocumentRequest(c.Server, id, versionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PublishAgreementVersionWithBody Publish a draft version, optionally requiring it
+//
+// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+func (c *Client) PublishAgreementVersionWithBody(ctx context.Context, id string, versionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishAgreementVersionRequestWithBody(c.Server, id, versionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PublishAgreementVersion Publish a draft version, optionally requiring it
+//
+// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+func (c *Client) PublishAgreementVersion(ctx context.Context, id string, versionId string, body PublishAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishAgreementVersionRequest(c.Server, id, versionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // ListApikeys List machine keys
@@ -9889,7 +10926,7 @@ func (c *Client) ListDeals(ctx context.Context, params *ListDealsParams, reqEdit
 
 // RegisterDealWithBody Register a deal
 //
-// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9908,7 +10945,7 @@ func (c *Client) RegisterDealWithBody(ctx context.Context, contentType string, b
 
 // RegisterDeal Register a deal
 //
-// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11462,6 +12499,23 @@ func (c *Client) UpdatePayoutSettingsWithBody(ctx context.Context, contentType s
 // Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 func (c *Client) UpdatePayoutSettings(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdatePayoutSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPendingAgreements The agreements a partner must accept and has not
+//
+// For the portal's banner: partners get their own; operators name partnerId. blocking says the partner is refused deal registration and withdrawals until it accepts.
+//
+// Corresponds with GET /api/pending-agreements (the `ListPendingAgreements` operationId).
+func (c *Client) ListPendingAgreements(ctx context.Context, params *ListPendingAgreementsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPendingAgreementsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -13197,7 +14251,7 @@ func (c *Client) ListWithdrawals(ctx context.Context, params *ListWithdrawalsPar
 
 // RequestWithdrawalWithBody Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 //
 // Takes any type of body and a specified content type.
 //
@@ -13216,7 +14270,7 @@ func (c *Client) RequestWithdrawalWithBody(ctx context.Context, params *RequestW
 
 // RequestWithdrawal Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -13447,6 +14501,904 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewListAgreementAcceptancesRequest constructs an http.Request for the ListAgreementAcceptances method
+func NewListAgreementAcceptancesRequest(server string, params *ListAgreementAcceptancesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreement-acceptances")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AgreementId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "agreementId", *params.AgreementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.VersionId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "versionId", *params.VersionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExportAgreementAcceptancesRequest constructs an http.Request for the ExportAgreementAcceptances method
+func NewExportAgreementAcceptancesRequest(server string, params *ExportAgreementAcceptancesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreement-acceptances/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AgreementId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "agreementId", *params.AgreementId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.VersionId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "versionId", *params.VersionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetAgreementCertificateRequest constructs an http.Request for the GetAgreementCertificate method
+func NewGetAgreementCertificateRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreement-acceptances/%s/certificate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAgreementCertificateKeysRequest constructs an http.Request for the ListAgreementCertificateKeys method
+func NewListAgreementCertificateKeysRequest(server string, params *ListAgreementCertificateKeysParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreement-certificate-keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Kid != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "kid", *params.Kid, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListAgreementGracesRequest constructs an http.Request for the ListAgreementGraces method
+func NewListAgreementGracesRequest(server string, params *ListAgreementGracesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreement-graces")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGrantAgreementGraceRequest calls the generic GrantAgreementGrace builder with application/json body
+func NewGrantAgreementGraceRequest(server string, body GrantAgreementGraceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewGrantAgreementGraceRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewGrantAgreementGraceRequestWithBody constructs an http.Request for the GrantAgreementGrace method, with any body, and a specified content type
+func NewGrantAgreementGraceRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreement-graces")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAgreementsRequest constructs an http.Request for the ListAgreements method
+func NewListAgreementsRequest(server string, params *ListAgreementsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAgreementRequest calls the generic CreateAgreement builder with application/json body
+func NewCreateAgreementRequest(server string, body CreateAgreementJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAgreementRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateAgreementRequestWithBody constructs an http.Request for the CreateAgreement method, with any body, and a specified content type
+func NewCreateAgreementRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetAgreementRequest constructs an http.Request for the GetAgreement method
+func NewGetAgreementRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetAgreementRequirementRequest calls the generic SetAgreementRequirement builder with application/json body
+func NewSetAgreementRequirementRequest(server string, id string, body SetAgreementRequirementJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetAgreementRequirementRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetAgreementRequirementRequestWithBody constructs an http.Request for the SetAgreementRequirement method, with any body, and a specified content type
+func NewSetAgreementRequirementRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/requirement", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAgreementVersionsRequest constructs an http.Request for the ListAgreementVersions method
+func NewListAgreementVersionsRequest(server string, id string, params *ListAgreementVersionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/versions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateAgreementVersionRequest calls the generic CreateAgreementVersion builder with application/json body
+func NewCreateAgreementVersionRequest(server string, id string, body CreateAgreementVersionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAgreementVersionRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCreateAgreementVersionRequestWithBody constructs an http.Request for the CreateAgreementVersion method, with any body, and a specified content type
+func NewCreateAgreementVersionRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/versions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetAgreementVersionRequest constructs an http.Request for the GetAgreementVersion method
+func NewGetAgreementVersionRequest(server string, id string, versionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "versionId", versionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/versions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAcceptAgreementVersionRequest calls the generic AcceptAgreementVersion builder with application/json body
+func NewAcceptAgreementVersionRequest(server string, id string, versionId string, params *AcceptAgreementVersionParams, body AcceptAgreementVersionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAcceptAgreementVersionRequestWithBody(server, id, versionId, params, "application/json", bodyReader)
+}
+
+// NewAcceptAgreementVersionRequestWithBody constructs an http.Request for the AcceptAgreementVersion method, with any body, and a specified content type
+func NewAcceptAgreementVersionRequestWithBody(server string, id string, versionId string, params *AcceptAgreementVersionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "versionId", versionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/versions/%s/accept", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.UserAgent != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", *params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("User-Agent", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAgreementDocumentRequest constructs an http.Request for the GetAgreementDocument method
+func NewGetAgreementDocumentRequest(server string, id string, versionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "versionId", versionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/versions/%s/document", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPublishAgreementVersionRequest calls the generic PublishAgreementVersion builder with application/json body
+func NewPublishAgreementVersionRequest(server string, id string, versionId string, body PublishAgreementVersionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPublishAgreementVersionRequestWithBody(server, id, versionId, "application/json", bodyReader)
+}
+
+// NewPublishAgreementVersionRequestWithBody constructs an http.Request for the PublishAgreementVersion method, with any body, and a specified content type
+func NewPublishAgreementVersionRequestWithBody(server string, id string, versionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "versionId", versionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/versions/%s/publish", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewListApikeysRequest constructs an http.Request for the ListApikeys method
@@ -19403,6 +21355,60 @@ func NewUpdatePayoutSettingsRequestWithBody(server string, contentType string, b
 	return req, nil
 }
 
+// NewListPendingAgreementsRequest constructs an http.Request for the ListPendingAgreements method
+func NewListPendingAgreementsRequest(server string, params *ListPendingAgreementsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/pending-agreements")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListPermissionsRequest constructs an http.Request for the ListPermissions method
 func NewListPermissionsRequest(server string) (*http.Request, error) {
 	var err error
@@ -23484,6 +25490,200 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ListAgreementAcceptancesWithResponse List acceptances, oldest first
+	//
+	// Partners see their own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreement-acceptances (the `ListAgreementAcceptances` operationId).
+	ListAgreementAcceptancesWithResponse(ctx context.Context, params *ListAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*ListAgreementAcceptancesResponse, error)
+
+	// ExportAgreementAcceptancesWithResponse Export acceptances as CSV
+	//
+	// Streams every acceptance matching the filters, oldest first, read 500 at a time. Partners export their own. Cells that a spreadsheet would run as a formula are prefixed with '.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreement-acceptances/export (the `ExportAgreementAcceptances` operationId).
+	ExportAgreementAcceptancesWithResponse(ctx context.Context, params *ExportAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*ExportAgreementAcceptancesResponse, error)
+
+	// GetAgreementCertificateWithResponse A signed certificate of one acceptance
+	//
+	// A compact JWS (EdDSA over Ed25519) whose payload is the certificate's JSON; anyone can verify it with the public key of its kid (list-agreement-certificate-keys).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreement-acceptances/{id}/certificate (the `GetAgreementCertificate` operationId).
+	GetAgreementCertificateWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetAgreementCertificateResponse, error)
+
+	// ListAgreementCertificateKeysWithResponse The public keys that verify acceptance certificates
+	//
+	// Public: a JWK set (RFC 8037 OKP Ed25519 keys) by kid, newest first; retired keys stay listed so that old certificates verify. With kid, only that key (404 when unknown).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreement-certificate-keys (the `ListAgreementCertificateKeys` operationId).
+	ListAgreementCertificateKeysWithResponse(ctx context.Context, params *ListAgreementCertificateKeysParams, reqEditors ...RequestEditorFn) (*ListAgreementCertificateKeysResponse, error)
+
+	// ListAgreementGracesWithResponse List grace grants, oldest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreement-graces (the `ListAgreementGraces` operationId).
+	ListAgreementGracesWithResponse(ctx context.Context, params *ListAgreementGracesParams, reqEditors ...RequestEditorFn) (*ListAgreementGracesResponse, error)
+
+	// GrantAgreementGraceWithBodyWithResponse Let a partner act without its pending agreements until a date
+	//
+	// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+	GrantAgreementGraceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GrantAgreementGraceResponse, error)
+
+	// GrantAgreementGraceWithResponse Let a partner act without its pending agreements until a date
+	//
+	// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+	GrantAgreementGraceWithResponse(ctx context.Context, body GrantAgreementGraceJSONRequestBody, reqEditors ...RequestEditorFn) (*GrantAgreementGraceResponse, error)
+
+	// ListAgreementsWithResponse List legal agreements
+	//
+	// Partners see the agreements required of them.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreements (the `ListAgreements` operationId).
+	ListAgreementsWithResponse(ctx context.Context, params *ListAgreementsParams, reqEditors ...RequestEditorFn) (*ListAgreementsResponse, error)
+
+	// CreateAgreementWithBodyWithResponse Add a legal agreement
+	//
+	// Nothing is required of partners until a version is published and required. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+	CreateAgreementWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAgreementResponse, error)
+
+	// CreateAgreementWithResponse Add a legal agreement
+	//
+	// Nothing is required of partners until a version is published and required. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+	CreateAgreementWithResponse(ctx context.Context, body CreateAgreementJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAgreementResponse, error)
+
+	// GetAgreementWithResponse Get a legal agreement with its requirement
+	//
+	// An agreement not required of the partner is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreements/{id} (the `GetAgreement` operationId).
+	GetAgreementWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetAgreementResponse, error)
+
+	// SetAgreementRequirementWithBodyWithResponse Say which published version partners must accept, which partners and from when
+	//
+	// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+	SetAgreementRequirementWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAgreementRequirementResponse, error)
+
+	// SetAgreementRequirementWithResponse Say which published version partners must accept, which partners and from when
+	//
+	// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+	SetAgreementRequirementWithResponse(ctx context.Context, id string, body SetAgreementRequirementJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAgreementRequirementResponse, error)
+
+	// ListAgreementVersionsWithResponse List an agreement's versions, oldest first
+	//
+	// Partners see the published ones.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreements/{id}/versions (the `ListAgreementVersions` operationId).
+	ListAgreementVersionsWithResponse(ctx context.Context, id string, params *ListAgreementVersionsParams, reqEditors ...RequestEditorFn) (*ListAgreementVersionsResponse, error)
+
+	// CreateAgreementVersionWithBodyWithResponse Write a draft version of an agreement
+	//
+	// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+	CreateAgreementVersionWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAgreementVersionResponse, error)
+
+	// CreateAgreementVersionWithResponse Write a draft version of an agreement
+	//
+	// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+	CreateAgreementVersionWithResponse(ctx context.Context, id string, body CreateAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAgreementVersionResponse, error)
+
+	// GetAgreementVersionWithResponse Get an agreement version's details and hash
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreements/{id}/versions/{versionId} (the `GetAgreementVersion` operationId).
+	GetAgreementVersionWithResponse(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*GetAgreementVersionResponse, error)
+
+	// AcceptAgreementVersionWithBodyWithResponse Accept a published agreement version
+	//
+	// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+	AcceptAgreementVersionWithBodyWithResponse(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptAgreementVersionResponse, error)
+
+	// AcceptAgreementVersionWithResponse Accept a published agreement version
+	//
+	// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+	AcceptAgreementVersionWithResponse(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, body AcceptAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptAgreementVersionResponse, error)
+
+	// GetAgreementDocumentWithResponse Get an agreement version's document, byte for byte
+	//
+	// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
+	GetAgreementDocumentWithResponse(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*GetAgreementDocumentResponse, error)
+
+	// PublishAgreementVersionWithBodyWithResponse Publish a draft version, optionally requiring it
+	//
+	// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+	PublishAgreementVersionWithBodyWithResponse(ctx context.Context, id string, versionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishAgreementVersionResponse, error)
+
+	// PublishAgreementVersionWithResponse Publish a draft version, optionally requiring it
+	//
+	// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+	PublishAgreementVersionWithResponse(ctx context.Context, id string, versionId string, body PublishAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishAgreementVersionResponse, error)
+
 	// ListApikeysWithResponse List machine keys
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -24002,7 +26202,7 @@ type ClientWithResponsesInterface interface {
 
 	// RegisterDealWithBodyWithResponse Register a deal
 	//
-	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24011,7 +26211,7 @@ type ClientWithResponsesInterface interface {
 
 	// RegisterDealWithResponse Register a deal
 	//
-	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+	// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24732,6 +26932,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 	UpdatePayoutSettingsWithResponse(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePayoutSettingsResponse, error)
+
+	// ListPendingAgreementsWithResponse The agreements a partner must accept and has not
+	//
+	// For the portal's banner: partners get their own; operators name partnerId. blocking says the partner is refused deal registration and withdrawals until it accepts.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/pending-agreements (the `ListPendingAgreements` operationId).
+	ListPendingAgreementsWithResponse(ctx context.Context, params *ListPendingAgreementsParams, reqEditors ...RequestEditorFn) (*ListPendingAgreementsResponse, error)
 
 	// ListPermissionsWithResponse The permission catalogue and the built-in roles
 	//
@@ -25548,7 +27757,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestWithdrawalWithBodyWithResponse Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -25557,7 +27766,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestWithdrawalWithResponse Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -25667,6 +27876,1350 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
+}
+
+type ListAgreementAcceptancesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyAgreementAcceptance
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAgreementAcceptancesResponse) GetJSON200() *ListBodyAgreementAcceptance {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListAgreementAcceptancesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAgreementAcceptancesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAgreementAcceptancesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListAgreementAcceptancesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAgreementAcceptancesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAgreementAcceptancesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAgreementAcceptancesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAgreementAcceptancesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAgreementAcceptancesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExportAgreementAcceptancesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportAgreementAcceptancesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportAgreementAcceptancesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExportAgreementAcceptancesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportAgreementAcceptancesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportAgreementAcceptancesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportAgreementAcceptancesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportAgreementAcceptancesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportAgreementAcceptancesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAgreementCertificateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SignedAgreementCertificate
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAgreementCertificateResponse) GetJSON200() *SignedAgreementCertificate {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAgreementCertificateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAgreementCertificateResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAgreementCertificateResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAgreementCertificateResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetAgreementCertificateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetAgreementCertificateResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAgreementCertificateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAgreementCertificateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAgreementCertificateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAgreementCertificateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAgreementCertificateKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CertificateKeysOutputBody
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAgreementCertificateKeysResponse) GetJSON200() *CertificateKeysOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListAgreementCertificateKeysResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListAgreementCertificateKeysResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAgreementCertificateKeysResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListAgreementCertificateKeysResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAgreementCertificateKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAgreementCertificateKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAgreementCertificateKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAgreementCertificateKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAgreementGracesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyAgreementGrace
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAgreementGracesResponse) GetJSON200() *ListBodyAgreementGrace {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListAgreementGracesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAgreementGracesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAgreementGracesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListAgreementGracesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAgreementGracesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAgreementGracesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAgreementGracesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAgreementGracesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAgreementGracesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GrantAgreementGraceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AgreementGrace
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r GrantAgreementGraceResponse) GetJSON201() *AgreementGrace {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GrantAgreementGraceResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GrantAgreementGraceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GrantAgreementGraceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GrantAgreementGraceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GrantAgreementGraceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAgreementsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyAgreement
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAgreementsResponse) GetJSON200() *ListBodyAgreement {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListAgreementsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAgreementsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAgreementsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListAgreementsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAgreementsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAgreementsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAgreementsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAgreementsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAgreementsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAgreementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Agreement
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAgreementResponse) GetJSON201() *Agreement {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateAgreementResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAgreementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAgreementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAgreementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAgreementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAgreementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Agreement
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAgreementResponse) GetJSON200() *Agreement {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAgreementResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAgreementResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAgreementResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAgreementResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetAgreementResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAgreementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAgreementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAgreementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAgreementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetAgreementRequirementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Agreement
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetAgreementRequirementResponse) GetJSON200() *Agreement {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetAgreementRequirementResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetAgreementRequirementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetAgreementRequirementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetAgreementRequirementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetAgreementRequirementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAgreementVersionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyAgreementVersion
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAgreementVersionsResponse) GetJSON200() *ListBodyAgreementVersion {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListAgreementVersionsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAgreementVersionsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAgreementVersionsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListAgreementVersionsResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListAgreementVersionsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAgreementVersionsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAgreementVersionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAgreementVersionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAgreementVersionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAgreementVersionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateAgreementVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AgreementVersion
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateAgreementVersionResponse) GetJSON201() *AgreementVersion {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateAgreementVersionResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAgreementVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAgreementVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAgreementVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAgreementVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAgreementVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgreementVersion
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAgreementVersionResponse) GetJSON200() *AgreementVersion {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAgreementVersionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAgreementVersionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAgreementVersionResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAgreementVersionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetAgreementVersionResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAgreementVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAgreementVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAgreementVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAgreementVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AcceptAgreementVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AgreementAcceptance
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AcceptAgreementVersionResponse) GetJSON201() *AgreementAcceptance {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AcceptAgreementVersionResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AcceptAgreementVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptAgreementVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptAgreementVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptAgreementVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetAgreementDocumentResponse200Headers the declared response headers of an HTTP 200 response for GetAgreementDocument
+type GetAgreementDocumentResponse200Headers struct {
+	ContentType *string
+	ETag        *string
+	ReprDigest  *string
+}
+
+type GetAgreementDocumentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAgreementDocumentResponse200Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAgreementDocumentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAgreementDocumentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAgreementDocumentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAgreementDocumentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PublishAgreementVersionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Agreement
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PublishAgreementVersionResponse) GetJSON200() *Agreement {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PublishAgreementVersionResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PublishAgreementVersionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PublishAgreementVersionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PublishAgreementVersionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PublishAgreementVersionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type ListApikeysResponse struct {
@@ -35189,6 +38742,82 @@ func (r UpdatePayoutSettingsResponse) ContentType() string {
 	return ""
 }
 
+type ListPendingAgreementsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PendingAgreementsOutputBody
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPendingAgreementsResponse) GetJSON200() *PendingAgreementsOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPendingAgreementsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPendingAgreementsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListPendingAgreementsResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListPendingAgreementsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPendingAgreementsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPendingAgreementsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPendingAgreementsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPendingAgreementsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPendingAgreementsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListPermissionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -42314,6 +45943,332 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+// ListAgreementAcceptancesWithResponse List acceptances, oldest first
+//
+// Partners see their own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreement-acceptances (the `ListAgreementAcceptances` operationId).
+func (c *ClientWithResponses) ListAgreementAcceptancesWithResponse(ctx context.Context, params *ListAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*ListAgreementAcceptancesResponse, error) {
+	rsp, err := c.ListAgreementAcceptances(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAgreementAcceptancesResponse(rsp)
+}
+
+// ExportAgreementAcceptancesWithResponse Export acceptances as CSV
+//
+// Streams every acceptance matching the filters, oldest first, read 500 at a time. Partners export their own. Cells that a spreadsheet would run as a formula are prefixed with '.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreement-acceptances/export (the `ExportAgreementAcceptances` operationId).
+func (c *ClientWithResponses) ExportAgreementAcceptancesWithResponse(ctx context.Context, params *ExportAgreementAcceptancesParams, reqEditors ...RequestEditorFn) (*ExportAgreementAcceptancesResponse, error) {
+	rsp, err := c.ExportAgreementAcceptances(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportAgreementAcceptancesResponse(rsp)
+}
+
+// GetAgreementCertificateWithResponse A signed certificate of one acceptance
+//
+// A compact JWS (EdDSA over Ed25519) whose payload is the certificate's JSON; anyone can verify it with the public key of its kid (list-agreement-certificate-keys).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreement-acceptances/{id}/certificate (the `GetAgreementCertificate` operationId).
+func (c *ClientWithResponses) GetAgreementCertificateWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetAgreementCertificateResponse, error) {
+	rsp, err := c.GetAgreementCertificate(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAgreementCertificateResponse(rsp)
+}
+
+// ListAgreementCertificateKeysWithResponse The public keys that verify acceptance certificates
+//
+// Public: a JWK set (RFC 8037 OKP Ed25519 keys) by kid, newest first; retired keys stay listed so that old certificates verify. With kid, only that key (404 when unknown).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreement-certificate-keys (the `ListAgreementCertificateKeys` operationId).
+func (c *ClientWithResponses) ListAgreementCertificateKeysWithResponse(ctx context.Context, params *ListAgreementCertificateKeysParams, reqEditors ...RequestEditorFn) (*ListAgreementCertificateKeysResponse, error) {
+	rsp, err := c.ListAgreementCertificateKeys(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAgreementCertificateKeysResponse(rsp)
+}
+
+// ListAgreementGracesWithResponse List grace grants, oldest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreement-graces (the `ListAgreementGraces` operationId).
+func (c *ClientWithResponses) ListAgreementGracesWithResponse(ctx context.Context, params *ListAgreementGracesParams, reqEditors ...RequestEditorFn) (*ListAgreementGracesResponse, error) {
+	rsp, err := c.ListAgreementGraces(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAgreementGracesResponse(rsp)
+}
+
+// GrantAgreementGraceWithBodyWithResponse Let a partner act without its pending agreements until a date
+//
+// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+func (c *ClientWithResponses) GrantAgreementGraceWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GrantAgreementGraceResponse, error) {
+	rsp, err := c.GrantAgreementGraceWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGrantAgreementGraceResponse(rsp)
+}
+
+// GrantAgreementGraceWithResponse Let a partner act without its pending agreements until a date
+//
+// The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreement-graces (the `GrantAgreementGrace` operationId).
+func (c *ClientWithResponses) GrantAgreementGraceWithResponse(ctx context.Context, body GrantAgreementGraceJSONRequestBody, reqEditors ...RequestEditorFn) (*GrantAgreementGraceResponse, error) {
+	rsp, err := c.GrantAgreementGrace(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGrantAgreementGraceResponse(rsp)
+}
+
+// ListAgreementsWithResponse List legal agreements
+//
+// Partners see the agreements required of them.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreements (the `ListAgreements` operationId).
+func (c *ClientWithResponses) ListAgreementsWithResponse(ctx context.Context, params *ListAgreementsParams, reqEditors ...RequestEditorFn) (*ListAgreementsResponse, error) {
+	rsp, err := c.ListAgreements(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAgreementsResponse(rsp)
+}
+
+// CreateAgreementWithBodyWithResponse Add a legal agreement
+//
+// Nothing is required of partners until a version is published and required. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+func (c *ClientWithResponses) CreateAgreementWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAgreementResponse, error) {
+	rsp, err := c.CreateAgreementWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAgreementResponse(rsp)
+}
+
+// CreateAgreementWithResponse Add a legal agreement
+//
+// Nothing is required of partners until a version is published and required. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements (the `CreateAgreement` operationId).
+func (c *ClientWithResponses) CreateAgreementWithResponse(ctx context.Context, body CreateAgreementJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAgreementResponse, error) {
+	rsp, err := c.CreateAgreement(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAgreementResponse(rsp)
+}
+
+// GetAgreementWithResponse Get a legal agreement with its requirement
+//
+// An agreement not required of the partner is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreements/{id} (the `GetAgreement` operationId).
+func (c *ClientWithResponses) GetAgreementWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetAgreementResponse, error) {
+	rsp, err := c.GetAgreement(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAgreementResponse(rsp)
+}
+
+// SetAgreementRequirementWithBodyWithResponse Say which published version partners must accept, which partners and from when
+//
+// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+func (c *ClientWithResponses) SetAgreementRequirementWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAgreementRequirementResponse, error) {
+	rsp, err := c.SetAgreementRequirementWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAgreementRequirementResponse(rsp)
+}
+
+// SetAgreementRequirementWithResponse Say which published version partners must accept, which partners and from when
+//
+// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/agreements/{id}/requirement (the `SetAgreementRequirement` operationId).
+func (c *ClientWithResponses) SetAgreementRequirementWithResponse(ctx context.Context, id string, body SetAgreementRequirementJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAgreementRequirementResponse, error) {
+	rsp, err := c.SetAgreementRequirement(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetAgreementRequirementResponse(rsp)
+}
+
+// ListAgreementVersionsWithResponse List an agreement's versions, oldest first
+//
+// Partners see the published ones.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreements/{id}/versions (the `ListAgreementVersions` operationId).
+func (c *ClientWithResponses) ListAgreementVersionsWithResponse(ctx context.Context, id string, params *ListAgreementVersionsParams, reqEditors ...RequestEditorFn) (*ListAgreementVersionsResponse, error) {
+	rsp, err := c.ListAgreementVersions(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAgreementVersionsResponse(rsp)
+}
+
+// CreateAgreementVersionWithBodyWithResponse Write a draft version of an agreement
+//
+// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+func (c *ClientWithResponses) CreateAgreementVersionWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAgreementVersionResponse, error) {
+	rsp, err := c.CreateAgreementVersionWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAgreementVersionResponse(rsp)
+}
+
+// CreateAgreementVersionWithResponse Write a draft version of an agreement
+//
+// The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/versions (the `CreateAgreementVersion` operationId).
+func (c *ClientWithResponses) CreateAgreementVersionWithResponse(ctx context.Context, id string, body CreateAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAgreementVersionResponse, error) {
+	rsp, err := c.CreateAgreementVersion(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAgreementVersionResponse(rsp)
+}
+
+// GetAgreementVersionWithResponse Get an agreement version's details and hash
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreements/{id}/versions/{versionId} (the `GetAgreementVersion` operationId).
+func (c *ClientWithResponses) GetAgreementVersionWithResponse(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*GetAgreementVersionResponse, error) {
+	rsp, err := c.GetAgreementVersion(ctx, id, versionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAgreementVersionResponse(rsp)
+}
+
+// AcceptAgreementVersionWithBodyWithResponse Accept a published agreement version
+//
+// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+func (c *ClientWithResponses) AcceptAgreementVersionWithBodyWithResponse(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptAgreementVersionResponse, error) {
+	rsp, err := c.AcceptAgreementVersionWithBody(ctx, id, versionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptAgreementVersionResponse(rsp)
+}
+
+// AcceptAgreementVersionWithResponse Accept a published agreement version
+//
+// Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/accept (the `AcceptAgreementVersion` operationId).
+func (c *ClientWithResponses) AcceptAgreementVersionWithResponse(ctx context.Context, id string, versionId string, params *AcceptAgreementVersionParams, body AcceptAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptAgreementVersionResponse, error) {
+	rsp, err := c.AcceptAgreementVersion(ctx, id, versionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptAgreementVersionResponse(rsp)
+}
+
+// GetAgreementDocumentWithResponse Get an agreement version's document, byte for byte
+//
+// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
+func (c *ClientWithResponses) GetAgreementDocumentWithResponse(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*GetAgreementDocumentResponse, error) {
+	rsp, err := c.GetAgreementDocument(ctx, id, versionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAgreementDocumentResponse(rsp)
+}
+
+// PublishAgreementVersionWithBodyWithResponse Publish a draft version, optionally requiring it
+//
+// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+func (c *ClientWithResponses) PublishAgreementVersionWithBodyWithResponse(ctx context.Context, id string, versionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PublishAgreementVersionResponse, error) {
+	rsp, err := c.PublishAgreementVersionWithBody(ctx, id, versionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishAgreementVersionResponse(rsp)
+}
+
+// PublishAgreementVersionWithResponse Publish a draft version, optionally requiring it
+//
+// A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/versions/{versionId}/publish (the `PublishAgreementVersion` operationId).
+func (c *ClientWithResponses) PublishAgreementVersionWithResponse(ctx context.Context, id string, versionId string, body PublishAgreementVersionJSONRequestBody, reqEditors ...RequestEditorFn) (*PublishAgreementVersionResponse, error) {
+	rsp, err := c.PublishAgreementVersion(ctx, id, versionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishAgreementVersionResponse(rsp)
+}
+
 // ListApikeysWithResponse List machine keys
 //
 // Returns a wrapper object for the known response body format(s).
@@ -43228,7 +47183,7 @@ func (c *ClientWithResponses) ListDealsWithResponse(ctx context.Context, params 
 
 // RegisterDealWithBodyWithResponse Register a deal
 //
-// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -43243,7 +47198,7 @@ func (c *ClientWithResponses) RegisterDealWithBodyWithResponse(ctx context.Conte
 
 // RegisterDealWithResponse Register a deal
 //
-// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+// The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -44515,6 +48470,21 @@ func (c *ClientWithResponses) UpdatePayoutSettingsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseUpdatePayoutSettingsResponse(rsp)
+}
+
+// ListPendingAgreementsWithResponse The agreements a partner must accept and has not
+//
+// For the portal's banner: partners get their own; operators name partnerId. blocking says the partner is refused deal registration and withdrawals until it accepts.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/pending-agreements (the `ListPendingAgreements` operationId).
+func (c *ClientWithResponses) ListPendingAgreementsWithResponse(ctx context.Context, params *ListPendingAgreementsParams, reqEditors ...RequestEditorFn) (*ListPendingAgreementsResponse, error) {
+	rsp, err := c.ListPendingAgreements(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPendingAgreementsResponse(rsp)
 }
 
 // ListPermissionsWithResponse The permission catalogue and the built-in roles
@@ -45938,7 +49908,7 @@ func (c *ClientWithResponses) ListWithdrawalsWithResponse(ctx context.Context, p
 
 // RequestWithdrawalWithBodyWithResponse Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -45953,7 +49923,7 @@ func (c *ClientWithResponses) RequestWithdrawalWithBodyWithResponse(ctx context.
 
 // RequestWithdrawalWithResponse Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -46140,6 +50110,1128 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 		return nil, err
 	}
 	return ParseGetReadinessResponse(rsp)
+}
+
+// ParseListAgreementAcceptancesResponse parses an HTTP response from a ListAgreementAcceptancesWithResponse call
+func ParseListAgreementAcceptancesResponse(rsp *http.Response) (*ListAgreementAcceptancesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAgreementAcceptancesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyAgreementAcceptance
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExportAgreementAcceptancesResponse parses an HTTP response from a ExportAgreementAcceptancesWithResponse call
+func ParseExportAgreementAcceptancesResponse(rsp *http.Response) (*ExportAgreementAcceptancesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportAgreementAcceptancesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAgreementCertificateResponse parses an HTTP response from a GetAgreementCertificateWithResponse call
+func ParseGetAgreementCertificateResponse(rsp *http.Response) (*GetAgreementCertificateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAgreementCertificateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SignedAgreementCertificate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAgreementCertificateKeysResponse parses an HTTP response from a ListAgreementCertificateKeysWithResponse call
+func ParseListAgreementCertificateKeysResponse(rsp *http.Response) (*ListAgreementCertificateKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAgreementCertificateKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CertificateKeysOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAgreementGracesResponse parses an HTTP response from a ListAgreementGracesWithResponse call
+func ParseListAgreementGracesResponse(rsp *http.Response) (*ListAgreementGracesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAgreementGracesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyAgreementGrace
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGrantAgreementGraceResponse parses an HTTP response from a GrantAgreementGraceWithResponse call
+func ParseGrantAgreementGraceResponse(rsp *http.Response) (*GrantAgreementGraceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GrantAgreementGraceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AgreementGrace
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAgreementsResponse parses an HTTP response from a ListAgreementsWithResponse call
+func ParseListAgreementsResponse(rsp *http.Response) (*ListAgreementsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAgreementsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyAgreement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAgreementResponse parses an HTTP response from a CreateAgreementWithResponse call
+func ParseCreateAgreementResponse(rsp *http.Response) (*CreateAgreementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAgreementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Agreement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAgreementResponse parses an HTTP response from a GetAgreementWithResponse call
+func ParseGetAgreementResponse(rsp *http.Response) (*GetAgreementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAgreementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Agreement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetAgreementRequirementResponse parses an HTTP response from a SetAgreementRequirementWithResponse call
+func ParseSetAgreementRequirementResponse(rsp *http.Response) (*SetAgreementRequirementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetAgreementRequirementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Agreement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAgreementVersionsResponse parses an HTTP response from a ListAgreementVersionsWithResponse call
+func ParseListAgreementVersionsResponse(rsp *http.Response) (*ListAgreementVersionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAgreementVersionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyAgreementVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateAgreementVersionResponse parses an HTTP response from a CreateAgreementVersionWithResponse call
+func ParseCreateAgreementVersionResponse(rsp *http.Response) (*CreateAgreementVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAgreementVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AgreementVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAgreementVersionResponse parses an HTTP response from a GetAgreementVersionWithResponse call
+func ParseGetAgreementVersionResponse(rsp *http.Response) (*GetAgreementVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAgreementVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgreementVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAcceptAgreementVersionResponse parses an HTTP response from a AcceptAgreementVersionWithResponse call
+func ParseAcceptAgreementVersionResponse(rsp *http.Response) (*AcceptAgreementVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptAgreementVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AgreementAcceptance
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAgreementDocumentResponse parses an HTTP response from a GetAgreementDocumentWithResponse call
+func ParseGetAgreementDocumentResponse(rsp *http.Response) (*GetAgreementDocumentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAgreementDocumentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAgreementDocumentResponse200Headers
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Repr-Digest"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Repr-Digest", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReprDigest = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePublishAgreementVersionResponse parses an HTTP response from a PublishAgreementVersionWithResponse call
+func ParsePublishAgreementVersionResponse(rsp *http.Response) (*PublishAgreementVersionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PublishAgreementVersionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Agreement
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseListApikeysResponse parses an HTTP response from a ListApikeysWithResponse call
@@ -54045,6 +59137,67 @@ func ParseUpdatePayoutSettingsResponse(rsp *http.Response) (*UpdatePayoutSetting
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListPendingAgreementsResponse parses an HTTP response from a ListPendingAgreementsWithResponse call
+func ParseListPendingAgreementsResponse(rsp *http.Response) (*ListPendingAgreementsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPendingAgreementsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PendingAgreementsOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
 
 	}
 

@@ -1,8 +1,9 @@
 package models
 
 // DemoOnboardingGraph is the demo tenant's onboarding playbook: when an application is
-// approved, it welcomes the applicant, gives the new partner its first tasks, and reminds it
-// after three days if the agreement is still unsigned.
+// approved, it welcomes the applicant, gives the new partner its first task, waits for the
+// partner to accept an agreement (agreement.accepted) and reminds it after three days if it
+// has not.
 func DemoOnboardingGraph() PlaybookGraph {
 	return PlaybookGraph{
 		Trigger: PlaybookTrigger{EventType: EventPartnerApproved},
@@ -13,12 +14,10 @@ func DemoOnboardingGraph() PlaybookGraph {
 				Subject: "Welcome to the partner program, {{.event.payload.organisation}}",
 				Text:    "Hello,\n\n{{.event.payload.organisation}} is now a partner. Your first steps are waiting in the portal: sign the partner agreement and complete your profile.\n",
 			}},
-			{ID: "agreement", Kind: NodeCreateTask, Name: "Agreement task", CreateTask: &PlaybookCreateTask{
-				Title: "Sign the partner agreement", Assignee: AssigneePartner, DueInDays: 3}},
 			{ID: "profile", Kind: NodeCreateTask, Name: "Profile task", CreateTask: &PlaybookCreateTask{
 				Title: "Complete your partner profile", Assignee: AssigneePartner, DueInDays: 7}},
-			{ID: "signed", Kind: NodeWaitForEvent, Name: "Agreement signed?", WaitForEvent: &PlaybookWaitForEvent{
-				EventType: EventTaskCompleted, Condition: "received.payload.taskId == steps.agreement.taskId", Timeout: "3d"}},
+			{ID: "signed", Kind: NodeWaitForEvent, Name: "Agreement accepted?", WaitForEvent: &PlaybookWaitForEvent{
+				EventType: EventAgreementAccepted, Timeout: "3d"}},
 			{ID: "thanks", Kind: NodeEmitEvent, Name: "Agreement signed", EmitEvent: &PlaybookEmitEvent{
 				Type: "onboarding.agreement_signed", Payload: `{"partnerId":"{{.event.partnerId}}"}`}},
 			{ID: "reminder", Kind: NodeSendEmail, Name: "Reminder", SendEmail: &PlaybookSendEmail{
@@ -28,7 +27,7 @@ func DemoOnboardingGraph() PlaybookGraph {
 			}},
 		},
 		Edges: []PlaybookEdge{
-			{From: "approved", To: "welcome"}, {From: "welcome", To: "agreement"}, {From: "agreement", To: "profile"},
+			{From: "approved", To: "welcome"}, {From: "welcome", To: "profile"},
 			{From: "profile", To: "signed"}, {From: "signed", To: "thanks", Label: EdgeNext},
 			{From: "signed", To: "reminder", Label: EdgeTimeout},
 		},

@@ -269,6 +269,9 @@ type EventRoutes struct {
 	// priority changes).
 	StartTicketSLA *TicketSLASignal
 	TicketSLA      *TicketSLASignal
+	// AgreementNotices says whether the event asks partners' users by email to accept a newly
+	// required agreement version (agreement.published with required).
+	AgreementNotices bool
 }
 
 // TicketSLASignal tells a ticket's SLA clock what happened to the ticket at At.

@@ -58,6 +58,13 @@ const (
 	EventContentItemArchived  = "content.item_archived"
 	EventContentVersionAdded  = "content.version_added"
 	EventContentDownloaded    = "content.downloaded"
+
+	EventAgreementCreated            = "agreement.created"
+	EventAgreementVersionCreated     = "agreement.version_created"
+	EventAgreementPublished          = "agreement.published"
+	EventAgreementRequirementChanged = "agreement.requirement_changed"
+	EventAgreementAccepted           = "agreement.accepted"
+	EventAgreementGraceGranted       = "agreement.grace_granted"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -195,5 +202,11 @@ func EventCatalogue() []EventType {
 		{EventContentItemArchived, "A content item was archived: partners no longer see it.", ContentEventPayload{}},
 		{EventContentVersionAdded, "A new file replaced a content item's current version; the earlier ones stay in its history.", ContentEventPayload{}},
 		{EventContentDownloaded, "Someone started downloading a content item's file; partnerId names the partner (per-partner download counts).", ContentEventPayload{}},
+		{EventAgreementCreated, "An operator added a legal agreement (partner agreement, NDA, program terms).", AgreementEventPayload{}},
+		{EventAgreementVersionCreated, "An operator wrote a draft version of an agreement.", AgreementEventPayload{}},
+		{EventAgreementPublished, "A version of an agreement was published and can no longer change; required tells whether partners must now accept it (they are asked to).", AgreementEventPayload{}},
+		{EventAgreementRequirementChanged, "Which version of an agreement partners must accept, which partners or from when changed.", AgreementEventPayload{}},
+		{EventAgreementAccepted, "A partner accepted a version of an agreement; partnerId names the partner (onboarding playbooks wait for it).", AgreementEventPayload{}},
+		{EventAgreementGraceGranted, "An operator let a partner act without its pending agreements until graceUntil.", AgreementEventPayload{}},
 	}
 }

@@ -51,6 +51,8 @@ type EventFanoutResult struct {
 	Clawbacks []string
 	// Payout is the withdrawal whose payout was started.
 	Payout string
+	// AgreementNotices counts the users emailed to accept a newly required agreement version.
+	AgreementNotices int
 	// MoneyError says why the ledger refused the event's accrual or clawback for good.
 	MoneyError string
 	// Runs are the playbook runs the event started; Signalled the waiting runs it reached.

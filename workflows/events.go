@@ -58,6 +58,15 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		}
 		res.Payout = routes.PayWithdrawal
 	}
+	if routes.AgreementNotices {
+		// One message per user, each idempotent: a retried activity sends only what is missing.
+		mctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: activityRetry})
+		var mail *activities.Mail
+		ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
+		if err := workflow.ExecuteActivity(mctx, mail.SendAgreementNotices, ref).Get(ctx, &res.AgreementNotices); err != nil {
+			return res, err
+		}
+	}
 	if routes.Playbooks || routes.Waiting {
 		if err := playbookRoutes(ctx, in, routes, &res); err != nil {
 			return res, err

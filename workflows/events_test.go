@@ -58,6 +58,9 @@ func (s *eventStore) EventRoutes(ctx context.Context, sys models.Scope, id strin
 	if e.Type == models.EventDealApproved && e.SubjectID != nil {
 		r.ProtectDeal = *e.SubjectID
 	}
+	if e.Type == models.EventAgreementPublished && strings.Contains(e.Payload, `"required":true`) {
+		r.AgreementNotices = true
+	}
 	return r, nil
 }
 

@@ -61,7 +61,7 @@ func stepsOf(t *testing.T, e *payoutEnv, runID string) (models.PlaybookRun, map[
 	return *run, out
 }
 
-func TestTheOnboardingPlaybookStopsWaitingWhenTheAgreementIsSigned(t *testing.T) {
+func TestTheOnboardingPlaybookStopsWaitingWhenTheAgreementIsAccepted(t *testing.T) {
 	e := newPayoutEnv(t, "onboarding-signed")
 	in := onboardingRun(t, e)
 	var suite testsuite.WorkflowTestSuite
@@ -72,19 +72,12 @@ func TestTheOnboardingPlaybookStopsWaitingWhenTheAgreementIsSigned(t *testing.T)
 	env.RegisterDelayedCallback(func() {
 		partner := e.partnerID
 		var err error
-		if waiting, err = e.st.RunsWaitingFor(e.ctx, models.System(e.tenantID), models.EventTaskCompleted, &partner); err != nil {
+		if waiting, err = e.st.RunsWaitingFor(e.ctx, models.System(e.tenantID), models.EventAgreementAccepted, &partner); err != nil {
 			t.Error(err)
 		}
-		tasks, _, _ := e.partner.ListTasks(e.ctx, models.TaskFilter{}, models.Page{Limit: 10})
-		var agreement string
-		for _, task := range tasks {
-			if task.Title == "Sign the partner agreement" {
-				agreement = task.ID
-			}
-		}
-		// Another task's completion does not count; the agreement's does.
+		// Another event does not count; the agreement's acceptance does.
 		env.SignalWorkflow(workflows.PlaybookEventSignal, playbook.EventEnv{Type: models.EventTaskCompleted, Payload: map[string]any{"taskId": "other"}})
-		env.SignalWorkflow(workflows.PlaybookEventSignal, playbook.EventEnv{Type: models.EventTaskCompleted, Payload: map[string]any{"taskId": agreement}})
+		env.SignalWorkflow(workflows.PlaybookEventSignal, playbook.EventEnv{Type: models.EventAgreementAccepted, Payload: map[string]any{"agreementId": "a1", "partnerId": partner}})
 	}, 26*time.Hour)
 	env.ExecuteWorkflow(workflows.PlaybookRun, in)
 	var res workflows.PlaybookRunResult
@@ -92,7 +85,7 @@ func TestTheOnboardingPlaybookStopsWaitingWhenTheAgreementIsSigned(t *testing.T)
 		t.Fatalf("run %+v, %v", res, err)
 	}
 	if len(waiting) != 1 || waiting[0] != in.RunID {
-		t.Fatalf("runs waiting for task.completed: %v", waiting)
+		t.Fatalf("runs waiting for agreement.accepted: %v", waiting)
 	}
 	_, steps := stepsOf(t, e, in.RunID)
 	if _, ok := steps["thanks"]; !ok {

@@ -86,6 +86,13 @@ const (
 	// to them); ContentWrite manages it.
 	ContentRead  Permission = "content:read"
 	ContentWrite Permission = "content:write"
+	// AgreementsRead shows legal agreements, their versions and acceptances (partners: the
+	// agreements required of them and their own acceptances); AgreementsManage writes,
+	// publishes and requires versions and grants grace periods; AgreementsAccept accepts a
+	// version (partners for themselves, operators recording an acceptance for a partner).
+	AgreementsRead   Permission = "agreements:read"
+	AgreementsManage Permission = "agreements:manage"
+	AgreementsAccept Permission = "agreements:accept"
 	// TicketsRead and TicketsWrite cover the service desk's tickets and their threads
 	// (partners: their own, never internal notes); TicketsManage covers what only the desk
 	// does: categories, assignment and triage, internal notes.
@@ -142,6 +149,9 @@ var catalogue = []Entry{
 	{PlaybooksWrite, "Create, change, publish, enable, disable and archive playbooks; cancel runs."},
 	{ContentRead, "Browse, search and download the content library (partners: the items visible to them)."},
 	{ContentWrite, "Add, change and archive content items and folders, upload new versions and set who sees them."},
+	{AgreementsRead, "See legal agreements, their published versions and the record of acceptances, export it and get acceptance certificates (partners: the agreements required of them and their own acceptances)."},
+	{AgreementsManage, "Write and publish agreement versions, say which version partners must accept and from when, and grant grace periods (operators)."},
+	{AgreementsAccept, "Accept an agreement version (partners for themselves; operators record an acceptance given outside the portal for a partner)."},
 	{TicketsRead, "List and see service desk tickets, their threads and the ticket categories (partners: their own tickets, without internal notes)."},
 	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},

@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -24,6 +24,12 @@ var operatorsOnly = map[string]string{
 	"approve-withdrawal":             "withdrawal reviews",
 	"archive-commission-plan":        "commission plans",
 	"archive-content-item":           "the content library",
+	"create-agreement":               "legal agreements",
+	"create-agreement-version":       "legal agreements",
+	"publish-agreement-version":      "legal agreements",
+	"set-agreement-requirement":      "legal agreements",
+	"grant-agreement-grace":          "agreement grace periods",
+	"list-agreement-graces":          "agreement grace periods",
 	"create-content-folder":          "the content library",
 	"create-content-item":            "the content library",
 	"update-content-item":            "the content library",

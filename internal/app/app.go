@@ -94,6 +94,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
 		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
 		Blobs:        cfg.Blobs,
+		Certificates: authn.NewCertificates(keys),
 	}
 	if cfg.Blobs != nil {
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "blobs", Check: cfg.Blobs.Ping})
@@ -153,6 +154,7 @@ func modules(st *stores.Set) api.Modules {
 		Withdrawals:  func(p *models.Principal) api.WithdrawalStore { return st.Money.For(p) },
 		Playbooks:    func(p *models.Principal) api.PlaybookStore { return st.Playbooks.For(p) },
 		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
+		Agreements:   func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 	}
 }
 
@@ -173,7 +175,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		DisableAfter:    cfg.WebhookDisableAfter,
 		AllowedNetworks: cfg.WebhookAllowedNetworks,
 	}
-	mail := &activities.Mail{Sender: sender, Store: st}
+	mail := &activities.Mail{Sender: sender, Store: st, Agreements: st}
 	var observer activities.Observer
 	if cfg.Telemetry.Metrics != nil {
 		observer = cfg.Telemetry.Metrics

@@ -38,6 +38,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0022_rate_limits", Migrate: migrate0022RateLimits},
 		{ID: "0023_metric_units", Migrate: migrate0023MetricUnits},
 		{ID: "0024_sla_policies", Migrate: migrate0024SLAPolicies},
+		{ID: "0025_agreements", Migrate: migrate0025Agreements},
 	}
 }
 

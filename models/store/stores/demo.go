@@ -122,7 +122,7 @@ func (s *Set) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash 
 	}
 	// The playbooks come last, so that the seed's own events start no runs.
 	for _, p := range []*models.Playbook{
-		{Name: "Onboarding", Description: "Welcome email, first tasks, and a reminder after three days if the agreement is unsigned.", Graph: models.DemoOnboardingGraph()},
+		{Name: "Onboarding", Description: "Welcome email, a first task, and a reminder after three days unless the partner accepted its agreement.", Graph: models.DemoOnboardingGraph()},
 		{Name: "Deal won", Description: "Kick-off task and certificate for wins of 10 000 and more; every win announced.", Graph: models.DemoDealWonGraph()},
 	} {
 		if err := op.CreatePlaybook(ctx, p); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/agreements"
 	"github.com/partnerd/partnerd/models/store/content"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
@@ -26,6 +27,10 @@ import (
 
 // The module stores under the names they are embedded with.
 type (
+	// Agreements keeps legal agreements, their versions and acceptances.
+	Agreements = agreements.Store
+	// ScopedAgreements is the agreements as one principal sees them.
+	ScopedAgreements = agreements.Scoped
 	// Content keeps the content library.
 	Content = content.Store
 	// ScopedContent is the content library as one principal sees it.
@@ -81,6 +86,7 @@ type (
 // Set is the core store with the module stores built on it; it answers every store method.
 type Set struct {
 	*store.Store
+	*Agreements
 	*Content
 	*Customers
 	*Deals
@@ -116,6 +122,7 @@ func New(core *store.Store) *Set {
 	set := &Set{
 		Store:        core,
 		IngestEngine: engine,
+		Agreements:   agreements.New(core),
 		Content:      content.New(core),
 		Customers:    customer,
 		Deals:        deal,
@@ -130,7 +137,7 @@ func New(core *store.Store) *Set {
 		Playbooks:    playbooks.New(core, partner, pay),
 		Webhooks:     webhooks.New(core),
 	}
-	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk)
+	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements)
 	return set
 }
 
@@ -140,6 +147,7 @@ func (s *Set) Core() *store.Store { return s.Store }
 // Scoped is every store as one principal sees it.
 type Scoped struct {
 	*store.Scoped
+	*ScopedAgreements
 	*ScopedContent
 	*ScopedCustomers
 	*ScopedDeals
@@ -158,6 +166,7 @@ type Scoped struct {
 func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
 		Scoped:           s.Store.For(p),
+		ScopedAgreements: s.Agreements.For(p),
 		ScopedContent:    s.Content.For(p),
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),

@@ -4,6 +4,272 @@
  */
 
 export interface paths {
+    "/api/agreement-acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List acceptances, oldest first
+         * @description Partners see their own.
+         */
+        get: operations["list-agreement-acceptances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreement-acceptances/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export acceptances as CSV
+         * @description Streams every acceptance matching the filters, oldest first, read 500 at a time. Partners export their own. Cells that a spreadsheet would run as a formula are prefixed with '.
+         */
+        get: operations["export-agreement-acceptances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreement-acceptances/{id}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed certificate of one acceptance
+         * @description A compact JWS (EdDSA over Ed25519) whose payload is the certificate's JSON; anyone can verify it with the public key of its kid (list-agreement-certificate-keys).
+         */
+        get: operations["get-agreement-certificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreement-certificate-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that verify acceptance certificates
+         * @description Public: a JWK set (RFC 8037 OKP Ed25519 keys) by kid, newest first; retired keys stay listed so that old certificates verify. With kid, only that key (404 when unknown).
+         */
+        get: operations["list-agreement-certificate-keys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreement-graces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List grace grants, oldest first */
+        get: operations["list-agreement-graces"];
+        put?: never;
+        /**
+         * Let a partner act without its pending agreements until a date
+         * @description The latest grant of a partner counts; a past date ends its grace period. Every grant is kept. Emits agreement.grace_granted. Audited.
+         */
+        post: operations["grant-agreement-grace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List legal agreements
+         * @description Partners see the agreements required of them.
+         */
+        get: operations["list-agreements"];
+        put?: never;
+        /**
+         * Add a legal agreement
+         * @description Nothing is required of partners until a version is published and required. Audited.
+         */
+        post: operations["create-agreement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a legal agreement with its requirement
+         * @description An agreement not required of the partner is 404.
+         */
+        get: operations["get-agreement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}/requirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Say which published version partners must accept, which partners and from when
+         * @description An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
+         */
+        put: operations["set-agreement-requirement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agreement's versions, oldest first
+         * @description Partners see the published ones.
+         */
+        get: operations["list-agreement-versions"];
+        put?: never;
+        /**
+         * Write a draft version of an agreement
+         * @description The document is Markdown, at most 512 KiB; its SHA-256 is over its exact UTF-8 bytes. A draft is seen by operators only until it is published. Audited.
+         */
+        post: operations["create-agreement-version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}/versions/{versionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an agreement version's details and hash */
+        get: operations["get-agreement-version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}/versions/{versionId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a published agreement version
+         * @description Records who accepted, for which partner, the version and its hash, when, from which address and user agent; the record is append-only. Partners accept for themselves; an operator records an acceptance given outside the portal for the partner it names (marked onBehalf). Accepting again answers the first acceptance (200). Emits agreement.accepted.
+         */
+        post: operations["accept-agreement-version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}/versions/{versionId}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an agreement version's document, byte for byte
+         * @description The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+         */
+        get: operations["get-agreement-document"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agreements/{id}/versions/{versionId}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a draft version, optionally requiring it
+         * @description A published version never changes (the database refuses it). With require, the partners it applies to must accept it: they see it in their pending agreements and, from the given time, are refused deal registration and withdrawals until they accept. Emits agreement.published. Audited. Publishing twice is 409 AGREEMENT_VERSION_PUBLISHED.
+         */
+        post: operations["publish-agreement-version"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apikeys": {
         parameters: {
             query?: never;
@@ -605,7 +871,7 @@ export interface paths {
         put?: never;
         /**
          * Register a deal
-         * @description The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data.
+         * @description The registration starts in the default pipeline's first stage. When it overlaps another partner's open deal or customer, it waits for an operator's review (reviewRequired); the partner never sees the other partner's data. A partner that has not accepted a required agreement version in force is refused with 403 AGREEMENT_REQUIRED naming the agreement and version.
          */
         post: operations["register-deal"];
         delete?: never;
@@ -1550,6 +1816,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pending-agreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agreements a partner must accept and has not
+         * @description For the portal's banner: partners get their own; operators name partnerId. blocking says the partner is refused deal registration and withdrawals until it accepts.
+         */
+        get: operations["list-pending-agreements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/permissions": {
         parameters: {
             query?: never;
@@ -2107,6 +2393,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ticket-business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the desk's business hours
+         * @description When SLA clocks run; around the clock in UTC until set.
+         */
+        get: operations["get-business-hours"];
+        /**
+         * Set the desk's business hours
+         * @description A weekly schedule of windows (HH:MM to HH:MM, 24:00 at the latest, no overlaps) in an IANA time zone, or no windows for around the clock. Clocks of tickets opened from now on count in them; daylight saving time is the zone's.
+         */
+        put: operations["put-business-hours"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ticket-categories": {
         parameters: {
             query?: never;
@@ -2144,6 +2454,51 @@ export interface paths {
         head?: never;
         /** Change a ticket category */
         patch: operations["update-ticket-category"];
+        trace?: never;
+    };
+    "/api/ticket-sla-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List SLA policies
+         * @description At most one per priority; a priority without one has no SLA clock.
+         */
+        get: operations["list-sla-policies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ticket-sla-policies/{priority}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a priority's SLA policy */
+        get: operations["get-sla-policy"];
+        /**
+         * Set a priority's SLA policy
+         * @description First response and resolution targets in business minutes (the tenant's business hours), and when ticket.sla_warning goes out. Applies to tickets opened at, or moved to, the priority from now on.
+         */
+        put: operations["put-sla-policy"];
+        post?: never;
+        /**
+         * Remove a priority's SLA policy
+         * @description Tickets opened at the priority from now on have no SLA clock; running clocks keep their targets.
+         */
+        delete: operations["delete-sla-policy"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/tickets": {
@@ -2501,7 +2856,7 @@ export interface paths {
         put?: never;
         /**
          * Request a withdrawal
-         * @description Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL. Requires an Idempotency-Key.
+         * @description Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
          */
         post: operations["request-withdrawal"];
         delete?: never;
@@ -2668,6 +3023,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptAgreementVersionInputBody: {
+            /**
+             * @description The partner the acceptance is for (operators recording one; partners accept for themselves)
+             * @example 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
+             */
+            partnerId?: string;
+            /**
+             * @description The SHA-256 of the document shown; refused (409 AGREEMENT_HASH_MISMATCH) when it is not the version's
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            sha256?: string;
+        };
         Accrual: {
             /**
              * Format: int64
@@ -2742,6 +3109,115 @@ export interface components {
             partnerId: string;
             /** @description Why; recorded in the ledger and the audit log */
             reason: string;
+        };
+        Agreement: {
+            /** Format: date-time */
+            createdAt: string;
+            description?: string;
+            id: string;
+            /** @enum {string} */
+            kind: "partner_agreement" | "nda" | "program_terms" | "other";
+            /**
+             * Format: int64
+             * @description The number of the newest version, draft or published; 0 for none
+             */
+            latestVersion: number;
+            /** @description The version partners must accept; absent when none is required */
+            requirement?: components["schemas"]["AgreementRequirement"];
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AgreementAcceptance: {
+            /** Format: date-time */
+            acceptedAt: string;
+            agreementId: string;
+            clientAddress: string;
+            id: string;
+            /** @description An operator recorded an acceptance given outside the portal */
+            onBehalf: boolean;
+            partnerId: string;
+            /** @description Hex SHA-256 of the document accepted */
+            sha256: string;
+            userAgent: string;
+            /** @description Who accepted (an operator when onBehalf) */
+            userId: string;
+            versionId: string;
+            /** Format: int64 */
+            versionNumber: number;
+        };
+        AgreementCertificate: {
+            acceptanceId: string;
+            /** Format: date-time */
+            acceptedAt: string;
+            /** @description The agreement's title */
+            agreement: string;
+            agreementId: string;
+            clientAddress: string;
+            /** Format: date-time */
+            issuedAt: string;
+            /** @description An operator recorded the acceptance for the partner */
+            onBehalf: boolean;
+            /** @description The partner's name */
+            partner: string;
+            partnerId: string;
+            /** @description Hex SHA-256 of the exact document bytes accepted */
+            sha256: string;
+            tenantId: string;
+            /** @example partnerd.agreement-acceptance */
+            type: string;
+            userAgent: string;
+            userEmail: string;
+            userId: string;
+            versionId: string;
+            /** Format: int64 */
+            versionNumber: number;
+        };
+        AgreementGrace: {
+            /** Format: date-time */
+            createdAt: string;
+            grantedBy: string;
+            id: string;
+            partnerId: string;
+            reason: string;
+            /** Format: date-time */
+            until: string;
+        };
+        AgreementRequirement: {
+            allPartners: boolean;
+            /**
+             * Format: date-time
+             * @description From this time partners that have not accepted are refused deal registration and withdrawals
+             */
+            from: string;
+            /** @description The levels whose partners must accept (when not allPartners) */
+            levels: string[];
+            versionId: string;
+            /** Format: int64 */
+            versionNumber: number;
+        };
+        AgreementVersion: {
+            agreementId: string;
+            /** @example text/markdown; charset=utf-8 */
+            contentType: string;
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /** Format: int64 */
+            number: number;
+            /** Format: date-time */
+            publishedAt?: string;
+            /** @description Hex SHA-256 of the exact bytes get-agreement-document serves */
+            sha256: string;
+            /**
+             * Format: int64
+             * @description The document's size in bytes
+             */
+            size: number;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** @description What changed from the previous version */
+            summary?: string;
         };
         Application: {
             answers: {
@@ -2861,8 +3337,42 @@ export interface components {
         BalancesOutputBody: {
             data: components["schemas"]["Balance"][];
         };
+        BusinessHoursBody: {
+            /**
+             * @description An IANA time zone
+             * @example Europe/Berlin
+             */
+            timeZone: string;
+            /** @description The weekly schedule in timeZone; empty means around the clock */
+            windows: components["schemas"]["BusinessWindow"][];
+        };
+        BusinessWindow: {
+            /** @enum {string} */
+            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+            /** @example 17:00 */
+            end: string;
+            /** @example 09:00 */
+            start: string;
+        };
         CancelWithdrawalInputBody: {
             reason?: string;
+        };
+        CertificateKey: {
+            /** @example EdDSA */
+            alg: string;
+            /** @example Ed25519 */
+            crv: string;
+            /** @example v1 */
+            kid: string;
+            /** @example OKP */
+            kty: string;
+            /** @example sig */
+            use: string;
+            /** @description The Ed25519 public key, base64url without padding (RFC 8037) */
+            x: string;
+        };
+        CertificateKeysOutputBody: {
+            keys: components["schemas"]["CertificateKey"][];
         };
         CommissionPlan: {
             /** Format: date-time */
@@ -3006,6 +3516,28 @@ export interface components {
              *     ]
              */
             partnerIds?: string[] | null;
+        };
+        CreateAgreementInputBody: {
+            /** @example The terms every reseller accepts. */
+            description?: string;
+            /**
+             * @example partner_agreement
+             * @enum {string}
+             */
+            kind: "partner_agreement" | "nda" | "program_terms" | "other";
+            /** @example Reseller partner agreement */
+            title: string;
+        };
+        CreateAgreementVersionInputBody: {
+            /**
+             * @description The document, Markdown; its SHA-256 is over these exact UTF-8 bytes
+             * @example # Reseller partner agreement
+             *
+             *     1. Term. This agreement runs for one year.
+             */
+            markdown: string;
+            /** @example Adds the term clause. */
+            summary?: string;
         };
         CreateContentFolderInputBody: {
             /** @example Sales decks */
@@ -3347,6 +3879,18 @@ export interface components {
              */
             days: number;
         };
+        GrantAgreementGraceInputBody: {
+            /** @example 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10 */
+            partnerId: string;
+            /** @example Their legal team reviews the new terms. */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description The partner may act without its pending agreements until then; a past time ends a grace period
+             * @example 2027-01-31T00:00:00Z
+             */
+            until: string;
+        };
         HealthOutputBody: {
             /**
              * @description Always ok while the process serves requests
@@ -3507,6 +4051,26 @@ export interface components {
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
+        ListBodyAgreement: {
+            data: components["schemas"]["Agreement"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyAgreementAcceptance: {
+            data: components["schemas"]["AgreementAcceptance"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyAgreementGrace: {
+            data: components["schemas"]["AgreementGrace"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyAgreementVersion: {
+            data: components["schemas"]["AgreementVersion"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
         ListBodyApplication: {
             data: components["schemas"]["Application"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
@@ -3629,6 +4193,11 @@ export interface components {
         };
         ListBodyPlaybookVersion: {
             data: components["schemas"]["PlaybookVersion"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodySLAPolicy: {
+            data: components["schemas"]["SLAPolicy"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -4077,6 +4646,32 @@ export interface components {
             };
             /** @enum {string} */
             provider: "manual" | "http";
+        };
+        PendingAgreement: {
+            agreementId: string;
+            /** @description The partner is refused deal registration and withdrawals until it accepts (the portal shows only the agreement) */
+            blocking: boolean;
+            /**
+             * Format: date-time
+             * @description When the requirement starts refusing the partner
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The end of the partner's grace period
+             */
+            graceUntil?: string;
+            kind: string;
+            sha256: string;
+            title: string;
+            versionId: string;
+            /** Format: int64 */
+            versionNumber: number;
+        };
+        PendingAgreementsOutputBody: {
+            /** @description Some agreement refuses the partner now */
+            blocking: boolean;
+            data: components["schemas"]["PendingAgreement"][];
         };
         PermissionsOutputBody: {
             data: components["schemas"]["Entry"][] | null;
@@ -4646,6 +5241,33 @@ export interface components {
             partnerTypes: string[];
             questions: components["schemas"]["ApplicationQuestion"][];
         };
+        PublishAgreementVersionInputBody: {
+            /** @description Make partners accept this version (they are asked to); the previous requirement is replaced */
+            require?: components["schemas"]["RequirementInput"];
+        };
+        PutSLAPolicyInputBody: {
+            /**
+             * Format: int64
+             * @example 60
+             */
+            firstResponseMinutes: number;
+            /**
+             * Format: int64
+             * @example 480
+             */
+            resolutionMinutes: number;
+            /**
+             * Format: int64
+             * @description Instead of warnPercent: a fixed lead, shorter than the first response target
+             */
+            warnBeforeMinutes?: number;
+            /**
+             * Format: int64
+             * @description 80 when neither warnPercent nor warnBeforeMinutes is given
+             * @example 80
+             */
+            warnPercent?: number;
+        };
         ReadyOutputBody: {
             /** @description Each dependency and its state */
             checks: {
@@ -4707,6 +5329,24 @@ export interface components {
             partnerId?: string;
             payoutMethodId: string;
         };
+        RequirementInput: {
+            /**
+             * @description Every partner must accept
+             * @example true
+             */
+            allPartners?: boolean;
+            /**
+             * Format: date-time
+             * @description From when partners that have not accepted are refused; now when absent
+             * @example 2027-01-01T00:00:00Z
+             */
+            from?: string;
+            /**
+             * @description Partners at these levels must accept
+             * @example []
+             */
+            levels?: string[] | null;
+        };
         ResolveConflictsInputBody: {
             /** @description What was decided and why; goes on the deal's timeline */
             resolution: string;
@@ -4736,6 +5376,35 @@ export interface components {
             /** @description Lower-case letters, digits and underscores */
             name: string;
             permissions: string[] | null;
+        };
+        SLAPolicy: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int64
+             * @description Business minutes until the desk's first public reply
+             */
+            firstResponseMinutes: number;
+            id: string;
+            /** @enum {string} */
+            priority: "low" | "normal" | "high" | "urgent";
+            /**
+             * Format: int64
+             * @description Business minutes until the ticket is resolved
+             */
+            resolutionMinutes: number;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: int64
+             * @description ticket.sla_warning goes out this many business minutes before a target instead
+             */
+            warnBeforeMinutes?: number;
+            /**
+             * Format: int64
+             * @description ticket.sla_warning goes out when this share of a target is used
+             */
+            warnPercent?: number;
         };
         SampleEvent: {
             /** @description The customer the event is about (event.customerId) */
@@ -4775,10 +5444,39 @@ export interface components {
             /** @description partner.type, e.g. reseller */
             type?: string;
         };
+        SetAgreementRequirementInputBody: {
+            /**
+             * @description Every partner must accept
+             * @example true
+             */
+            allPartners?: boolean;
+            /**
+             * Format: date-time
+             * @description From when partners that have not accepted are refused; now when absent
+             * @example 2027-01-01T00:00:00Z
+             */
+            from?: string;
+            /**
+             * @description Partners at these levels must accept
+             * @example []
+             */
+            levels?: string[] | null;
+            /**
+             * @description The published version partners must accept; empty requires nothing any more
+             * @example 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
+             */
+            versionId?: string;
+        };
         SetPasswordInputBody: {
             /** @description At least 12 characters */
             password: string;
             token: string;
+        };
+        SignedAgreementCertificate: {
+            /** @description What the signature covers, for reading; the JWS payload is authoritative */
+            certificate: components["schemas"]["AgreementCertificate"];
+            /** @description Compact JWS (RFC 7515, alg EdDSA) whose payload is the certificate's JSON; verify it with the key of its kid from list-agreement-certificate-keys */
+            jws: string;
         };
         SignupInputBody: {
             /** Format: email */
@@ -4993,6 +5691,8 @@ export interface components {
             requesterId: string;
             /** Format: date-time */
             resolvedAt?: string;
+            /** @description The SLA clock's state; absent when the ticket's priority has no SLA policy */
+            sla?: components["schemas"]["TicketSLA"];
             /** @enum {string} */
             status: "open" | "pending_partner" | "pending_operator" | "resolved" | "closed";
             subject: string;
@@ -5049,6 +5749,31 @@ export interface components {
         TicketMessageInputBody: {
             /** @example The payout was sent again today. */
             body: string;
+        };
+        TicketSLA: {
+            /** Format: date-time */
+            firstResponseBreachedAt?: string;
+            /**
+             * Format: date-time
+             * @description Absent while paused, once met, or without a first response target
+             */
+            firstResponseDueAt?: string;
+            /** Format: date-time */
+            firstResponseWarnedAt?: string;
+            /**
+             * Format: date-time
+             * @description Set while the ticket is pending on the partner
+             */
+            pausedAt?: string;
+            /** Format: date-time */
+            resolutionBreachedAt?: string;
+            /**
+             * Format: date-time
+             * @description Absent while paused or once resolved
+             */
+            resolutionDueAt?: string;
+            /** Format: date-time */
+            resolutionWarnedAt?: string;
         };
         TicketStatusInputBody: {
             /**
@@ -5485,6 +6210,1341 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "list-agreement-acceptances": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                agreementId?: string;
+                versionId?: string;
+                partnerId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyAgreementAcceptance"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "export-agreement-acceptances": {
+        parameters: {
+            query?: {
+                agreementId?: string;
+                versionId?: string;
+                partnerId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The acceptances */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-agreement-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedAgreementCertificate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-agreement-certificate-keys": {
+        parameters: {
+            query?: {
+                /** @description Only this key */
+                kid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateKeysOutputBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-agreement-graces": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                partnerId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyAgreementGrace"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "grant-agreement-grace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "partnerId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10",
+                 *       "reason": "Their legal team reviews the new terms.",
+                 *       "until": "2027-01-31T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantAgreementGraceInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementGrace"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-agreements": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyAgreement"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "The terms every reseller accepts.",
+                 *       "kind": "partner_agreement",
+                 *       "title": "Reseller partner agreement"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAgreementInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agreement"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agreement"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "set-agreement-requirement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2027-01-01T00:00:00Z",
+                 *       "levels": [
+                 *         "Gold"
+                 *       ],
+                 *       "versionId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetAgreementRequirementInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agreement"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-agreement-versions": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyAgreementVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-agreement-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "markdown": "# Reseller partner agreement\n\n1. Term. This agreement runs for one year.",
+                 *       "summary": "Adds the term clause."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAgreementVersionInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-agreement-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementVersion"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "accept-agreement-version": {
+        parameters: {
+            query?: never;
+            header?: {
+                "User-Agent"?: string;
+            };
+            path: {
+                id: string;
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptAgreementVersionInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementAcceptance"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-agreement-document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    "Content-Type"?: string;
+                    ETag?: string;
+                    "Repr-Digest"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "publish-agreement-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                versionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "require": {
+                 *         "allPartners": true,
+                 *         "from": "2027-01-01T00:00:00Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PublishAgreementVersionInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agreement"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-apikeys": {
         parameters: {
             query?: {
@@ -15063,6 +17123,74 @@ export interface operations {
             };
         };
     };
+    "list-pending-agreements": {
+        parameters: {
+            query?: {
+                /** @description The partner (operators; partners see their own) */
+                partnerId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingAgreementsOutputBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-permissions": {
         parameters: {
             query?: never;
@@ -18303,6 +20431,157 @@ export interface operations {
             };
         };
     };
+    "get-business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessHoursBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "put-business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timeZone": "Europe/Berlin",
+                 *       "windows": [
+                 *         {
+                 *           "day": "mon",
+                 *           "end": "17:00",
+                 *           "start": "09:00"
+                 *         },
+                 *         {
+                 *           "day": "tue",
+                 *           "end": "17:00",
+                 *           "start": "09:00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BusinessHoursBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessHoursBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-ticket-categories": {
         parameters: {
             query?: {
@@ -18662,6 +20941,313 @@ export interface operations {
             };
         };
     };
+    "list-sla-policies": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodySLAPolicy"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-sla-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                priority: "low" | "normal" | "high" | "urgent";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SLAPolicy"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "put-sla-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                priority: "low" | "normal" | "high" | "urgent";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "firstResponseMinutes": 60,
+                 *       "resolutionMinutes": 480,
+                 *       "warnPercent": 80
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutSLAPolicyInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SLAPolicy"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "delete-sla-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                priority: "low" | "normal" | "high" | "urgent";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-tickets": {
         parameters: {
             query?: {
@@ -18678,6 +21264,8 @@ export interface operations {
                 tag?: string;
                 /** @description Part of the subject, case-insensitive */
                 q?: string;
+                /** @description breached: a target of its SLA was breached; paused: its SLA clock waits on the partner */
+                sla?: "breached" | "paused";
             };
             header?: never;
             path?: never;
