@@ -266,10 +266,7 @@ func (sc *Scoped) ListContentItems(ctx context.Context, f models.ContentFilter, 
 		tagged := sc.Scope.Rows(db.Model(&models.ContentTag{})).Select("item_id").Where("tag = ?", strings.ToLower(strings.TrimSpace(f.Tag)))
 		q = q.Where("id IN (?)", tagged)
 	}
-	if f.Query != "" {
-		like := "%" + store.EscapeLike(strings.ToLower(f.Query)) + "%"
-		q = q.Where(`(LOWER(title) LIKE ? ESCAPE '\' OR LOWER(description) LIKE ? ESCAPE '\')`, like, like)
-	}
+	q = store.Containing(q, f.Query, "title", "description")
 	items, next, err := store.Page(q, pg, func(it models.ContentItem) string { return it.ID })
 	if err != nil {
 		return nil, "", err

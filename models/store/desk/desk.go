@@ -311,9 +311,7 @@ func (sc *Scoped) ListTickets(ctx context.Context, f models.TicketFilter, pg mod
 	if f.Tag != "" {
 		q = q.Where(`tags LIKE ? ESCAPE '\'`, `%"`+store.EscapeLike(f.Tag)+`"%`)
 	}
-	if f.Q != "" {
-		q = q.Where(`LOWER(subject) LIKE LOWER(?) ESCAPE '\'`, "%"+store.EscapeLike(f.Q)+"%")
-	}
+	q = store.Containing(q, f.Q, "subject")
 	switch f.SLA {
 	case models.TicketSLABreached:
 		q = q.Where("(first_response_breached_at IS NOT NULL OR resolution_breached_at IS NOT NULL)")
