@@ -67,9 +67,12 @@ func TestAgreementsGateDealsAndWithdrawalsUntilAccepted(t *testing.T) {
 		}
 
 		deal := map[string]any{"customerCompany": "Initech", "amountMinor": 100000, "currency": "EUR"}
-		withdraw := func(token []string) response {
+		// One key for every withdrawal request: a refusal the partner can lift by accepting is not
+		// kept for the key, so the same request tried again after accepting is not refused again.
+		withdrawKey := "w-" + time.Now().Format(time.RFC3339Nano)
+		withdraw := func(token []string, who string) response {
 			return do(t, h, http.MethodPost, "/api/withdrawals", jsonBody(t, map[string]any{"amount": 100, "currency": "EUR",
-				"payoutMethodId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"}), append(token, HeaderIdempotencyKey, "w-"+time.Now().Format(time.RFC3339Nano))...)
+				"payoutMethodId": "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"}), append(token, HeaderIdempotencyKey, withdrawKey+who)...)
 		}
 		refused := func(what string, res response) {
 			t.Helper()
@@ -81,7 +84,7 @@ func TestAgreementsGateDealsAndWithdrawalsUntilAccepted(t *testing.T) {
 			}
 		}
 		refused("gold registering a deal", do(t, h, http.MethodPost, "/api/deals", jsonBody(t, deal), e.gold...))
-		refused("gold requesting a withdrawal", withdraw(e.gold))
+		refused("gold requesting a withdrawal", withdraw(e.gold, "gold"))
 		// Operators acting for the partner are not refused.
 		opDeal := map[string]any{"partnerId": e.goldID, "customerCompany": "Globex", "amountMinor": 5000, "currency": "EUR"}
 		if res := do(t, h, http.MethodPost, "/api/deals", jsonBody(t, opDeal), e.op...); res.Status != http.StatusCreated {
@@ -120,7 +123,7 @@ func TestAgreementsGateDealsAndWithdrawalsUntilAccepted(t *testing.T) {
 		if res := do(t, h, http.MethodPost, "/api/deals", jsonBody(t, deal), e.gold...); res.Status != http.StatusCreated {
 			t.Fatalf("gold registering after accepting = %d: %s", res.Status, res.Body)
 		}
-		if res := withdraw(e.gold); decode[problemBody](t, res).Code == "AGREEMENT_REQUIRED" {
+		if res := withdraw(e.gold, "gold"); decode[problemBody](t, res).Code == "AGREEMENT_REQUIRED" {
 			t.Fatalf("gold's withdrawal after accepting is still refused: %s", res.Body)
 		}
 
@@ -139,7 +142,7 @@ func TestAgreementsGateDealsAndWithdrawalsUntilAccepted(t *testing.T) {
 			t.Fatalf("silver during grace = %d: %s", res.Status, res.Body)
 		}
 		grace(time.Now().Add(-time.Minute))
-		refused("silver after its grace", withdraw(e.silver))
+		refused("silver after its grace", withdraw(e.silver, "silver"))
 
 		// Silver never sees gold's acceptances.
 		list := decode[ListBody[AgreementAcceptance]](t, do(t, h, http.MethodGet, "/api/agreement-acceptances", nil, e.silver...))

@@ -198,20 +198,26 @@ func (s *Server) releaseKey(ctx context.Context, tenantID, key, claimID string) 
 }
 
 // storableResponse reports whether a response is the final answer to its request: successes
-// and the caller's own mistakes are, while server errors, timeouts, rate limits and refusals
-// of the key itself leave the request to be retried.
+// and the caller's own mistakes are, while server errors, timeouts, rate limits, refusals of
+// the key itself and refusals the caller can lift (an agreement to accept first) leave the
+// request to be retried.
 func storableResponse(status int, rec *recordingContext) bool {
+	code := func() string {
+		var p struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(rec.out.Bytes(), &p)
+		return p.Code
+	}
 	switch {
 	case status >= 200 && status < 300:
 		return true
 	case status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status == 499:
 		return false
 	case status == http.StatusConflict:
-		var p struct {
-			Code string `json:"code"`
-		}
-		_ = json.Unmarshal(rec.out.Bytes(), &p)
-		return !strings.HasPrefix(p.Code, "IDEMPOTENCY_")
+		return !strings.HasPrefix(code(), "IDEMPOTENCY_")
+	case status == http.StatusForbidden:
+		return code() != "AGREEMENT_REQUIRED"
 	case status >= 400 && status < 500:
 		return true
 	}
