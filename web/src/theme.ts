@@ -12,7 +12,8 @@ export const theme = createTheme({
   components: {
     Modal: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
     Drawer: { defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } },
-    Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Close the notification' } } },
+    // A titled notification's text is gray-6 on white (below AA): use the darkened dimmed colour.
+    Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Close the notification' } }, styles: { description: { color: 'var(--mantine-color-dimmed)' } } },
   },
 });
 
