@@ -137,12 +137,21 @@ func (sc *Scoped) PutBusinessHours(ctx context.Context, h models.BusinessHours) 
 // slaEvents are the ticket events an SLA clock follows.
 var slaEvents = []string{models.EventTicketOpened, models.EventTicketStatusChanged, models.EventTicketReplied, models.EventTicketUpdated}
 
-// EventPatterns are the ticket events the desk's SLA clocks follow, in a tenant with at least
-// one SLA policy.
+// EventPatterns are the ticket events the desk's SLA clocks follow, in a tenant with an SLA
+// policy or with a ticket whose clock still runs (it has due times and is not closed), so that
+// deleting the last policy does not leave running clocks without their tickets' news.
 func (s *Store) EventPatterns(ctx context.Context, sys models.Scope) ([]string, error) {
 	var n int64
 	if err := store.Of(sys).Rows(s.core.DB(ctx).Model(&models.TicketSLAPolicy{})).Count(&n).Error; err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		err := store.Of(sys).Rows(s.core.DB(ctx).Model(&models.Ticket{})).
+			Where("closed_at IS NULL AND (first_response_due_at IS NOT NULL OR resolution_due_at IS NOT NULL OR sla_paused_at IS NOT NULL)").
+			Limit(1).Count(&n).Error
+		if err != nil {
+			return nil, err
+		}
 	}
 	if n == 0 {
 		return nil, nil
@@ -218,6 +227,9 @@ func (s *Store) RecordTicketSLA(ctx context.Context, sys models.Scope, ticketID 
 		t.FirstResponseDueAt, t.ResolutionDueAt, t.SLAPausedAt = utc(state.FirstResponseDueAt), utc(state.ResolutionDueAt), utc(state.SLAPausedAt)
 		var emit []models.SLAAlert
 		for _, a := range alerts {
+			if slaTargetMet(&t, a) {
+				continue // the ticket met the target before the clock heard of it: no alert
+			}
 			at := a.At.UTC()
 			var stamp **time.Time
 			switch {
@@ -253,6 +265,22 @@ func (s *Store) RecordTicketSLA(ctx context.Context, sys models.Scope, ticketID 
 		}
 		return nil
 	})
+}
+
+// slaTargetMet reports whether the ticket's row shows a's target met by its due time: the
+// desk's first public reply for first response, a resolved or closed ticket for resolution.
+func slaTargetMet(t *models.Ticket, a models.SLAAlert) bool {
+	by := func(at *time.Time) bool { return at != nil && !at.After(a.DueAt) }
+	if a.Target == models.SLAFirstResponse {
+		return by(t.FirstResponseAt)
+	}
+	switch t.Status {
+	case models.TicketResolved:
+		return by(t.ResolvedAt)
+	case models.TicketClosed:
+		return by(t.ResolvedAt) || by(t.ClosedAt)
+	}
+	return false
 }
 
 func utc(t *time.Time) *time.Time {

@@ -2,6 +2,7 @@ package desk_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -160,6 +161,17 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 		if st, err := s.StartTicketSLA(ctx, sys, models.NewID(), ""); err != nil || st.Found {
 			t.Fatalf("start of no ticket = %+v, %v", st, err)
 		}
+		patterns := func() []string {
+			t.Helper()
+			p, err := s.Desk.EventPatterns(ctx, sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		if p := patterns(); len(p) != 0 {
+			t.Fatalf("a tenant without policies or running clocks routes %v to the desk", p)
+		}
 		due := time.Date(2026, 11, 25, 11, 0, 0, 0, time.UTC)
 		at := due.Add(time.Second)
 		alert := []models.SLAAlert{{Kind: models.SLABreached, Target: models.SLAFirstResponse, DueAt: due, At: at}}
@@ -168,6 +180,10 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 			if err := s.RecordTicketSLA(ctx, sys, tk.ID, models.TicketSLA{FirstResponseDueAt: &due, ResolutionDueAt: &resDue}, alert); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// No policy is left, yet a clock runs: its ticket's events still reach it.
+		if p := patterns(); !slices.Contains(p, models.EventTicketStatusChanged) {
+			t.Fatalf("a running clock's ticket events are not routed: %v", p)
 		}
 		got, err := e.Op.Ticket(ctx, tk.ID)
 		if err != nil || got.FirstResponseBreachedAt == nil || !got.FirstResponseBreachedAt.Equal(at) || got.ResolutionDueAt == nil || !got.ResolutionDueAt.Equal(resDue) {
@@ -195,6 +211,32 @@ func TestRecordTicketSLASendsEachAlertOnce(t *testing.T) {
 		}
 		if list, _, err := e.A.ListTickets(ctx, models.TicketFilter{SLA: models.TicketSLAPaused}, models.Page{}); err != nil || len(list) != 1 {
 			t.Fatalf("sla=paused lists %d tickets, %v", len(list), err)
+		}
+
+		// A target the ticket met before the clock heard of it raises no alert: the desk replied
+		// (first response) and resolved before their due times, and the signals came late.
+		met, err := e.A.OpenTicket(ctx, models.NewTicket{Ticket: models.Ticket{Subject: "Late signals", Priority: models.TicketHigh}, Body: "Please."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Op.AddTicketMessage(ctx, met.ID, "Done.", false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Op.ChangeTicketStatus(ctx, met.ID, models.TicketResolved); err != nil {
+			t.Fatal(err)
+		}
+		later := time.Now().UTC().Add(time.Minute)
+		if err := s.RecordTicketSLA(ctx, sys, met.ID, models.TicketSLA{}, []models.SLAAlert{
+			{Kind: models.SLABreached, Target: models.SLAFirstResponse, DueAt: later, At: later.Add(time.Second)},
+			{Kind: models.SLABreached, Target: models.SLAResolution, DueAt: later, At: later.Add(time.Second)},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := e.Op.Ticket(ctx, met.ID); err != nil || got.FirstResponseBreachedAt != nil || got.ResolutionBreachedAt != nil {
+			t.Fatalf("a ticket that met its targets is marked breached: %+v, %v", got, err)
+		}
+		if evs, _, err := e.Op.ListEvents(ctx, models.EventFilter{Type: models.EventTicketSLABreached}, models.Page{Limit: 10}); err != nil || len(evs) != 1 {
+			t.Fatalf("breach events after late signals = %d, %v; want the first ticket's only", len(evs), err)
 		}
 	})
 }
