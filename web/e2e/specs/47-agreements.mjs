@@ -4,7 +4,7 @@
 // and its SHA-256; the API refuses its deal registration (AGREEMENT_REQUIRED). It accepts and the
 // portal opens; deals register. The operator sees the acceptance, exports it as CSV and downloads its
 // certificate; a grace period lets another partner at the level in without accepting. The
-// requirement is ended at the end.
+// operator ends the requirement at the end.
 import { readFileSync } from 'node:fs';
 import { unique } from '../lib.mjs';
 
@@ -17,10 +17,18 @@ async function pick(page, scope, label, option) {
   await page.getByRole('option', { name: option, exact: true }).click();
 }
 
-async function partnerUser(t, ownerToken, partner, name) {
+async function signInHeld(t, page, email, password, agreementTitle) {
+  await page.goto(t.base + '/login');
+  await page.getByLabel(/^Email/).fill(email);
+  await page.getByLabel(/^Password/).and(page.locator('input')).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 2, name: agreementTitle }).waitFor();
+}
+
+async function partnerUser(t, ownerToken, partner, name, roles = ['partner_admin']) {
   const email = `${unique('agree').replace(/\s+/g, '-').toLowerCase()}@partner.test`;
   const password = 'agree-pass-' + Math.random().toString(36).slice(2);
-  const user = await t.call(ownerToken, 'POST', `/api/partners/${partner.id}/users`, { email, name, roles: ['partner_admin'] });
+  const user = await t.call(ownerToken, 'POST', `/api/partners/${partner.id}/users`, { email, name, roles });
   const token = (await t.call(null, 'POST', '/api/auth/accept-invitation', { token: user.invitation.token, password })).accessToken;
   return { email, password, token };
 }
@@ -87,11 +95,7 @@ export default async function (t) {
     // The partner sees only the agreement, at any portal address, with its exact text and hash.
     const pp = await t.newPage({ label: 'agreements portal' });
     const portal = pp.page;
-    await portal.goto(t.base + '/login');
-    await portal.getByLabel(/^Email/).fill(a.email);
-    await portal.getByLabel(/^Password/).and(portal.locator('input')).fill(a.password);
-    await portal.getByRole('button', { name: 'Sign in' }).click();
-    await portal.getByRole('heading', { level: 2, name: agreementTitle }).waitFor();
+    await signInHeld(t, portal, a.email, a.password, agreementTitle);
     const shownText = await portal.getByRole('region', { name: `Text of ${agreementTitle}` }).innerText();
     t.check(shownText.trim() === text.trim() && (await portal.locator('script:text("not run")').count()) === 0,
       'the portal shows the version\'s exact text, markup as text');
@@ -104,6 +108,16 @@ export default async function (t) {
     const refused = await registerDeal(t, a.token);
     t.check(refused.status === 403 && refused.body.code === 'AGREEMENT_REQUIRED',
       `the API refuses the partner's deal registration (${refused.status} ${refused.body.code}: ${refused.body.detail ?? refused.body.title})`);
+
+    // A partner user whose role may not accept is told an administrator must.
+    const role = `agree_viewer_${Math.random().toString(36).slice(2, 8)}`;
+    await t.call(ownerToken, 'POST', '/api/roles', { name: role, audience: 'partner', permissions: ['profile:read', 'deals:read', 'agreements:read'] });
+    const viewer = await partnerUser(t, ownerToken, partner, 'Vic Viewer', [role]);
+    const vp = await t.newPage({ label: 'agreements viewer portal' });
+    await signInHeld(t, vp.page, viewer.email, viewer.password, agreementTitle);
+    await vp.page.getByText('An administrator must accept').waitFor();
+    t.check(!(await vp.page.getByRole('button', { name: 'I accept' }).isVisible()), 'a partner user without agreements:accept is told an administrator must accept, with no "I accept"');
+    await vp.context.close();
 
     // It accepts; the portal opens at the address asked for.
     await portal.getByLabel('I have read this agreement and accept it for my organisation').check();
@@ -157,6 +171,14 @@ export default async function (t) {
     await gp.page.getByRole('heading', { level: 1, name: 'Agreements' }).waitFor();
     await t.axe(gp.page, '[portal] agreements in grace');
     await gp.context.close();
+
+    // The operator ends the requirement: nothing is asked of the level any more.
+    await page.goto(`${t.base}/agreements/${agreementId}`);
+    await page.getByRole('button', { name: 'Stop requiring' }).click();
+    await page.getByTestId('requirement').getByText('Partners are not required to accept this agreement.').waitFor();
+    const pending = await t.call(g.token, 'GET', '/api/pending-agreements');
+    t.check(!(await t.call(ownerToken, 'GET', `/api/agreements/${agreementId}`)).requirement && pending.data.length === 0,
+      `the requirement is ended: the other partner has nothing pending (${pending.data.length})`);
     await op.context.close();
   } finally {
     // Nothing stays required for later specs.

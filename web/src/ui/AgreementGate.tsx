@@ -12,6 +12,8 @@ const PortalAgreements = lazy(() => import('../pages/portal/Agreements'));
 export function AgreementGate({ portal }: { portal: boolean }) {
   const pending = usePendingAgreements(portal);
   const { pathname } = useLocation();
+  // The page waits for the answer, so that a held partner never glimpses the page first.
+  if (portal && pending.isLoading) return <Loader role="status" aria-label="Loading" />;
   const data = portal ? pending.data : undefined;
   if (!data || data.data.length === 0) return <Outlet />;
   const onPage = pathname === '/portal/agreements';
