@@ -1,4 +1,4 @@
-import { Link, NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, NavLink as RouterNavLink, useLocation, useNavigate } from 'react-router';
 import {
   ActionIcon, AppShell, Burger, Button, Group, Loader, NavLink, ScrollArea, Stack, Text,
   useComputedColorScheme, useMantineColorScheme,
@@ -7,6 +7,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, session } from '../api/client';
 import { can, faceOf, useMe } from '../auth/me';
+import { AgreementGate } from '../ui/AgreementGate';
 import { ErrorAlert } from '../ui/ErrorAlert';
 import { Busy } from './Busy';
 import { pages } from './pages';
@@ -72,7 +73,7 @@ export default function Layout() {
         </ScrollArea>
       </AppShell.Navbar>
       <AppShell.Main>
-        {me.isError ? <ErrorAlert error={me.error} /> : <Outlet />}
+        {me.isError ? <ErrorAlert error={me.error} /> : <AgreementGate portal={face === 'portal'} />}
       </AppShell.Main>
     </AppShell>
   );
