@@ -18,13 +18,14 @@ export const theme = createTheme({
 });
 
 // Mantine's dimmed text (gray-6 on white, dark-2 on dark-7) fails WCAG AA contrast too, and so
-// does the text of its light variant (a colour's shade 6 on its own tint): darken it in light mode.
+// does the text of its light variant (a colour's shade 6 on its own tint), and so do a field's error
+// message and value (red-6 on white): darken them in light mode.
 const lightVariantText = Object.fromEntries(Object.keys(DEFAULT_THEME.colors).map((c) => [
   `--mantine-color-${c}-light-color`, `color-mix(in srgb, var(--mantine-color-${c}-9) 70%, black)`,
 ]));
 
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', ...lightVariantText },
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-error': 'var(--mantine-color-red-9)', ...lightVariantText },
   dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)' },
 });

@@ -19,6 +19,7 @@ import { ConfirmButton } from './DataConfirm';
 import { notify } from './DataNotify';
 import { PartnerName, PartnerSelect } from './DataPartnerSelect';
 import { DateTime } from './DateTime';
+import { formatDateTime } from './format';
 import { ErrorAlert } from './ErrorAlert';
 import { downloadFile, formatBytes, qs, uploadFile } from './files';
 import { FilePicker } from './FilePicker';
@@ -107,10 +108,67 @@ function TicketStatusBadge({ status }: { status: TicketStatus }) {
   return <Badge variant="dot" color={statusColor[status]}>{statusText[status]}</Badge>;
 }
 
+type SLA = Schemas['TicketSLA'];
+const slaFilters = ['breached', 'paused'] as const;
+
+/** The earlier of the running targets' due times. */
+function nextDue(s: SLA): string | undefined {
+  return [s.firstResponseDueAt, s.resolutionDueAt].filter((x): x is string => !!x).sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+}
+
+/** A ticket's SLA at a glance (the desk only): breached, paused, due soon (warned) or when it is next due. */
+function SLABadge({ sla }: { sla: SLA | undefined }) {
+  if (!sla) return <Text span size="sm" c="dimmed">—</Text>;
+  const due = nextDue(sla);
+  if (sla.firstResponseBreachedAt || sla.resolutionBreachedAt) {
+    return <Badge color="red" variant="filled" data-sla="breached">Breached</Badge>;
+  }
+  if (sla.pausedAt) return <Badge color="gray" variant="light" data-sla="paused" title={`Paused since ${formatDateTime(sla.pausedAt)}`}>Paused</Badge>;
+  const warned = (sla.firstResponseWarnedAt && sla.firstResponseDueAt) || (sla.resolutionWarnedAt && sla.resolutionDueAt);
+  if (!due) return <Badge color="green" variant="light" data-sla="met">Met</Badge>;
+  return (
+    <Group gap={4} wrap="nowrap">
+      {warned && <Badge color="orange" variant="filled" autoContrast data-sla="due-soon">Due soon</Badge>}
+      <Text span size="sm" data-sla={warned ? undefined : 'running'}>Due <DateTime value={due} /></Text>
+    </Group>
+  );
+}
+
+/** The ticket's SLA clock for the desk: each target's due time or outcome, the pause, the alerts. */
+function SLACard({ t }: { t: Ticket }) {
+  const s = t.sla;
+  if (!s) return null;
+  const first = s.firstResponseBreachedAt ? <>Breached <DateTime value={s.firstResponseBreachedAt} /></>
+    : t.firstResponseAt ? <>Met <DateTime value={t.firstResponseAt} /></>
+    : s.firstResponseDueAt ? <>Due <DateTime value={s.firstResponseDueAt} /></>
+    : s.pausedAt ? 'Paused' : '—';
+  const resolution = s.resolutionBreachedAt ? <>Breached <DateTime value={s.resolutionBreachedAt} /></>
+    : s.resolutionDueAt ? <>Due <DateTime value={s.resolutionDueAt} /></>
+    : t.resolvedAt ? <>Met <DateTime value={t.resolvedAt} /></>
+    : s.pausedAt ? 'Paused' : '—';
+  return (
+    <Card withBorder component="section" aria-labelledby="sla-title">
+      <Group justify="space-between" mb="xs">
+        <Title order={2} size="h5" id="sla-title">SLA</Title>
+        <SLABadge sla={s} />
+      </Group>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+        <Field label="First response">{first}</Field>
+        <Field label="Resolution">{resolution}</Field>
+        {s.pausedAt && <Field label="Paused since"><DateTime value={s.pausedAt} /></Field>}
+        {s.firstResponseWarnedAt && <Field label="First response warned"><DateTime value={s.firstResponseWarnedAt} /></Field>}
+        {s.firstResponseBreachedAt && <Field label="First response breached"><DateTime value={s.firstResponseBreachedAt} /></Field>}
+        {s.resolutionWarnedAt && <Field label="Resolution warned"><DateTime value={s.resolutionWarnedAt} /></Field>}
+        {s.resolutionBreachedAt && <Field label="Resolution breached"><DateTime value={s.resolutionBreachedAt} /></Field>}
+      </SimpleGrid>
+    </Card>
+  );
+}
+
 /** The list of tickets, filtered and paged; the portal's holds only the partner's own. */
 export function TicketList({ face }: { face: Face }) {
   const canWrite = useCan('tickets:write');
-  const [f, set] = useAdminFilters(['status', 'priority', 'partnerId', 'assigneeUserId', 'categoryId', 'tag', 'q'] as const);
+  const [f, set] = useAdminFilters(['status', 'priority', 'partnerId', 'assigneeUserId', 'categoryId', 'tag', 'sla', 'q'] as const);
   const [q, setQ] = useState(f.q);
   const [debounced] = useDebouncedValue(q, 300);
   useEffect(() => { if (debounced !== f.q) set({ q: debounced }); }, [debounced]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -118,7 +176,7 @@ export function TicketList({ face }: { face: Face }) {
   const cats = useCategories();
   const query = {
     status: oneOf(f.status, ticketStatuses), priority: oneOf(f.priority, priorities), q: orUndefined(f.q),
-    ...(face === 'console' ? { partnerId: orUndefined(f.partnerId), assigneeUserId: orUndefined(f.assigneeUserId), categoryId: orUndefined(f.categoryId), tag: orUndefined(f.tag) } : {}),
+    ...(face === 'console' ? { partnerId: orUndefined(f.partnerId), assigneeUserId: orUndefined(f.assigneeUserId), categoryId: orUndefined(f.categoryId), tag: orUndefined(f.tag), sla: oneOf(f.sla, slaFilters) } : {}),
   };
   const filtered = Object.values(query).some(Boolean);
   const b = base(face);
@@ -139,6 +197,8 @@ export function TicketList({ face }: { face: Face }) {
           <NativeSelect label="Category" value={f.categoryId} onChange={(e) => { set({ categoryId: e.currentTarget.value }); }}
             data={[{ value: '', label: 'Any category' }, ...(cats.data ?? []).map((c) => ({ value: c.id, label: c.name }))]} />
           <TextInput label="Tag" value={f.tag} onChange={(e) => { set({ tag: e.currentTarget.value.trim().toLowerCase() }); }} />
+          <NativeSelect label="SLA" value={f.sla} onChange={(e) => { set({ sla: e.currentTarget.value }); }}
+            data={[{ value: '', label: 'Any SLA state' }, { value: 'breached', label: 'Breached' }, { value: 'paused', label: 'Paused (on partner)' }]} />
         </>}
       </Group>
       <PagedTable<Ticket>
@@ -152,6 +212,7 @@ export function TicketList({ face }: { face: Face }) {
           ...(face === 'console' ? [{ header: 'Partner', render: (t: Ticket) => <PartnerName id={t.partnerId} /> }] : []),
           { header: 'Status', render: (t) => <TicketStatusBadge status={t.status} /> },
           { header: 'Priority', render: (t) => cap(t.priority) },
+          ...(face === 'console' ? [{ header: 'SLA', render: (t: Ticket) => <SLABadge sla={t.sla} /> }] : []),
           ...(face === 'console' ? [{ header: 'Assignee', render: (t: Ticket) => <OperatorName id={t.assigneeUserId} /> }] : []),
           { header: 'Category', render: (t) => <CategoryName id={t.categoryId} /> },
           { header: 'Updated', render: (t) => <DateTime value={t.updatedAt} /> },
@@ -376,6 +437,7 @@ export function TicketView({ face }: { face: Face }) {
           {t.tags.length > 0 && <Field label="Tags"><Group gap={4}>{t.tags.map((tag) => <Badge key={tag} variant="outline" color="gray">{tag}</Badge>)}</Group></Field>}
         </SimpleGrid>
       </Card>
+      {face === 'console' && <SLACard t={t} />}
       {canManage && <Triage ticket={t} onSaved={refresh} />}
 
       <Title order={2} size="h4">Conversation</Title>
