@@ -67,6 +67,10 @@ func (sc *Scoped) CreateAgreement(ctx context.Context, n models.NewAgreement) (*
 	if n.Title == "" {
 		return nil, models.Invalid("TITLE_REQUIRED", "an agreement needs a title", models.FieldError{Location: "body.title", Message: "required"})
 	}
+	if strings.ContainsAny(n.Title, "\t\r\n") {
+		// The title is the subject line of the notices that ask partners to accept.
+		return nil, models.Invalid("INVALID_TITLE", "an agreement's title is one line", models.FieldError{Location: "body.title", Message: "one line, no tabs"})
+	}
 	if !slices.Contains(models.AgreementKinds, n.Kind) {
 		return nil, models.Invalid("INVALID_KIND", "kind is partner_agreement, nda, program_terms or other",
 			models.FieldError{Location: "body.kind", Message: "unknown kind", Value: n.Kind})
@@ -111,7 +115,12 @@ func (sc *Scoped) visible(tx, q *gorm.DB) (*gorm.DB, error) {
 		return nil, err
 	}
 	q = q.Where("required_version_id IS NOT NULL")
-	return q.Where("(require_all_partners = ? OR id IN (SELECT agreement_id FROM agreement_levels WHERE level = ?))", true, level), nil
+	return q.Where("(require_all_partners = ? OR id IN (?))", true, sc.requiredOfLevel(tx, level)), nil
+}
+
+// requiredOfLevel selects the ids of the tenant's agreements required of partners at level.
+func (sc *Scoped) requiredOfLevel(db *gorm.DB, level string) *gorm.DB {
+	return sc.Scope.Rows(db.Session(&gorm.Session{NewDB: true}).Model(&models.AgreementLevel{})).Select("agreement_id").Where("level = ?", level)
 }
 
 // withDetails loads the required levels and version numbers of agreements.
@@ -144,6 +153,12 @@ func (sc *Scoped) withDetails(db *gorm.DB, list []models.Agreement) error {
 		}
 		for _, v := range vs {
 			byID[v.AgreementID].RequiredVersionNumber = v.Number
+		}
+	}
+	if sc.Scope.PartnerID() != "" {
+		// A partner learns of no version it cannot read: drafts and later ones stay the desk's.
+		for i := range list {
+			list[i].LatestVersion = list[i].RequiredVersionNumber
 		}
 	}
 	return nil
@@ -397,6 +412,12 @@ func (sc *Scoped) AcceptAgreementVersion(ctx context.Context, in models.Acceptan
 	var acc *models.AgreementAcceptance
 	created := false
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+		// One acceptance at a time per agreement, and none while it is published or required
+		// anew: a second concurrent acceptance finds the first, on Postgres as on SQLite.
+		var locked models.Agreement
+		if err := store.LockRow(sc.s.core, tx, &locked, sc.Scope, in.AgreementID); err != nil {
+			return store.NotFoundAs(err, "AGREEMENT_NOT_FOUND", "agreement")
+		}
 		a, v, err := sc.version(tx, in.AgreementID, in.VersionID)
 		if err != nil {
 			return err
@@ -504,6 +525,9 @@ func (sc *Scoped) AcceptanceCertificate(ctx context.Context, id string) (*models
 	if err := sc.Scope.Rows(db.Model(&models.User{})).Where("id = ?", acc.UserID).Take(&u).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, err
 	}
+	if acc.OnBehalf && sc.Scope.PartnerID() != "" {
+		u.Email = "" // an operator recorded it: a partner's copy names no operator's address
+	}
 	return &models.AgreementCertificate{Type: "partnerd.agreement-acceptance", AcceptanceID: acc.ID, TenantID: acc.TenantID,
 		AgreementID: a.ID, Agreement: a.Title, VersionID: acc.VersionID, VersionNumber: acc.VersionNumber, SHA256: acc.SHA256,
 		PartnerID: p.ID, Partner: p.Name, UserID: acc.UserID, UserEmail: u.Email, OnBehalf: acc.OnBehalf,
@@ -572,7 +596,7 @@ func (sc *Scoped) pending(db *gorm.DB, partnerID string) ([]models.PendingAgreem
 	}
 	var required []models.Agreement
 	if err := sc.Scope.Rows(db.Model(&models.Agreement{})).Where("required_version_id IS NOT NULL").
-		Where("(require_all_partners = ? OR id IN (SELECT agreement_id FROM agreement_levels WHERE level = ?))", true, level).
+		Where("(require_all_partners = ? OR id IN (?))", true, sc.requiredOfLevel(db, level)).
 		Order("id").Find(&required).Error; err != nil {
 		return nil, err
 	}

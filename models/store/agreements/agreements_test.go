@@ -172,6 +172,10 @@ func TestALevelRequirementAppliesToThatLevelOnly(t *testing.T) {
 		if _, err := e.Op.SetAgreementRequirement(e.Ctx, a.ID, &models.AgreementRequirement{VersionID: draft.ID, AllPartners: true}); code(err) != "AGREEMENT_VERSION_NOT_PUBLISHED" {
 			t.Fatalf("requiring a draft: %v", err)
 		}
+		// The draft exists for the operators only: the partner's view names the required version.
+		if list, _, err := e.A.ListAgreements(e.Ctx, models.Page{}); err != nil || len(list) != 1 || list[0].LatestVersion != 1 {
+			t.Fatalf("gold learns of the draft: %+v, %v", list, err)
+		}
 		if _, err := e.Op.SetAgreementRequirement(e.Ctx, a.ID, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -235,8 +239,12 @@ func TestOperatorsRecordAcceptancesForAPartnerAndReadCertificates(t *testing.T) 
 		if err != nil || cert.Partner != "Beta Partners" || cert.Agreement != "NDA" || cert.SHA256 != v.SHA256 || !cert.OnBehalf {
 			t.Fatalf("certificate %+v, %v", cert, err)
 		}
-		if _, err := e.B.AcceptanceCertificate(e.Ctx, acc.ID); err != nil {
-			t.Fatalf("B reading its own certificate: %v", err)
+		if cert.UserEmail == "" {
+			t.Fatalf("the operator's certificate names no recorder: %+v", cert)
+		}
+		// The partner's copy of an acceptance an operator recorded names no operator's address.
+		if mine, err := e.B.AcceptanceCertificate(e.Ctx, acc.ID); err != nil || mine.UserEmail != "" || !mine.OnBehalf || mine.UserID != e.OpUserID {
+			t.Fatalf("B reading its own certificate: %+v, %v", mine, err)
 		}
 	})
 }
@@ -254,6 +262,9 @@ func TestARequiredVersionIsNoticedToTheActiveUsersOfPartnersThatHaveNotAccepted(
 		user("ada@alpha.test", &e.PartnerA, models.UserStatusActive)
 		user("bob@beta.test", &e.PartnerB, models.UserStatusActive)
 		user("gone@beta.test", &e.PartnerB, "deactivated")
+		if _, err := e.Op.CreateAgreement(ctx, models.NewAgreement{Kind: models.AgreementProgramTerms, Title: "Program\nterms"}); storetest.Code(err) != "INVALID_TITLE" {
+			t.Fatalf("a title of two lines (the notices' subject) = %v", err)
+		}
 		a, err := e.Op.CreateAgreement(ctx, models.NewAgreement{Kind: models.AgreementProgramTerms, Title: "Program terms"})
 		if err != nil {
 			t.Fatal(err)
