@@ -89,6 +89,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Tenants:      st,
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
+		SurveyLinks:  st,
 		Idempotency:  st,
 		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
@@ -155,6 +156,7 @@ func modules(st *stores.Set) api.Modules {
 		Playbooks:    func(p *models.Principal) api.PlaybookStore { return st.Playbooks.For(p) },
 		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
 		Agreements:   func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
+		Surveys:      func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
 	}
 }
 
