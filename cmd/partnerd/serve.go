@@ -223,6 +223,7 @@ func appConfig(cfg config) app.Config {
 		WebhookRetrySchedule:   cfg.WebhookRetrySchedule,
 		WebhookDisableAfter:    cfg.WebhookDisableAfter,
 		RateLimits:             &cfg.RateLimits,
+		PublicURL:              cfg.PublicURL,
 	}
 }
 

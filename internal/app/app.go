@@ -55,6 +55,8 @@ type Config struct {
 	Telemetry Telemetry
 	// RateLimits are the API's quotas (ADR 22); nil means api.DefaultRateLimits.
 	RateLimits *api.RateLimits
+	// PublicURL is the service's public base URL, under which emailed links point.
+	PublicURL string
 }
 
 // DefaultRateLimits are the API's quotas when none are configured.
@@ -177,7 +179,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		DisableAfter:    cfg.WebhookDisableAfter,
 		AllowedNetworks: cfg.WebhookAllowedNetworks,
 	}
-	mail := &activities.Mail{Sender: sender, Store: st, Agreements: st}
+	mail := &activities.Mail{Sender: sender, Store: st, Agreements: st, Surveys: st, PublicURL: cfg.PublicURL}
 	var observer activities.Observer
 	if cfg.Telemetry.Metrics != nil {
 		observer = cfg.Telemetry.Metrics
