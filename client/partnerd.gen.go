@@ -5919,6 +5919,9 @@ type TenantOutputBody struct {
 	LevelChanges TenantOutputBodyLevelChanges `json:"levelChanges"`
 	Name         string                       `json:"name"`
 	Slug         string                       `json:"slug"`
+
+	// SurveyOnResolve Whether a ticket's requester is sent a CSAT survey when the ticket is resolved
+	SurveyOnResolve bool `json:"surveyOnResolve"`
 }
 
 // TenantOutputBodyLevelChanges Whether the daily level review proposes level changes to operators or applies them
@@ -6246,6 +6249,9 @@ type UpdateTenantInputBody struct {
 	// LevelChanges Whether the daily level review proposes level changes (default) or applies them
 	LevelChanges *UpdateTenantInputBodyLevelChanges `json:"levelChanges,omitempty"`
 	Name         *string                            `json:"name,omitempty"`
+
+	// SurveyOnResolve Whether a ticket's requester is sent a CSAT survey when the ticket is resolved (default false)
+	SurveyOnResolve *bool `json:"surveyOnResolve,omitempty"`
 }
 
 // UpdateTenantInputBodyLevelChanges Whether the daily level review proposes level changes (default) or applies them

@@ -7,7 +7,8 @@ import (
 )
 
 // migrate0026Surveys adds survey invitations: one per recipient, its link's token kept only as
-// a SHA-256 hash, answered at most once.
+// a SHA-256 hash, answered at most once; and the tenant setting that surveys a ticket's
+// requester when the ticket is resolved.
 func migrate0026Surveys(tx *gorm.DB) error {
 	type survey struct {
 		ID         string  `gorm:"primaryKey;size:36"`
@@ -27,6 +28,12 @@ func migrate0026Surveys(tx *gorm.DB) error {
 		Comment    string `gorm:"size:2000"`
 		CreatedBy  string `gorm:"size:36"`
 		CreatedAt  time.Time
+	}
+	type tenant struct {
+		SurveyOnResolve bool `gorm:"not null;default:false"`
+	}
+	if err := tx.Table("tenants").Migrator().AddColumn(&tenant{}, "SurveyOnResolve"); err != nil {
+		return err
 	}
 	return tx.Table("surveys").Migrator().CreateTable(&survey{})
 }

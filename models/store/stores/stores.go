@@ -124,6 +124,7 @@ func New(core *store.Store) *Set {
 	engine := ingest.New(core)
 	deal, partner, customer := deals.New(core), partners.New(core), customers.New(core, engine)
 	pay := money.New(core, partner)
+	survey := surveys.New(core)
 	core.AddTenantSetup(deals.SetUpTenant)
 	set := &Set{
 		Store:        core,
@@ -132,7 +133,7 @@ func New(core *store.Store) *Set {
 		Content:      content.New(core),
 		Customers:    customer,
 		Deals:        deal,
-		Desk:         desk.New(core),
+		Desk:         desk.New(core, survey),
 		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
@@ -141,7 +142,7 @@ func New(core *store.Store) *Set {
 		Onboarding:   onboarding.New(core, deal, customer, partner),
 		Partners:     partner,
 		Playbooks:    playbooks.New(core, partner, pay),
-		Surveys:      surveys.New(core),
+		Surveys:      survey,
 		Webhooks:     webhooks.New(core),
 	}
 	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys)

@@ -372,3 +372,40 @@ func (s *Store) IssueSurveyLink(ctx context.Context, sys models.Scope, surveyID 
 func SurveyLink(base, token string) string {
 	return strings.TrimRight(base, "/") + "/survey#token=" + token
 }
+
+// SurveyResolvedTicket sends the requester of a resolved ticket a CSAT survey, in the
+// ticket's transaction, when the tenant asks for it (SurveyOnResolve), the requester is an
+// active user of the ticket's partner, and the ticket was not surveyed before.
+func (s *Store) SurveyResolvedTicket(ctx context.Context, tx *gorm.DB, ev *store.Outbox, t *models.Ticket) error {
+	var tenant models.Tenant
+	if err := tx.Model(&models.Tenant{}).Select("id", "survey_on_resolve").Where("id = ?", t.TenantID).Take(&tenant).Error; err != nil {
+		return err
+	}
+	if !tenant.SurveyOnResolve {
+		return nil
+	}
+	sc := store.Of(models.System(t.TenantID))
+	var users []models.User
+	if err := sc.Rows(tx.Model(&models.User{})).Where("id = ? AND partner_id = ? AND status = ?", t.RequesterID, t.PartnerID, models.UserStatusActive).
+		Find(&users).Error; err != nil || len(users) == 0 {
+		return err
+	}
+	var n int64
+	if err := sc.Rows(tx.Model(&models.Survey{})).Where("ticket_id = ?", t.ID).Count(&n).Error; err != nil || n > 0 {
+		return err
+	}
+	var p models.Partner
+	if err := sc.Rows(tx.Model(&models.Partner{})).Select("id", "level").Where("id = ?", t.PartnerID).Take(&p).Error; err != nil {
+		return err
+	}
+	at := now()
+	ticket := t.ID
+	sv := &models.Survey{ID: models.NewID(), TenantID: t.TenantID, PartnerID: t.PartnerID, Level: p.Level, UserID: t.RequesterID,
+		Kind: models.SurveyCSAT, Source: models.SurveySourceTicket, TicketID: &ticket, BatchID: models.NewID(), ExpiresAt: at.Add(models.SurveyTTL), CreatedAt: at}
+	if err := tx.Create(sv).Error; err != nil {
+		return err
+	}
+	_, err := ev.Emit(ctx, tx, t.TenantID, models.NewEvent{Type: models.EventSurveyRequested, SubjectID: &sv.BatchID,
+		Payload: store.MustJSON(models.SurveyEventPayload{BatchID: sv.BatchID, Kind: sv.Kind, TicketID: &ticket, Count: 1})})
+	return err
+}

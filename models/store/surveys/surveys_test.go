@@ -233,3 +233,46 @@ func TestSurveyScoresPerPartnerAndLevel(t *testing.T) {
 		}
 	})
 }
+
+func TestAResolvedTicketSurveysItsRequesterOnceWhenTheTenantAsks(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := storetest.NewPartners(t, s)
+		uid := addUser(t, s, e, e.PartnerA, "a1@alpha.example")
+		requester := s.For(&models.Principal{Kind: models.PrincipalPartner, TenantID: e.TenantID, UserID: uid, PartnerID: e.PartnerA})
+		open := func() string {
+			tk, err := requester.OpenTicket(e.Ctx, models.NewTicket{Ticket: models.Ticket{Subject: "Payout missing"}, Body: "Where is it?"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tk.ID
+		}
+		resolve := func(id string) {
+			if _, err := e.Op.ChangeTicketStatus(e.Ctx, id, models.TicketResolved); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resolve(open())
+		if list, _, _ := e.Op.ListSurveys(e.Ctx, models.SurveyFilter{}, models.Page{}); len(list) != 0 {
+			t.Fatalf("surveyed without the setting: %+v", list)
+		}
+		on := true
+		if _, err := e.Op.UpdateTenant(e.Ctx, models.TenantChanges{SurveyOnResolve: &on}); err != nil {
+			t.Fatal(err)
+		}
+		id := open()
+		resolve(id)
+		if _, err := e.Op.ChangeTicketStatus(e.Ctx, id, models.TicketOpen); err != nil {
+			t.Fatal(err)
+		}
+		resolve(id) // resolved again: no second survey
+		list, _, err := e.Op.ListSurveys(e.Ctx, models.SurveyFilter{}, models.Page{})
+		if err != nil || len(list) != 1 || list[0].Source != models.SurveySourceTicket || *list[0].TicketID != id || list[0].UserID != uid ||
+			list[0].Kind != models.SurveyCSAT || list[0].PartnerID != e.PartnerA {
+			t.Fatalf("ticket surveys %+v, %v", list, err)
+		}
+		mails, err := s.SurveyInvitations(e.Ctx, models.System(e.TenantID), eventOf(t, s, e, list[0].BatchID))
+		if err != nil || len(mails) != 1 || mails[0].To != "a1@alpha.example" {
+			t.Fatalf("invitation %+v, %v", mails, err)
+		}
+	})
+}

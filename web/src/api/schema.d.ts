@@ -5814,6 +5814,8 @@ export interface components {
             levelChanges: "propose" | "apply";
             name: string;
             slug: string;
+            /** @description Whether a ticket's requester is sent a CSAT survey when the ticket is resolved */
+            surveyOnResolve: boolean;
         };
         TenantRef: {
             id: string;
@@ -6095,6 +6097,8 @@ export interface components {
              */
             levelChanges?: "propose" | "apply";
             name?: string;
+            /** @description Whether a ticket's requester is sent a CSAT survey when the ticket is resolved (default false) */
+            surveyOnResolve?: boolean;
         };
         UpdateTicketCategoryInputBody: {
             /** @example Missing or late payouts */
