@@ -27,7 +27,7 @@ func init() {
 			return request{http.MethodPost, "/api/surveys", map[string]any{"kind": "csat", "partnerIds": []string{f.partner2}}}
 		}},
 		// Partners list and score only their own organisation's surveys (TestSurveysAnsweredThroughTheirLink).
-		"list-surveys": {call: get("/api/surveys")},
+		"list-surveys":      {call: get("/api/surveys")},
 		"get-survey-scores": {call: get("/api/survey-scores?kind=nps")},
 	}
 	for id, c := range cases {

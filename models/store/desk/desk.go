@@ -28,7 +28,9 @@ type TicketSurveys interface {
 }
 
 // New is the desk store on core's database; surveys (optional) surveys resolved tickets.
-func New(core *store.Store, surveys TicketSurveys) *Store { return &Store{core: core, surveys: surveys} }
+func New(core *store.Store, surveys TicketSurveys) *Store {
+	return &Store{core: core, surveys: surveys}
+}
 
 // Scoped is the desk as one principal sees it: operators see every ticket and note, a partner
 // only its own organisation's tickets and never an internal note.
