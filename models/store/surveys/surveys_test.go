@@ -276,3 +276,29 @@ func TestAResolvedTicketSurveysItsRequesterOnceWhenTheTenantAsks(t *testing.T) {
 		}
 	})
 }
+
+func TestABulkSendIsBoundedTo5000Recipients(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := storetest.NewPartners(t, s)
+		users := make([]models.User, models.MaxSurveyRecipients+1)
+		for i := range users {
+			users[i] = models.User{ID: models.NewID(), TenantID: e.TenantID, PartnerID: &e.PartnerA, Email: models.NewID() + "@alpha.example",
+				Status: models.UserStatusActive, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		}
+		if err := s.Core().DB(e.Ctx).CreateInBatches(users, 500).Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := e.Op.RequestSurveys(e.Ctx, models.SurveyRequest{Kind: models.SurveyNPS, PartnerIDs: []string{e.PartnerA}}); code(err) != "TOO_MANY_RECIPIENTS" {
+			t.Fatalf("5001 recipients: %v", err)
+		}
+		if list, _, _ := e.Op.ListSurveys(e.Ctx, models.SurveyFilter{}, models.Page{}); len(list) != 0 {
+			t.Fatalf("a refused send left %d invitations", len(list))
+		}
+		if err := s.Core().DB(e.Ctx).Model(&models.User{}).Where("id = ?", users[0].ID).Update("status", models.UserStatusDeactivated).Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, n, err := e.Op.RequestSurveys(e.Ctx, models.SurveyRequest{Kind: models.SurveyNPS, PartnerIDs: []string{e.PartnerA}}); err != nil || n != models.MaxSurveyRecipients {
+			t.Fatalf("5000 recipients: %d, %v", n, err)
+		}
+	})
+}
