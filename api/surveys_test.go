@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
@@ -101,6 +103,24 @@ func TestSurveysAnsweredThroughTheirLink(t *testing.T) {
 		if err := st.Core().DB(context.Background()).Where("type = ?", models.EventSurveyResponded).Find(&events).Error; err != nil || len(events) != 1 ||
 			strings.Contains(events[0].Payload, "Great program") || !strings.Contains(events[0].Payload, `"class":"promoter"`) {
 			t.Fatalf("survey.responded %+v, %v", events, err)
+		}
+	})
+}
+
+func TestSurveyLinksAreRateLimitedPerClientAddress(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		limits := DefaultRateLimits()
+		limits.SurveyAnswer = models.Quota{Limit: 3, Window: time.Hour}
+		s, _ := identityServerWith(t, st, Config{Version: "test", RateLimits: &limits})
+		h := s.Handler()
+		for i := range 3 {
+			if res := do(t, h, http.MethodGet, "/api/public/surveys/guess-"+strconv.Itoa(i), nil); res.Status != http.StatusNotFound {
+				t.Fatalf("guess %d = %d", i, res.Status)
+			}
+		}
+		res := do(t, h, http.MethodPost, "/api/public/surveys/guess-4", jsonBody(t, map[string]any{"score": 5}))
+		if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+			t.Fatalf("a fourth try = %d %v", res.Status, res.Header)
 		}
 	})
 }
