@@ -6,6 +6,7 @@ import (
 	"errors"
 	htmltemplate "html/template"
 	"net/mail"
+	"strconv"
 	"strings"
 	texttemplate "text/template"
 	"time"
@@ -36,6 +37,12 @@ type AgreementNoticeSource interface {
 	AgreementNotices(ctx context.Context, sys models.Scope, eventID string) ([]models.AgreementNotice, error)
 }
 
+// SurveyInvitationSource finds the survey invitations to email and gives each its link.
+type SurveyInvitationSource interface {
+	SurveyInvitations(ctx context.Context, sys models.Scope, eventID string) ([]models.SurveyInvitationMail, error)
+	IssueSurveyLink(ctx context.Context, sys models.Scope, surveyID string) (string, error)
+}
+
 // Mail holds the email activities.
 type Mail struct {
 	Sender Sender
@@ -43,6 +50,75 @@ type Mail struct {
 	// Agreements finds who is asked to accept a published agreement version; without it
 	// nobody is emailed.
 	Agreements AgreementNoticeSource
+	// Surveys finds the survey invitations to email; without it nobody is emailed.
+	Surveys SurveyInvitationSource
+	// PublicURL is the service's public base URL, under which emailed links point.
+	PublicURL string
+}
+
+// SendSurveyInvitations emails every invitation a survey.requested event announces its
+// single-use link, once per invitation (a retry sends only what is missing; the link's token
+// is made just before its message is sent and kept only as a hash). An invitation answered
+// meanwhile, or an address the sender refuses for good, is skipped. It returns how many
+// invitations were sent or stored.
+func (a *Mail) SendSurveyInvitations(ctx context.Context, ref EventRef) (int, error) {
+	if a.Surveys == nil {
+		return 0, nil
+	}
+	sys := models.System(ref.TenantID)
+	invitations, err := a.Surveys.SurveyInvitations(ctx, sys, ref.EventID)
+	if models.ErrorKind(err) == models.KindNotFound {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	sent := 0
+	for _, inv := range invitations {
+		key := "survey:" + inv.SurveyID
+		prev, err := a.Store.MailByIdempotencyKey(ctx, sys, key)
+		switch {
+		case err == nil && prev.Delivered():
+			sent++
+			continue
+		case err != nil && models.ErrorKind(err) != models.KindNotFound:
+			return sent, err
+		}
+		token, err := a.Surveys.IssueSurveyLink(ctx, sys, inv.SurveyID)
+		if models.ErrorKind(err) == models.KindNotFound {
+			continue
+		}
+		if err != nil {
+			return sent, err
+		}
+		subject, text := surveyMessage(inv, strings.TrimRight(a.PublicURL, "/")+"/survey#token="+token)
+		_, err = a.SendEmail(ctx, SendEmailInput{TenantID: ref.TenantID, To: inv.To, Subject: subject, Text: text, Verbatim: true,
+			Purpose: models.MailPurposeSurvey, Reference: inv.SurveyID, IdempotencyKey: key})
+		var refused *temporal.ApplicationError
+		switch {
+		case err == nil:
+			sent++
+		case errors.As(err, &refused) && refused.NonRetryable():
+		default:
+			return sent, err
+		}
+	}
+	return sent, nil
+}
+
+// surveyMessage is the subject and text inviting inv's recipient to answer at link.
+func surveyMessage(inv models.SurveyInvitationMail, link string) (string, string) {
+	name := inv.Name
+	if name == "" {
+		name = inv.To
+	}
+	program := inv.Program
+	if program == "" {
+		program = "our partner program"
+	}
+	subject := "A quick question from " + program
+	return subject, "Hello " + name + ",\n\n" + models.SurveyQuestion(inv.Kind) + "\n\nAnswer with one click, no sign-in needed:\n" + link +
+		"\n\nThe link works once and expires in " + strconv.Itoa(int(models.SurveyTTL.Hours()/24)) + " days at most.\n"
 }
 
 // SendAgreementNotices emails every user asked to accept the version an agreement.published

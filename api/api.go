@@ -99,6 +99,8 @@ type Deps struct {
 	Webhooks WebhookDeps
 	// Applications takes applications on the tenants' public recruitment pages.
 	Applications ApplicationIntake
+	// SurveyLinks answers survey links on the public answer page.
+	SurveyLinks SurveyLinks
 	// Idempotency keeps the Idempotency-Key of idempotent operations; without it they run
 	// every request.
 	Idempotency IdempotencyStore
@@ -162,6 +164,7 @@ type Modules struct {
 	Playbooks    func(*models.Principal) PlaybookStore
 	Content      func(*models.Principal) ContentStore
 	Agreements   func(*models.Principal) AgreementStore
+	Surveys      func(*models.Principal) SurveyStore
 	Desk         func(*models.Principal) DeskStore
 }
 
@@ -276,6 +279,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerPlaybookRoutes(s)
 	registerContentRoutes(s)
 	registerAgreementRoutes(s)
+	registerSurveyRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	return s

@@ -61,6 +61,7 @@ func modulesOf(st *stores.Set) Modules {
 		Playbooks:    func(p *models.Principal) PlaybookStore { return st.For(p) },
 		Content:      func(p *models.Principal) ContentStore { return st.For(p) },
 		Agreements:   func(p *models.Principal) AgreementStore { return st.For(p) },
+		Surveys:      func(p *models.Principal) SurveyStore { return st.For(p) },
 	}
 }
 

@@ -48,6 +48,7 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		Authorizer:   authz.NewAuthorizer(st),
 		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
 		Applications: st,
+		SurveyLinks:  st,
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
 		Idempotency:  st,

@@ -34,6 +34,8 @@ type RateLimits struct {
 	LoginAccountClient, LoginClient, LoginAccount models.Quota
 	// Signup and Application limit sign-ups and public partner applications per client address.
 	Signup, Application models.Quota
+	// SurveyAnswer limits reading and answering survey links per client address.
+	SurveyAnswer models.Quota
 }
 
 // DefaultRateLimits are the quotas documented in docs/production.md and ADR 22.
@@ -46,6 +48,7 @@ func DefaultRateLimits() RateLimits {
 		LoginAccount:       models.Quota{Limit: 100, Window: 15 * time.Minute},
 		Signup:             models.Quota{Limit: 5, Window: time.Hour},
 		Application:        models.Quota{Limit: 10, Window: time.Hour},
+		SurveyAnswer:       models.Quota{Limit: 60, Window: time.Hour},
 	}
 }
 
@@ -58,6 +61,7 @@ const (
 	policyLoginAccount       = "login-account"
 	policySignup             = "signup"
 	policyApplication        = "application"
+	policySurveyAnswer       = "survey-answer"
 )
 
 // requestLimits are the quotas an authenticated request of p counts against.

@@ -40,6 +40,7 @@ func telemetryServer(t testing.TB, st *stores.Set, m *telemetry.Metrics, tr *tel
 		Authorizer:   authz.NewAuthorizer(st),
 		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
 		Applications: st,
+		SurveyLinks:  st,
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
 		Idempotency:  st,

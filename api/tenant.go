@@ -18,6 +18,7 @@ type TenantOutput struct {
 		IngestCreatesCustomers bool      `json:"ingestCreatesCustomers" doc:"Whether ingesting an event for an unknown email creates an unattributed customer"`
 		DealProtectionDays     int       `json:"dealProtectionDays" doc:"How many days an approved deal is protected before it expires without progress"`
 		LevelChanges           string    `json:"levelChanges" enum:"propose,apply" doc:"Whether the daily level review proposes level changes to operators or applies them"`
+		SurveyOnResolve        bool      `json:"surveyOnResolve" doc:"Whether a ticket's requester is sent a CSAT survey when the ticket is resolved"`
 		CreatedAt              time.Time `json:"createdAt"`
 	}
 }
@@ -29,6 +30,7 @@ type UpdateTenantInput struct {
 		IngestCreatesCustomers *bool   `json:"ingestCreatesCustomers,omitempty" doc:"Whether ingesting an event for an unknown email creates an unattributed customer (default true)"`
 		DealProtectionDays     *int    `json:"dealProtectionDays,omitempty" minimum:"1" maximum:"730" doc:"How many days an approved deal is protected (default 90); applies to approvals and extensions from now on"`
 		LevelChanges           *string `json:"levelChanges,omitempty" enum:"propose,apply" doc:"Whether the daily level review proposes level changes (default) or applies them"`
+		SurveyOnResolve        *bool   `json:"surveyOnResolve,omitempty" doc:"Whether a ticket's requester is sent a CSAT survey when the ticket is resolved (default false)"`
 	}
 }
 
@@ -59,6 +61,7 @@ func tenantOutput(t *models.Tenant) *TenantOutput {
 	o.Body.IngestCreatesCustomers = t.IngestCreatesCustomers
 	o.Body.DealProtectionDays = t.DealProtectionDays
 	o.Body.LevelChanges = t.LevelChanges
+	o.Body.SurveyOnResolve = t.SurveyOnResolve
 	return o
 }
 
@@ -73,7 +76,8 @@ func (s *Server) getTenant(ctx context.Context, _ *struct{}) (*TenantOutput, err
 
 // updateTenant changes the tenant's profile.
 func (s *Server) updateTenant(ctx context.Context, in *UpdateTenantInput) (*TenantOutput, error) {
-	t, err := s.tenant(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges})
+	t, err := s.tenant(ctx).UpdateTenant(ctx, models.TenantChanges{Name: in.Body.Name, IngestCreatesCustomers: in.Body.IngestCreatesCustomers, DealProtectionDays: in.Body.DealProtectionDays, LevelChanges: in.Body.LevelChanges,
+		SurveyOnResolve: in.Body.SurveyOnResolve})
 	if err != nil {
 		return nil, err
 	}

@@ -1311,6 +1311,24 @@ func (e PlaybookUpdatePartnerStatus) Valid() bool {
 	}
 }
 
+// Defines values for PublicSurveyOutputBodyKind.
+const (
+	PublicSurveyOutputBodyKindCsat PublicSurveyOutputBodyKind = "csat"
+	PublicSurveyOutputBodyKindNps  PublicSurveyOutputBodyKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the PublicSurveyOutputBodyKind enum.
+func (e PublicSurveyOutputBodyKind) Valid() bool {
+	switch e {
+	case PublicSurveyOutputBodyKindCsat:
+		return true
+	case PublicSurveyOutputBodyKindNps:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReadyOutputBodyStatus.
 const (
 	ReadyOutputBodyStatusReady ReadyOutputBodyStatus = "ready"
@@ -1362,6 +1380,24 @@ func (e SLAPolicyPriority) Valid() bool {
 	case SLAPolicyPriorityNormal:
 		return true
 	case SLAPolicyPriorityUrgent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SendSurveysInputBodyKind.
+const (
+	SendSurveysInputBodyKindCsat SendSurveysInputBodyKind = "csat"
+	SendSurveysInputBodyKindNps  SendSurveysInputBodyKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the SendSurveysInputBodyKind enum.
+func (e SendSurveysInputBodyKind) Valid() bool {
+	switch e {
+	case SendSurveysInputBodyKindCsat:
+		return true
+	case SendSurveysInputBodyKindNps:
 		return true
 	default:
 		return false
@@ -1437,6 +1473,81 @@ func (e SubmitApplicationInputBodyPartnerType) Valid() bool {
 	case SubmitApplicationInputBodyPartnerTypeOther:
 		return true
 	case SubmitApplicationInputBodyPartnerTypeReseller:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveyKind.
+const (
+	SurveyKindCsat SurveyKind = "csat"
+	SurveyKindNps  SurveyKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the SurveyKind enum.
+func (e SurveyKind) Valid() bool {
+	switch e {
+	case SurveyKindCsat:
+		return true
+	case SurveyKindNps:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveySource.
+const (
+	SurveySourceBulk     SurveySource = "bulk"
+	SurveySourcePlaybook SurveySource = "playbook"
+	SurveySourceTicket   SurveySource = "ticket"
+)
+
+// Valid indicates whether the value is a known member of the SurveySource enum.
+func (e SurveySource) Valid() bool {
+	switch e {
+	case SurveySourceBulk:
+		return true
+	case SurveySourcePlaybook:
+		return true
+	case SurveySourceTicket:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveyScoresOutputBodyGroupBy.
+const (
+	SurveyScoresOutputBodyGroupByLevel   SurveyScoresOutputBodyGroupBy = "level"
+	SurveyScoresOutputBodyGroupByPartner SurveyScoresOutputBodyGroupBy = "partner"
+)
+
+// Valid indicates whether the value is a known member of the SurveyScoresOutputBodyGroupBy enum.
+func (e SurveyScoresOutputBodyGroupBy) Valid() bool {
+	switch e {
+	case SurveyScoresOutputBodyGroupByLevel:
+		return true
+	case SurveyScoresOutputBodyGroupByPartner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SurveyScoresOutputBodyKind.
+const (
+	SurveyScoresOutputBodyKindCsat SurveyScoresOutputBodyKind = "csat"
+	SurveyScoresOutputBodyKindNps  SurveyScoresOutputBodyKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the SurveyScoresOutputBodyKind enum.
+func (e SurveyScoresOutputBodyKind) Valid() bool {
+	switch e {
+	case SurveyScoresOutputBodyKindCsat:
+		return true
+	case SurveyScoresOutputBodyKindNps:
 		return true
 	default:
 		return false
@@ -2352,6 +2463,78 @@ func (e ListPlaybooksParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for GetSurveyScoresParamsKind.
+const (
+	GetSurveyScoresParamsKindCsat GetSurveyScoresParamsKind = "csat"
+	GetSurveyScoresParamsKindNps  GetSurveyScoresParamsKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the GetSurveyScoresParamsKind enum.
+func (e GetSurveyScoresParamsKind) Valid() bool {
+	switch e {
+	case GetSurveyScoresParamsKindCsat:
+		return true
+	case GetSurveyScoresParamsKindNps:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSurveyScoresParamsGroupBy.
+const (
+	GetSurveyScoresParamsGroupByLevel   GetSurveyScoresParamsGroupBy = "level"
+	GetSurveyScoresParamsGroupByPartner GetSurveyScoresParamsGroupBy = "partner"
+)
+
+// Valid indicates whether the value is a known member of the GetSurveyScoresParamsGroupBy enum.
+func (e GetSurveyScoresParamsGroupBy) Valid() bool {
+	switch e {
+	case GetSurveyScoresParamsGroupByLevel:
+		return true
+	case GetSurveyScoresParamsGroupByPartner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListSurveysParamsKind.
+const (
+	ListSurveysParamsKindCsat ListSurveysParamsKind = "csat"
+	ListSurveysParamsKindNps  ListSurveysParamsKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the ListSurveysParamsKind enum.
+func (e ListSurveysParamsKind) Valid() bool {
+	switch e {
+	case ListSurveysParamsKindCsat:
+		return true
+	case ListSurveysParamsKindNps:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListSurveysParamsAnswered.
+const (
+	ListSurveysParamsAnsweredFalse ListSurveysParamsAnswered = "false"
+	ListSurveysParamsAnsweredTrue  ListSurveysParamsAnswered = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListSurveysParamsAnswered enum.
+func (e ListSurveysParamsAnswered) Valid() bool {
+	switch e {
+	case ListSurveysParamsAnsweredFalse:
+		return true
+	case ListSurveysParamsAnsweredTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListTasksParamsStatus.
 const (
 	ListTasksParamsStatusDone ListTasksParamsStatus = "done"
@@ -2808,6 +2991,14 @@ type AgreementVersion struct {
 
 // AgreementVersionStatus defines model for AgreementVersion.Status.
 type AgreementVersionStatus string
+
+// AnswerSurveyInputBody defines model for AnswerSurveyInputBody.
+type AnswerSurveyInputBody struct {
+	Comment *string `json:"comment,omitempty"`
+
+	// Score CSAT: 1 to 5; NPS: 0 to 10
+	Score int64 `json:"score"`
+}
 
 // Application defines model for Application.
 type Application struct {
@@ -3988,6 +4179,14 @@ type ListBodyPlaybookVersion struct {
 // ListBodySLAPolicy defines model for ListBodySLAPolicy.
 type ListBodySLAPolicy struct {
 	Data []SLAPolicy `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodySurvey defines model for ListBodySurvey.
+type ListBodySurvey struct {
+	Data []Survey `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -5185,6 +5384,20 @@ type PublicApplicationForm struct {
 	Questions    []ApplicationQuestion `json:"questions"`
 }
 
+// PublicSurveyOutputBody defines model for PublicSurveyOutputBody.
+type PublicSurveyOutputBody struct {
+	Kind     PublicSurveyOutputBodyKind `json:"kind"`
+	MaxScore int64                      `json:"maxScore"`
+	MinScore int64                      `json:"minScore"`
+
+	// Program The partner program's name
+	Program  string `json:"program"`
+	Question string `json:"question"`
+}
+
+// PublicSurveyOutputBodyKind defines model for PublicSurveyOutputBody.Kind.
+type PublicSurveyOutputBodyKind string
+
 // PublishAgreementVersionInputBody defines model for PublishAgreementVersionInputBody.
 type PublishAgreementVersionInputBody struct {
 	// Require Make partners accept this version (they are asked to); the previous requirement is replaced
@@ -5406,6 +5619,26 @@ type SamplePartner struct {
 	Type *string `json:"type,omitempty"`
 }
 
+// SendSurveysInputBody defines model for SendSurveysInputBody.
+type SendSurveysInputBody struct {
+	// ExpiresInDays How long the links answer, in days; 14 when 0 or absent
+	ExpiresInDays *int64                   `json:"expiresInDays,omitempty"`
+	Kind          SendSurveysInputBodyKind `json:"kind"`
+	Levels        *[]string                `json:"levels,omitempty"`
+	PartnerIds    *[]string                `json:"partnerIds,omitempty"`
+}
+
+// SendSurveysInputBodyKind defines model for SendSurveysInputBody.Kind.
+type SendSurveysInputBodyKind string
+
+// SentSurveysOutputBody defines model for SentSurveysOutputBody.
+type SentSurveysOutputBody struct {
+	BatchId string `json:"batchId"`
+
+	// Recipients Invitations created; each recipient is emailed a single-use link
+	Recipients int64 `json:"recipients"`
+}
+
 // SetAgreementRequirementInputBody defines model for SetAgreementRequirementInputBody.
 type SetAgreementRequirementInputBody struct {
 	// AllPartners Every partner must accept
@@ -5587,6 +5820,62 @@ type SubmitApplicationInputBody struct {
 // SubmitApplicationInputBodyPartnerType defines model for SubmitApplicationInputBody.PartnerType.
 type SubmitApplicationInputBodyPartnerType string
 
+// Survey defines model for Survey.
+type Survey struct {
+	AnsweredAt *time.Time `json:"answeredAt,omitempty"`
+	BatchId    string     `json:"batchId"`
+	Comment    *string    `json:"comment,omitempty"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  time.Time  `json:"expiresAt"`
+	Id         string     `json:"id"`
+	Kind       SurveyKind `json:"kind"`
+
+	// Level The partner's level when the survey was sent
+	Level     string `json:"level"`
+	PartnerId string `json:"partnerId"`
+	Score     *int64 `json:"score,omitempty"`
+
+	// SentAt When the link was last emailed
+	SentAt   *time.Time   `json:"sentAt,omitempty"`
+	Source   SurveySource `json:"source"`
+	TicketId *string      `json:"ticketId,omitempty"`
+
+	// UserId The recipient
+	UserId string `json:"userId"`
+}
+
+// SurveyKind defines model for Survey.Kind.
+type SurveyKind string
+
+// SurveySource defines model for Survey.Source.
+type SurveySource string
+
+// SurveyScore defines model for SurveyScore.
+type SurveyScore struct {
+	Detractors int64  `json:"detractors"`
+	Group      string `json:"group"`
+	Passives   int64  `json:"passives"`
+	Promoters  int64  `json:"promoters"`
+	Responses  int64  `json:"responses"`
+	Satisfied  int64  `json:"satisfied"`
+	Score      *int64 `json:"score"`
+}
+
+// SurveyScoresOutputBody defines model for SurveyScoresOutputBody.
+type SurveyScoresOutputBody struct {
+	GroupBy SurveyScoresOutputBodyGroupBy `json:"groupBy"`
+
+	// Groups CSAT: score is the percentage of satisfied (4-5) answers; NPS: percentage of promoters (9-10) minus percentage of detractors (0-6); both rounded towards zero
+	Groups []SurveyScore              `json:"groups"`
+	Kind   SurveyScoresOutputBodyKind `json:"kind"`
+}
+
+// SurveyScoresOutputBodyGroupBy defines model for SurveyScoresOutputBody.GroupBy.
+type SurveyScoresOutputBodyGroupBy string
+
+// SurveyScoresOutputBodyKind defines model for SurveyScoresOutputBody.Kind.
+type SurveyScoresOutputBodyKind string
+
 // Task defines model for Task.
 type Task struct {
 	AssigneeUserId *string             `json:"assigneeUserId,omitempty"`
@@ -5630,6 +5919,9 @@ type TenantOutputBody struct {
 	LevelChanges TenantOutputBodyLevelChanges `json:"levelChanges"`
 	Name         string                       `json:"name"`
 	Slug         string                       `json:"slug"`
+
+	// SurveyOnResolve Whether a ticket's requester is sent a CSAT survey when the ticket is resolved
+	SurveyOnResolve bool `json:"surveyOnResolve"`
 }
 
 // TenantOutputBodyLevelChanges Whether the daily level review proposes level changes to operators or applies them
@@ -5957,6 +6249,9 @@ type UpdateTenantInputBody struct {
 	// LevelChanges Whether the daily level review proposes level changes (default) or applies them
 	LevelChanges *UpdateTenantInputBodyLevelChanges `json:"levelChanges,omitempty"`
 	Name         *string                            `json:"name,omitempty"`
+
+	// SurveyOnResolve Whether a ticket's requester is sent a CSAT survey when the ticket is resolved (default false)
+	SurveyOnResolve *bool `json:"surveyOnResolve,omitempty"`
 }
 
 // UpdateTenantInputBodyLevelChanges Whether the daily level review proposes level changes (default) or applies them
@@ -6793,6 +7088,42 @@ type ListRolesParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// GetSurveyScoresParams defines parameters for GetSurveyScores.
+type GetSurveyScoresParams struct {
+	Kind    GetSurveyScoresParamsKind     `form:"kind" json:"kind"`
+	GroupBy *GetSurveyScoresParamsGroupBy `form:"groupBy,omitempty" json:"groupBy,omitempty"`
+
+	// From Answers at or after this time (RFC 3339)
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Answers before this time (RFC 3339)
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// GetSurveyScoresParamsKind defines parameters for GetSurveyScores.
+type GetSurveyScoresParamsKind string
+
+// GetSurveyScoresParamsGroupBy defines parameters for GetSurveyScores.
+type GetSurveyScoresParamsGroupBy string
+
+// ListSurveysParams defines parameters for ListSurveys.
+type ListSurveysParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string                    `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Kind      *ListSurveysParamsKind     `form:"kind,omitempty" json:"kind,omitempty"`
+	PartnerId *string                    `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	Answered  *ListSurveysParamsAnswered `form:"answered,omitempty" json:"answered,omitempty"`
+}
+
+// ListSurveysParamsKind defines parameters for ListSurveys.
+type ListSurveysParamsKind string
+
+// ListSurveysParamsAnswered defines parameters for ListSurveys.
+type ListSurveysParamsAnswered string
+
 // ListTasksParams defines parameters for ListTasks.
 type ListTasksParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -7133,6 +7464,9 @@ type UpdatePlaybookJSONRequestBody = UpdatePlaybookInputBody
 // SimulatePlaybookJSONRequestBody defines body for SimulatePlaybook for application/json ContentType.
 type SimulatePlaybookJSONRequestBody = SimulatePlaybookInputBody
 
+// AnswerSurveyJSONRequestBody defines body for AnswerSurvey for application/json ContentType.
+type AnswerSurveyJSONRequestBody = AnswerSurveyInputBody
+
 // SubmitApplicationJSONRequestBody defines body for SubmitApplication for application/json ContentType.
 type SubmitApplicationJSONRequestBody = SubmitApplicationInputBody
 
@@ -7144,6 +7478,9 @@ type UpdateRoleJSONRequestBody = UpdateRoleInputBody
 
 // SignupJSONRequestBody defines body for Signup for application/json ContentType.
 type SignupJSONRequestBody = SignupInputBody
+
+// SendSurveysJSONRequestBody defines body for SendSurveys for application/json ContentType.
+type SendSurveysJSONRequestBody = SendSurveysInputBody
 
 // CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
 type CreateTaskJSONRequestBody = CreateTaskInputBody
@@ -8764,6 +9101,31 @@ type ClientInterface interface {
 	// Corresponds with GET /api/playbooks/{id}/versions/{version} (the `GetPlaybookVersion` operationId).
 	GetPlaybookVersion(ctx context.Context, id string, version int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetPublicSurvey The survey a link asks
+	//
+	// Public: no credentials, limited per client address. Shows only the kind, the question and the program's name. An unknown or expired link is 404, an answered one 409.
+	//
+	// Corresponds with GET /api/public/surveys/{token} (the `GetPublicSurvey` operationId).
+	GetPublicSurvey(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AnswerSurveyWithBody Answer a survey
+	//
+	// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+	AnswerSurveyWithBody(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AnswerSurvey Answer a survey
+	//
+	// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+	AnswerSurvey(ctx context.Context, token string, body AnswerSurveyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPublicApplicationForm A program's application form
 	//
 	// Public: no credentials.
@@ -8849,6 +9211,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/signup (the `Signup` operationId).
 	Signup(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSurveyScores CSAT or NPS per partner or level
+	//
+	// Over the answers given in [from, to); partners see their own organisation's.
+	//
+	// Corresponds with GET /api/survey-scores (the `GetSurveyScores` operationId).
+	GetSurveyScores(ctx context.Context, params *GetSurveyScoresParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSurveys List survey invitations and answers
+	//
+	// Partners see their own organisation's.
+	//
+	// Corresponds with GET /api/surveys (the `ListSurveys` operationId).
+	ListSurveys(ctx context.Context, params *ListSurveysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendSurveysWithBody Send a survey to partners' users
+	//
+	// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+	SendSurveysWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendSurveys Send a survey to partners' users
+	//
+	// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+	SendSurveys(ctx context.Context, body SendSurveysJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTasks List tasks
 	//
@@ -12970,6 +13364,61 @@ func (c *Client) GetPlaybookVersion(ctx context.Context, id string, version int6
 	return c.Client.Do(req)
 }
 
+// GetPublicSurvey The survey a link asks
+//
+// Public: no credentials, limited per client address. Shows only the kind, the question and the program's name. An unknown or expired link is 404, an answered one 409.
+//
+// Corresponds with GET /api/public/surveys/{token} (the `GetPublicSurvey` operationId).
+func (c *Client) GetPublicSurvey(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPublicSurveyRequest(c.Server, token)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AnswerSurveyWithBody Answer a survey
+//
+// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+func (c *Client) AnswerSurveyWithBody(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnswerSurveyRequestWithBody(c.Server, token, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AnswerSurvey Answer a survey
+//
+// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+func (c *Client) AnswerSurvey(ctx context.Context, token string, body AnswerSurveyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnswerSurveyRequest(c.Server, token, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPublicApplicationForm A program's application form
 //
 // Public: no credentials.
@@ -13166,6 +13615,78 @@ func (c *Client) SignupWithBody(ctx context.Context, contentType string, body io
 // Corresponds with POST /api/signup (the `Signup` operationId).
 func (c *Client) Signup(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSignupRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSurveyScores CSAT or NPS per partner or level
+//
+// Over the answers given in [from, to); partners see their own organisation's.
+//
+// Corresponds with GET /api/survey-scores (the `GetSurveyScores` operationId).
+func (c *Client) GetSurveyScores(ctx context.Context, params *GetSurveyScoresParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSurveyScoresRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSurveys List survey invitations and answers
+//
+// Partners see their own organisation's.
+//
+// Corresponds with GET /api/surveys (the `ListSurveys` operationId).
+func (c *Client) ListSurveys(ctx context.Context, params *ListSurveysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSurveysRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendSurveysWithBody Send a survey to partners' users
+//
+// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+func (c *Client) SendSurveysWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendSurveysRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendSurveys Send a survey to partners' users
+//
+// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+func (c *Client) SendSurveys(ctx context.Context, body SendSurveysJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendSurveysRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -22351,6 +22872,87 @@ func NewGetPlaybookVersionRequest(server string, id string, version int64) (*htt
 	return req, nil
 }
 
+// NewGetPublicSurveyRequest constructs an http.Request for the GetPublicSurvey method
+func NewGetPublicSurveyRequest(server string, token string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/public/surveys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAnswerSurveyRequest calls the generic AnswerSurvey builder with application/json body
+func NewAnswerSurveyRequest(server string, token string, body AnswerSurveyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAnswerSurveyRequestWithBody(server, token, "application/json", bodyReader)
+}
+
+// NewAnswerSurveyRequestWithBody constructs an http.Request for the AnswerSurvey method, with any body, and a specified content type
+func NewAnswerSurveyRequestWithBody(server string, token string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "token", token, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/public/surveys/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetPublicApplicationFormRequest constructs an http.Request for the GetPublicApplicationForm method
 func NewGetPublicApplicationFormRequest(server string, slug string) (*http.Request, error) {
 	var err error
@@ -22674,6 +23276,234 @@ func NewSignupRequestWithBody(server string, contentType string, body io.Reader)
 	}
 
 	operationPath := fmt.Sprintf("/api/signup")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetSurveyScoresRequest constructs an http.Request for the GetSurveyScores method
+func NewGetSurveyScoresRequest(server string, params *GetSurveyScoresParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/survey-scores")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "kind", params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.GroupBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "groupBy", *params.GroupBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListSurveysRequest constructs an http.Request for the ListSurveys method
+func NewListSurveysRequest(server string, params *ListSurveysParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/surveys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Kind != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Answered != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "answered", *params.Answered, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSendSurveysRequest calls the generic SendSurveys builder with application/json body
+func NewSendSurveysRequest(server string, body SendSurveysJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSendSurveysRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSendSurveysRequestWithBody constructs an http.Request for the SendSurveys method, with any body, and a specified content type
+func NewSendSurveysRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/surveys")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -27158,6 +27988,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/playbooks/{id}/versions/{version} (the `GetPlaybookVersion` operationId).
 	GetPlaybookVersionWithResponse(ctx context.Context, id string, version int64, reqEditors ...RequestEditorFn) (*GetPlaybookVersionResponse, error)
 
+	// GetPublicSurveyWithResponse The survey a link asks
+	//
+	// Public: no credentials, limited per client address. Shows only the kind, the question and the program's name. An unknown or expired link is 404, an answered one 409.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/public/surveys/{token} (the `GetPublicSurvey` operationId).
+	GetPublicSurveyWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*GetPublicSurveyResponse, error)
+
+	// AnswerSurveyWithBodyWithResponse Answer a survey
+	//
+	// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+	AnswerSurveyWithBodyWithResponse(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AnswerSurveyResponse, error)
+
+	// AnswerSurveyWithResponse Answer a survey
+	//
+	// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+	AnswerSurveyWithResponse(ctx context.Context, token string, body AnswerSurveyJSONRequestBody, reqEditors ...RequestEditorFn) (*AnswerSurveyResponse, error)
+
 	// GetPublicApplicationFormWithResponse A program's application form
 	//
 	// Public: no credentials.
@@ -27251,6 +28108,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/signup (the `Signup` operationId).
 	SignupWithResponse(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*SignupResponse, error)
+
+	// GetSurveyScoresWithResponse CSAT or NPS per partner or level
+	//
+	// Over the answers given in [from, to); partners see their own organisation's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/survey-scores (the `GetSurveyScores` operationId).
+	GetSurveyScoresWithResponse(ctx context.Context, params *GetSurveyScoresParams, reqEditors ...RequestEditorFn) (*GetSurveyScoresResponse, error)
+
+	// ListSurveysWithResponse List survey invitations and answers
+	//
+	// Partners see their own organisation's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/surveys (the `ListSurveys` operationId).
+	ListSurveysWithResponse(ctx context.Context, params *ListSurveysParams, reqEditors ...RequestEditorFn) (*ListSurveysResponse, error)
+
+	// SendSurveysWithBodyWithResponse Send a survey to partners' users
+	//
+	// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+	SendSurveysWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendSurveysResponse, error)
+
+	// SendSurveysWithResponse Send a survey to partners' users
+	//
+	// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+	SendSurveysWithResponse(ctx context.Context, body SendSurveysJSONRequestBody, reqEditors ...RequestEditorFn) (*SendSurveysResponse, error)
 
 	// ListTasksWithResponse List tasks
 	//
@@ -40512,6 +41405,179 @@ func (r GetPlaybookVersionResponse) ContentType() string {
 	return ""
 }
 
+// GetPublicSurveyResponse200Headers the declared response headers of an HTTP 200 response for GetPublicSurvey
+type GetPublicSurveyResponse200Headers struct {
+	CacheControl *string
+}
+
+type GetPublicSurveyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PublicSurveyOutputBody
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPublicSurveyResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPublicSurveyResponse) GetJSON200() *PublicSurveyOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPublicSurveyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetPublicSurveyResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetPublicSurveyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPublicSurveyResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetPublicSurveyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPublicSurveyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPublicSurveyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPublicSurveyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPublicSurveyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AnswerSurveyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AnswerSurveyResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r AnswerSurveyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AnswerSurveyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AnswerSurveyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AnswerSurveyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetPublicApplicationFormResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -41184,6 +42250,241 @@ func (r SignupResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SignupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetSurveyScoresResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SurveyScoresOutputBody
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSurveyScoresResponse) GetJSON200() *SurveyScoresOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetSurveyScoresResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetSurveyScoresResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetSurveyScoresResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetSurveyScoresResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSurveyScoresResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSurveyScoresResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSurveyScoresResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSurveyScoresResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListSurveysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodySurvey
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSurveysResponse) GetJSON200() *ListBodySurvey {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListSurveysResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSurveysResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListSurveysResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListSurveysResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListSurveysResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSurveysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSurveysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSurveysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSurveysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SendSurveysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *SentSurveysOutputBody
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SendSurveysResponse) GetJSON202() *SentSurveysOutputBody {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SendSurveysResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SendSurveysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SendSurveysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SendSurveysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SendSurveysResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -48859,6 +50160,51 @@ func (c *ClientWithResponses) GetPlaybookVersionWithResponse(ctx context.Context
 	return ParseGetPlaybookVersionResponse(rsp)
 }
 
+// GetPublicSurveyWithResponse The survey a link asks
+//
+// Public: no credentials, limited per client address. Shows only the kind, the question and the program's name. An unknown or expired link is 404, an answered one 409.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/public/surveys/{token} (the `GetPublicSurvey` operationId).
+func (c *ClientWithResponses) GetPublicSurveyWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*GetPublicSurveyResponse, error) {
+	rsp, err := c.GetPublicSurvey(ctx, token, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPublicSurveyResponse(rsp)
+}
+
+// AnswerSurveyWithBodyWithResponse Answer a survey
+//
+// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+func (c *ClientWithResponses) AnswerSurveyWithBodyWithResponse(ctx context.Context, token string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AnswerSurveyResponse, error) {
+	rsp, err := c.AnswerSurveyWithBody(ctx, token, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnswerSurveyResponse(rsp)
+}
+
+// AnswerSurveyWithResponse Answer a survey
+//
+// Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/public/surveys/{token} (the `AnswerSurvey` operationId).
+func (c *ClientWithResponses) AnswerSurveyWithResponse(ctx context.Context, token string, body AnswerSurveyJSONRequestBody, reqEditors ...RequestEditorFn) (*AnswerSurveyResponse, error) {
+	rsp, err := c.AnswerSurvey(ctx, token, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnswerSurveyResponse(rsp)
+}
+
 // GetPublicApplicationFormWithResponse A program's application form
 //
 // Public: no credentials.
@@ -49023,6 +50369,66 @@ func (c *ClientWithResponses) SignupWithResponse(ctx context.Context, body Signu
 		return nil, err
 	}
 	return ParseSignupResponse(rsp)
+}
+
+// GetSurveyScoresWithResponse CSAT or NPS per partner or level
+//
+// Over the answers given in [from, to); partners see their own organisation's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/survey-scores (the `GetSurveyScores` operationId).
+func (c *ClientWithResponses) GetSurveyScoresWithResponse(ctx context.Context, params *GetSurveyScoresParams, reqEditors ...RequestEditorFn) (*GetSurveyScoresResponse, error) {
+	rsp, err := c.GetSurveyScores(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSurveyScoresResponse(rsp)
+}
+
+// ListSurveysWithResponse List survey invitations and answers
+//
+// Partners see their own organisation's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/surveys (the `ListSurveys` operationId).
+func (c *ClientWithResponses) ListSurveysWithResponse(ctx context.Context, params *ListSurveysParams, reqEditors ...RequestEditorFn) (*ListSurveysResponse, error) {
+	rsp, err := c.ListSurveys(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSurveysResponse(rsp)
+}
+
+// SendSurveysWithBodyWithResponse Send a survey to partners' users
+//
+// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+func (c *ClientWithResponses) SendSurveysWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendSurveysResponse, error) {
+	rsp, err := c.SendSurveysWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendSurveysResponse(rsp)
+}
+
+// SendSurveysWithResponse Send a survey to partners' users
+//
+// Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/surveys (the `SendSurveys` operationId).
+func (c *ClientWithResponses) SendSurveysWithResponse(ctx context.Context, body SendSurveysJSONRequestBody, reqEditors ...RequestEditorFn) (*SendSurveysResponse, error) {
+	rsp, err := c.SendSurveys(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendSurveysResponse(rsp)
 }
 
 // ListTasksWithResponse List tasks
@@ -60583,6 +61989,158 @@ func ParseGetPlaybookVersionResponse(rsp *http.Response) (*GetPlaybookVersionRes
 	return response, nil
 }
 
+// ParseGetPublicSurveyResponse parses an HTTP response from a GetPublicSurveyWithResponse call
+func ParseGetPublicSurveyResponse(rsp *http.Response) (*GetPublicSurveyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPublicSurveyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PublicSurveyOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPublicSurveyResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAnswerSurveyResponse parses an HTTP response from a AnswerSurveyWithResponse call
+func ParseAnswerSurveyResponse(rsp *http.Response) (*AnswerSurveyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AnswerSurveyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetPublicApplicationFormResponse parses an HTTP response from a GetPublicApplicationFormWithResponse call
 func ParseGetPublicApplicationFormResponse(rsp *http.Response) (*GetPublicApplicationFormResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -61145,6 +62703,196 @@ func ParseSignupResponse(rsp *http.Response) (*SignupResponse, error) {
 			headers.CacheControl = &value
 		}
 		response.Headers201 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSurveyScoresResponse parses an HTTP response from a GetSurveyScoresWithResponse call
+func ParseGetSurveyScoresResponse(rsp *http.Response) (*GetSurveyScoresResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSurveyScoresResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SurveyScoresOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListSurveysResponse parses an HTTP response from a ListSurveysWithResponse call
+func ParseListSurveysResponse(rsp *http.Response) (*ListSurveysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSurveysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodySurvey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSendSurveysResponse parses an HTTP response from a SendSurveysWithResponse call
+func ParseSendSurveysResponse(rsp *http.Response) (*SendSurveysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SendSurveysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest SentSurveysOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
 	}
 
 	return response, nil

@@ -272,6 +272,9 @@ type EventRoutes struct {
 	// AgreementNotices says whether the event asks partners' users by email to accept a newly
 	// required agreement version (agreement.published with required).
 	AgreementNotices bool
+	// SurveyInvitations says whether the event asks partners' users by email to answer a
+	// survey (survey.requested).
+	SurveyInvitations bool
 }
 
 // TicketSLASignal tells a ticket's SLA clock what happened to the ticket at At.

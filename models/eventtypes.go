@@ -65,6 +65,8 @@ const (
 	EventAgreementRequirementChanged = "agreement.requirement_changed"
 	EventAgreementAccepted           = "agreement.accepted"
 	EventAgreementGraceGranted       = "agreement.grace_granted"
+	EventSurveyRequested             = "survey.requested"
+	EventSurveyResponded             = "survey.responded"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -208,5 +210,7 @@ func EventCatalogue() []EventType {
 		{EventAgreementRequirementChanged, "Which version of an agreement partners must accept, which partners or from when changed.", AgreementEventPayload{}},
 		{EventAgreementAccepted, "A partner accepted a version of an agreement; partnerId names the partner (onboarding playbooks wait for it).", AgreementEventPayload{}},
 		{EventAgreementGraceGranted, "An operator let a partner act without its pending agreements until graceUntil.", AgreementEventPayload{}},
+		{EventSurveyRequested, "Survey invitations were created (batchId, kind, count); each recipient is emailed a single-use link.", SurveyEventPayload{}},
+		{EventSurveyResponded, "A partner user answered a survey: its kind, score and class per partnerId (the comment is not in the event).", SurveyEventPayload{}},
 	}
 }

@@ -26,6 +26,7 @@ const (
 const (
 	MailPurposePlaybook   = "playbook"
 	MailPurposeInvitation = "invitation"
+	MailPurposeSurvey     = "survey"
 )
 
 // Limits of a message.

@@ -17,6 +17,8 @@ type Tenant struct {
 	DealProtectionDays int `json:"dealProtectionDays" gorm:"not null;default:90"`
 	// LevelChanges says whether the level review proposes changes or applies them.
 	LevelChanges string `json:"levelChanges" gorm:"size:16;not null;default:propose"`
+	// SurveyOnResolve sends the requester of a ticket a CSAT survey when the ticket is resolved.
+	SurveyOnResolve bool `json:"surveyOnResolve" gorm:"not null;default:false"`
 	// ApplicationForm is the recruitment form as JSON (ApplicationForm).
 	ApplicationForm string    `json:"-" gorm:"type:text"`
 	CreatedAt       time.Time `json:"createdAt"`
@@ -59,4 +61,5 @@ type TenantChanges struct {
 	IngestCreatesCustomers *bool
 	DealProtectionDays     *int
 	LevelChanges           *string
+	SurveyOnResolve        *bool
 }

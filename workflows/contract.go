@@ -53,6 +53,8 @@ type EventFanoutResult struct {
 	Payout string
 	// AgreementNotices counts the users emailed to accept a newly required agreement version.
 	AgreementNotices int
+	// SurveyInvitations counts the survey invitations emailed.
+	SurveyInvitations int
 	// MoneyError says why the ledger refused the event's accrual or clawback for good.
 	MoneyError string
 	// Runs are the playbook runs the event started; Signalled the waiting runs it reached.

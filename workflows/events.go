@@ -67,6 +67,15 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 			return res, err
 		}
 	}
+	if routes.SurveyInvitations {
+		// One message per invitation, each idempotent: a retried activity sends only what is missing.
+		mctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Minute, RetryPolicy: activityRetry})
+		var mail *activities.Mail
+		ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
+		if err := workflow.ExecuteActivity(mctx, mail.SendSurveyInvitations, ref).Get(ctx, &res.SurveyInvitations); err != nil {
+			return res, err
+		}
+	}
 	if routes.Playbooks || routes.Waiting {
 		if err := playbookRoutes(ctx, in, routes, &res); err != nil {
 			return res, err

@@ -99,6 +99,10 @@ const (
 	TicketsRead   Permission = "tickets:read"
 	TicketsWrite  Permission = "tickets:write"
 	TicketsManage Permission = "tickets:manage"
+	// SurveysRead shows survey invitations, their answers and the CSAT and NPS scores
+	// (partners: their own organisation's); SurveysSend sends surveys to partners' users.
+	SurveysRead Permission = "surveys:read"
+	SurveysSend Permission = "surveys:send"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -154,6 +158,8 @@ var catalogue = []Entry{
 	{AgreementsAccept, "Accept an agreement version (partners for themselves; operators record an acceptance given outside the portal for a partner)."},
 	{TicketsRead, "List and see service desk tickets, their threads and the ticket categories (partners: their own tickets, without internal notes)."},
 	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
+	{SurveysRead, "See CSAT and NPS survey invitations, their answers and the scores per partner or level (partners: their own organisation's)."},
+	{SurveysSend, "Send CSAT and NPS surveys by email to the users of partners or levels (operators)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

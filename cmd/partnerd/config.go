@@ -306,6 +306,8 @@ var settings = []setting{
 		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.Signup })},
 	{flag: "rate-limit-application", env: "PARTNERD_RATE_LIMIT_APPLICATION", def: "10/1h", usage: "partner applications per window from one client address",
 		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.Application })},
+	{flag: "rate-limit-survey-answer", env: "PARTNERD_RATE_LIMIT_SURVEY_ANSWER", def: "60/1h", usage: "survey links read or answered per window from one client address",
+		parse: quota(func(l *api.RateLimits) *models.Quota { return &l.SurveyAnswer })},
 }
 
 // production lists what production refuses to run on unless PARTNERD_ALLOW_EMBEDDED=true: each

@@ -223,7 +223,17 @@ func appConfig(cfg config) app.Config {
 		WebhookRetrySchedule:   cfg.WebhookRetrySchedule,
 		WebhookDisableAfter:    cfg.WebhookDisableAfter,
 		RateLimits:             &cfg.RateLimits,
+		PublicURL:              publicURL(cfg),
 	}
+}
+
+// publicURL is the external base URL of links in emails: PARTNERD_PUBLIC_URL, else the HTTP
+// address.
+func publicURL(cfg config) string {
+	if cfg.PublicURL != "" {
+		return cfg.PublicURL
+	}
+	return "http://" + cfg.HTTPAddr
 }
 
 // openBlobs opens the bucket of uploaded files: PARTNERD_BLOB_URL, else blobs/ in the data directory.

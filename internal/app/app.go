@@ -55,6 +55,8 @@ type Config struct {
 	Telemetry Telemetry
 	// RateLimits are the API's quotas (ADR 22); nil means api.DefaultRateLimits.
 	RateLimits *api.RateLimits
+	// PublicURL is the service's public base URL, under which emailed links point.
+	PublicURL string
 }
 
 // DefaultRateLimits are the API's quotas when none are configured.
@@ -89,6 +91,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Tenants:      st,
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
+		SurveyLinks:  st,
 		Idempotency:  st,
 		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
@@ -155,6 +158,7 @@ func modules(st *stores.Set) api.Modules {
 		Playbooks:    func(p *models.Principal) api.PlaybookStore { return st.Playbooks.For(p) },
 		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
 		Agreements:   func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
+		Surveys:      func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
 	}
 }
 
@@ -175,7 +179,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		DisableAfter:    cfg.WebhookDisableAfter,
 		AllowedNetworks: cfg.WebhookAllowedNetworks,
 	}
-	mail := &activities.Mail{Sender: sender, Store: st, Agreements: st}
+	mail := &activities.Mail{Sender: sender, Store: st, Agreements: st, Surveys: st, PublicURL: cfg.PublicURL}
 	var observer activities.Observer
 	if cfg.Telemetry.Metrics != nil {
 		observer = cfg.Telemetry.Metrics

@@ -39,6 +39,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0023_metric_units", Migrate: migrate0023MetricUnits},
 		{ID: "0024_sla_policies", Migrate: migrate0024SLAPolicies},
 		{ID: "0025_agreements", Migrate: migrate0025Agreements},
+		{ID: "0026_surveys", Migrate: migrate0026Surveys},
 	}
 }
 

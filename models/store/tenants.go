@@ -129,6 +129,10 @@ func (sc *Scoped) UpdateTenant(ctx context.Context, c models.TenantChanges) (*mo
 		updates["level_changes"], t.LevelChanges = *c.LevelChanges, *c.LevelChanges
 		changed = append(changed, "levelChanges")
 	}
+	if c.SurveyOnResolve != nil && *c.SurveyOnResolve != t.SurveyOnResolve {
+		updates["survey_on_resolve"], t.SurveyOnResolve = *c.SurveyOnResolve, *c.SurveyOnResolve
+		changed = append(changed, "surveyOnResolve")
+	}
 	if len(changed) == 0 {
 		return t, nil
 	}

@@ -18,11 +18,19 @@ import (
 
 // Store keeps the service desk of every tenant.
 type Store struct {
-	core *store.Store
+	core    *store.Store
+	surveys TicketSurveys
 }
 
-// New is the desk store on core's database.
-func New(core *store.Store) *Store { return &Store{core: core} }
+// TicketSurveys sends a resolved ticket's requester a survey when the tenant asks for it.
+type TicketSurveys interface {
+	SurveyResolvedTicket(ctx context.Context, tx *gorm.DB, ev *store.Outbox, t *models.Ticket) error
+}
+
+// New is the desk store on core's database; surveys (optional) surveys resolved tickets.
+func New(core *store.Store, surveys TicketSurveys) *Store {
+	return &Store{core: core, surveys: surveys}
+}
 
 // Scoped is the desk as one principal sees it: operators see every ticket and note, a partner
 // only its own organisation's tickets and never an internal note.
@@ -431,8 +439,13 @@ func (sc *Scoped) ChangeTicketStatus(ctx context.Context, id, to string) (*model
 		if err := store.WriteAudit(ctx, tx, t.TenantID, "ticket.status_changed", "ticket", t.ID, "status"); err != nil {
 			return err
 		}
-		_, err = ev.Emit(ctx, tx, t.TenantID, ticketEvent(models.EventTicketStatusChanged, t, true, func(p *models.TicketEventPayload) { p.PreviousStatus = from }))
-		return err
+		if _, err = ev.Emit(ctx, tx, t.TenantID, ticketEvent(models.EventTicketStatusChanged, t, true, func(p *models.TicketEventPayload) { p.PreviousStatus = from })); err != nil {
+			return err
+		}
+		if to == models.TicketResolved && sc.s.surveys != nil {
+			return sc.s.surveys.SurveyResolvedTicket(ctx, tx, ev, t)
+		}
+		return nil
 	})
 	return out, err
 }

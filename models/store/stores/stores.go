@@ -22,6 +22,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/onboarding"
 	"github.com/partnerd/partnerd/models/store/partners"
 	"github.com/partnerd/partnerd/models/store/playbooks"
+	"github.com/partnerd/partnerd/models/store/surveys"
 	"github.com/partnerd/partnerd/models/store/webhooks"
 )
 
@@ -77,6 +78,10 @@ type (
 	Playbooks = playbooks.Store
 	// ScopedPlaybooks is the playbook store as one principal sees it.
 	ScopedPlaybooks = playbooks.Scoped
+	// Surveys keeps CSAT and NPS survey invitations and their answers.
+	Surveys = surveys.Store
+	// ScopedSurveys is the surveys as one principal sees them.
+	ScopedSurveys = surveys.Scoped
 	// Webhooks keeps webhook endpoints, deliveries and attempts.
 	Webhooks = webhooks.Store
 	// ScopedWebhooks is the webhook store as one principal sees it.
@@ -99,6 +104,7 @@ type Set struct {
 	*Onboarding
 	*Partners
 	*Playbooks
+	*Surveys
 	*Webhooks
 	// IngestEngine writes the events integrations send.
 	IngestEngine *ingest.Engine
@@ -118,6 +124,7 @@ func New(core *store.Store) *Set {
 	engine := ingest.New(core)
 	deal, partner, customer := deals.New(core), partners.New(core), customers.New(core, engine)
 	pay := money.New(core, partner)
+	survey := surveys.New(core)
 	core.AddTenantSetup(deals.SetUpTenant)
 	set := &Set{
 		Store:        core,
@@ -126,7 +133,7 @@ func New(core *store.Store) *Set {
 		Content:      content.New(core),
 		Customers:    customer,
 		Deals:        deal,
-		Desk:         desk.New(core),
+		Desk:         desk.New(core, survey),
 		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
@@ -135,9 +142,10 @@ func New(core *store.Store) *Set {
 		Onboarding:   onboarding.New(core, deal, customer, partner),
 		Partners:     partner,
 		Playbooks:    playbooks.New(core, partner, pay),
+		Surveys:      survey,
 		Webhooks:     webhooks.New(core),
 	}
-	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements)
+	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys)
 	return set
 }
 
@@ -159,6 +167,7 @@ type Scoped struct {
 	*ScopedOnboarding
 	*ScopedPartners
 	*ScopedPlaybooks
+	*ScopedSurveys
 	*ScopedWebhooks
 }
 
@@ -178,6 +187,7 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		ScopedOnboarding: s.Onboarding.For(p),
 		ScopedPartners:   s.Partners.For(p),
 		ScopedPlaybooks:  s.Playbooks.For(p),
+		ScopedSurveys:    s.Surveys.For(p),
 		ScopedWebhooks:   s.Webhooks.For(p),
 	}
 }

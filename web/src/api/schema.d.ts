@@ -2184,6 +2184,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/surveys/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The survey a link asks
+         * @description Public: no credentials, limited per client address. Shows only the kind, the question and the program's name. An unknown or expired link is 404, an answered one 409.
+         */
+        get: operations["get-public-survey"];
+        put?: never;
+        /**
+         * Answer a survey
+         * @description Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.
+         */
+        post: operations["answer-survey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/{slug}/application-form": {
         parameters: {
             query?: never;
@@ -2275,6 +2299,50 @@ export interface paths {
          * @description Signs the owner in. Limited per client address; the installation may turn sign-up off (403 SIGNUP_DISABLED).
          */
         post: operations["signup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/survey-scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSAT or NPS per partner or level
+         * @description Over the answers given in [from, to); partners see their own organisation's.
+         */
+        get: operations["get-survey-scores"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/surveys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List survey invitations and answers
+         * @description Partners see their own organisation's.
+         */
+        get: operations["list-surveys"];
+        put?: never;
+        /**
+         * Send a survey to partners' users
+         * @description Creates one invitation per active user of the partners and levels named (at most 5000, else 422) and emails each a single-use link; emits survey.requested.
+         */
+        post: operations["send-surveys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3218,6 +3286,14 @@ export interface components {
             status: "draft" | "published";
             /** @description What changed from the previous version */
             summary?: string;
+        };
+        AnswerSurveyInputBody: {
+            comment?: string;
+            /**
+             * Format: int64
+             * @description CSAT: 1 to 5; NPS: 0 to 10
+             */
+            score: number;
         };
         Application: {
             answers: {
@@ -4198,6 +4274,11 @@ export interface components {
         };
         ListBodySLAPolicy: {
             data: components["schemas"]["SLAPolicy"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodySurvey: {
+            data: components["schemas"]["Survey"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -5241,6 +5322,17 @@ export interface components {
             partnerTypes: string[];
             questions: components["schemas"]["ApplicationQuestion"][];
         };
+        PublicSurveyOutputBody: {
+            /** @enum {string} */
+            kind: "csat" | "nps";
+            /** Format: int64 */
+            maxScore: number;
+            /** Format: int64 */
+            minScore: number;
+            /** @description The partner program's name */
+            program: string;
+            question: string;
+        };
         PublishAgreementVersionInputBody: {
             /** @description Make partners accept this version (they are asked to); the previous requirement is replaced */
             require?: components["schemas"]["RequirementInput"];
@@ -5444,6 +5536,25 @@ export interface components {
             /** @description partner.type, e.g. reseller */
             type?: string;
         };
+        SendSurveysInputBody: {
+            /**
+             * Format: int64
+             * @description How long the links answer, in days; 14 when 0 or absent
+             */
+            expiresInDays?: number;
+            /** @enum {string} */
+            kind: "csat" | "nps";
+            levels?: string[] | null;
+            partnerIds?: string[] | null;
+        };
+        SentSurveysOutputBody: {
+            batchId: string;
+            /**
+             * Format: int64
+             * @description Invitations created; each recipient is emailed a single-use link
+             */
+            recipients: number;
+        };
         SetAgreementRequirementInputBody: {
             /**
              * @description Every partner must accept
@@ -5611,6 +5722,57 @@ export interface components {
             /** @description Leave empty */
             website?: string;
         };
+        Survey: {
+            /** Format: date-time */
+            answeredAt?: string;
+            batchId: string;
+            comment?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /** @enum {string} */
+            kind: "csat" | "nps";
+            /** @description The partner's level when the survey was sent */
+            level: string;
+            partnerId: string;
+            /** Format: int64 */
+            score?: number;
+            /**
+             * Format: date-time
+             * @description When the link was last emailed
+             */
+            sentAt?: string;
+            /** @enum {string} */
+            source: "bulk" | "ticket" | "playbook";
+            ticketId?: string;
+            /** @description The recipient */
+            userId: string;
+        };
+        SurveyScore: {
+            /** Format: int64 */
+            detractors: number;
+            group: string;
+            /** Format: int64 */
+            passives: number;
+            /** Format: int64 */
+            promoters: number;
+            /** Format: int64 */
+            responses: number;
+            /** Format: int64 */
+            satisfied: number;
+            /** Format: int64 */
+            score: number | null;
+        };
+        SurveyScoresOutputBody: {
+            /** @enum {string} */
+            groupBy: "partner" | "level";
+            /** @description CSAT: score is the percentage of satisfied (4-5) answers; NPS: percentage of promoters (9-10) minus percentage of detractors (0-6); both rounded towards zero */
+            groups: components["schemas"]["SurveyScore"][];
+            /** @enum {string} */
+            kind: "csat" | "nps";
+        };
         Task: {
             assigneeUserId?: string;
             /** Format: date-time */
@@ -5652,6 +5814,8 @@ export interface components {
             levelChanges: "propose" | "apply";
             name: string;
             slug: string;
+            /** @description Whether a ticket's requester is sent a CSAT survey when the ticket is resolved */
+            surveyOnResolve: boolean;
         };
         TenantRef: {
             id: string;
@@ -5933,6 +6097,8 @@ export interface components {
              */
             levelChanges?: "propose" | "apply";
             name?: string;
+            /** @description Whether a ticket's requester is sent a CSAT survey when the ticket is resolved (default false) */
+            surveyOnResolve?: boolean;
         };
         UpdateTicketCategoryInputBody: {
             /** @example Missing or late payouts */
@@ -18989,6 +19155,178 @@ export interface operations {
             };
         };
     };
+    "get-public-survey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the survey link (after #token= in the emailed link) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicSurveyOutputBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "answer-survey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of the survey link (after #token= in the emailed link) */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "comment": "Fast answers from the desk.",
+                 *       "score": 9
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnswerSurveyInputBody"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "get-public-application-form": {
         parameters: {
             query?: never;
@@ -19654,6 +19992,238 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-survey-scores": {
+        parameters: {
+            query: {
+                kind: "csat" | "nps";
+                groupBy?: "partner" | "level";
+                /** @description Answers at or after this time (RFC 3339) */
+                from?: string;
+                /** @description Answers before this time (RFC 3339) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyScoresOutputBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-surveys": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                kind?: "csat" | "nps";
+                partnerId?: string;
+                answered?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodySurvey"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "send-surveys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresInDays": 14,
+                 *       "kind": "nps",
+                 *       "levels": [
+                 *         "gold"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendSurveysInputBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SentSurveysOutputBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
