@@ -667,12 +667,13 @@ func (sc *Scoped) RequireAgreements(ctx context.Context, partnerID string) error
 // EventPatterns are the events the agreements module reacts to in every tenant: a published
 // version.
 func (s *Store) EventPatterns(context.Context, models.Scope) ([]string, error) {
-	return []string{models.EventAgreementPublished}, nil
+	return []string{models.EventAgreementPublished, models.EventAgreementRequirementChanged}, nil
 }
 
-// RouteEvent asks the partners a newly required version applies to, by email, to accept it.
+// RouteEvent asks the partners a newly required version applies to, by email, to accept it:
+// when it is published as required, and when an operator requires it (or of more partners) later.
 func (s *Store) RouteEvent(_ context.Context, e *models.Event, r *models.EventRoutes) error {
-	if e.Type != models.EventAgreementPublished {
+	if e.Type != models.EventAgreementPublished && e.Type != models.EventAgreementRequirementChanged {
 		return nil
 	}
 	var p models.AgreementEventPayload

@@ -1,10 +1,13 @@
 package agreements_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/agreements"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -304,4 +307,26 @@ func TestARequiredVersionIsNoticedToTheActiveUsersOfPartnersThatHaveNotAccepted(
 			t.Fatalf("another tenant's event: %v", err)
 		}
 	})
+}
+
+func TestRequiringAVersionLaterAsksPartnersToAcceptItToo(t *testing.T) {
+	for _, c := range []struct {
+		typ      string
+		required bool
+		want     bool
+	}{
+		{models.EventAgreementPublished, true, true},
+		{models.EventAgreementRequirementChanged, true, true},
+		{models.EventAgreementRequirementChanged, false, false},
+		{models.EventAgreementAccepted, true, false},
+	} {
+		var r models.EventRoutes
+		payload := store.MustJSON(models.AgreementEventPayload{AgreementID: models.NewID(), Required: c.required, VersionID: models.NewID()})
+		if err := (&agreements.Store{}).RouteEvent(context.Background(), &models.Event{Type: c.typ, Payload: payload}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.AgreementNotices != c.want {
+			t.Fatalf("%s (required %v) asks for notices: %v, want %v", c.typ, c.required, r.AgreementNotices, c.want)
+		}
+	}
 }
