@@ -25,6 +25,7 @@ import { downloadFile, formatBytes, qs, uploadFile } from './files';
 import { FilePicker } from './FilePicker';
 import { PageHeader } from './PageHeader';
 import { PagedTable } from './PagedTable';
+import { SEARCH_MATCHES, SearchSelect } from './SearchSelect';
 
 type Ticket = Schemas['Ticket'];
 type TicketStatus = Ticket['status'];
@@ -240,11 +241,7 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
   const canPeople = useCan('partner_users:read') && face === 'console';
   const [v, setV] = useState({ partnerId: '', customerId: '', requesterId: '', subject: '', body: '', priority: 'normal', categoryId: '', assigneeUserId: '', tags: '' });
   const [file, setFile] = useState<File | null>(null);
-  const customers = useQuery({
-    queryKey: ['customers', 'picker', face, v.partnerId],
-    enabled: canCustomers && (face === 'portal' || !!v.partnerId),
-    queryFn: async () => unwrap(await api.GET('/api/customers', { params: { query: { limit: 100, partnerId: face === 'console' ? v.partnerId : undefined } } })).data,
-  });
+  const customerPartner = face === 'console' ? v.partnerId : undefined;
   const people = useQuery({
     queryKey: ['partner-users', 'picker', v.partnerId],
     enabled: canPeople && !!v.partnerId,
@@ -291,9 +288,13 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
             data={[{ value: '', label: 'Myself' }, ...(people.data ?? []).filter((u) => u.status !== 'deactivated').map((u) => ({ value: u.id, label: u.name ? `${u.name} (${u.email})` : u.email }))]} />
         )}
         {canCustomers && (
-          <NativeSelect label="Customer (optional)" value={v.customerId} onChange={change('customerId')} disabled={face === 'console' && !v.partnerId}
-            error={errs.customerId}
-            data={[{ value: '', label: face === 'portal' ? 'Not about a customer' : 'None' }, ...(customers.data ?? []).map((c) => ({ value: c.id, label: c.name ?? c.email ?? c.id }))]} />
+          <SearchSelect kind={`customers-of-${customerPartner ?? 'mine'}`} label="Customer (optional)" description="Type part of the name or email"
+            placeholder={face === 'portal' ? 'Not about a customer' : 'None'} nothingFoundMessage="No such customer"
+            enabled={face === 'portal' || !!v.partnerId} disabled={face === 'console' && !v.partnerId} error={errs.customerId}
+            value={v.customerId} onChange={(id) => { setV((s) => ({ ...s, customerId: id })); }}
+            search={async (q) => unwrap(await api.GET('/api/customers', { params: { query: { limit: SEARCH_MATCHES, partnerId: customerPartner, ...(q ? { q } : {}) } } }))
+              .data.map((c) => ({ value: c.id, label: c.name ?? c.email ?? c.id }))}
+            labelOf={async (id) => { const c = unwrap(await api.GET('/api/customers/{id}', { params: { path: { id } } })); return c.name ?? c.email ?? c.id; }} />
         )}
         <TextInput label="Subject" required maxLength={200} value={v.subject} onChange={change('subject')} error={errs.subject} />
         <Textarea label="Message" required autosize minRows={4} maxLength={20000} value={v.body} onChange={change('body')} error={errs.body} />
