@@ -1,11 +1,20 @@
-// CSAT and NPS surveys. The operator sends an NPS survey to a partner of the spec's own; the link
+// CSAT and NPS surveys. The operator sends an NPS survey to a partner of the spec's own from the
+// Surveys page; the link
 // is read from the mail outbox; a browser with no session opens it, sees only the program's name
 // and the question, answers with the keyboard and a comment, and is thanked; the API's scores count
 // the answer; the link opened again says it was answered; a wrong token says the survey is not
-// found. The answer page passes axe on a desktop and a phone and never scrolls sideways.
+// found. The console shows the partner's score and the comment; Settings turns surveys on resolved
+// tickets on and off. The answer page passes axe on a desktop and a phone and never scrolls sideways.
 import { unique } from '../lib.mjs';
 
 export const title = 'surveys: send NPS, answer through the public link, scores, answered and unknown links';
+
+async function pick(page, scope, label, option) {
+  const input = scope.getByLabel(new RegExp(`^${label}`)).and(page.locator('input:not([type=hidden])')).first();
+  await input.click();
+  await input.fill(option);
+  await page.getByRole('option', { name: option, exact: true }).click();
+}
 
 const phone = { width: 360, height: 740 };
 
@@ -35,8 +44,22 @@ export default async function (t) {
   await t.call(null, 'POST', '/api/auth/accept-invitation', { token: user.invitation.token, password: 'survey-pass-' + Math.random().toString(36).slice(2) });
 
   const from = new Date(Date.now() - 60_000).toISOString();
-  const sent = await t.call(ownerToken, 'POST', '/api/surveys', { kind: 'nps', partnerIds: [partner.id] });
-  t.check(sent.recipients === 1, `the NPS survey goes to the partner's one user (${sent.recipients})`);
+
+  // The operator sends an NPS survey to the partner from the console.
+  const op = await t.newPage({ label: 'surveys console' });
+  await t.signIn(op.page, t.owner);
+  await op.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Surveys' }).click();
+  await op.page.getByRole('heading', { level: 1, name: 'Surveys' }).waitFor();
+  await op.page.getByRole('button', { name: 'Send a survey' }).click();
+  const dialog = op.page.getByRole('dialog', { name: 'Send a survey' });
+  await dialog.getByLabel('Kind').selectOption('nps');
+  await pick(op.page, dialog, 'Add a partner', partner.name);
+  await dialog.getByRole('list', { name: 'Partners chosen' }).getByText(partner.name).waitFor();
+  await t.axe(op.page, '[console] send a survey dialog');
+  await dialog.getByRole('button', { name: 'Send survey' }).click();
+  await op.page.getByText('Survey sent to 1 recipient').waitFor();
+  const sent = (await t.call(ownerToken, 'GET', `/api/surveys?partnerId=${partner.id}`)).data;
+  t.check(sent.length === 1 && sent[0].kind === 'nps' && sent[0].source === 'bulk', `the NPS survey goes to the partner's one user (${sent.length})`);
   const link = await surveyLink(t, ownerToken, email);
 
   // A browser with no session answers on a phone.
@@ -72,6 +95,27 @@ export default async function (t) {
   t.check(mine?.responses === 1 && mine.promoters === 1 && mine.score === 100, `the partner's NPS counts the promoter (${JSON.stringify(mine)})`);
   const listed = await t.call(ownerToken, 'GET', `/api/surveys?partnerId=${partner.id}&answered=true`);
   t.check(listed.data[0]?.score === 9 && listed.data[0].comment === 'Helpful partner team.', 'the answer and its comment are listed for the operator');
+
+  // The console shows the score per partner and the answer with its comment.
+  await op.page.reload();
+  const row = op.page.getByRole('table', { name: 'Survey scores' }).getByRole('row').filter({ hasText: partner.name });
+  await row.waitFor();
+  const cells = await row.getByRole('cell').allTextContents();
+  t.check(cells[1] === '100' && cells[2] === '1' && cells[3] === '1', `the console's NPS row reads score 100 of 1 response, 1 promoter (${cells.join(' | ')})`);
+  await op.page.getByRole('table', { name: 'Survey invitations' }).getByText('Helpful partner team.').waitFor();
+  await t.shot(op.page, 'survey-console');
+  await t.axe(op.page, '[console] surveys');
+
+  // The tenant setting that surveys resolved tickets.
+  await op.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+  const toggle = op.page.getByRole('switch', { name: 'Send a CSAT survey when a ticket is resolved' });
+  const wasOn = (await t.call(ownerToken, 'GET', '/api/tenant')).surveyOnResolve;
+  await toggle.click({ force: true });
+  await op.page.getByRole('button', { name: 'Save settings' }).click();
+  await op.page.getByText('Settings saved').waitFor();
+  t.check((await t.call(ownerToken, 'GET', '/api/tenant')).surveyOnResolve === !wasOn, 'the Settings page turns surveys on resolved tickets on and off');
+  await t.call(ownerToken, 'PATCH', '/api/tenant', { surveyOnResolve: wasOn });
+  await op.context.close();
 
   // The link again (desktop): already answered. A wrong token: not found.
   const again = await t.newPage({ label: 'survey answer (desktop)' });
