@@ -19,9 +19,9 @@ async function pick(page, scope, label, option) {
 const phone = { width: 360, height: 740 };
 
 /** The survey link the outbox holds for an address, as a path on this server. */
-async function surveyLink(t, ownerToken, email) {
+async function surveyLink(t, ownerToken, email, since) {
   for (let i = 0; i < 60; i++) {
-    const list = await t.call(ownerToken, 'GET', `/api/mail/messages?purpose=survey&to=${encodeURIComponent(email)}&limit=5`);
+    const list = await t.call(ownerToken, 'GET', `/api/mail/messages?purpose=survey&to=${encodeURIComponent(email)}&createdFrom=${encodeURIComponent(since)}&limit=5`);
     if (list.data.length > 0) {
       const msg = await t.call(ownerToken, 'GET', `/api/mail/messages/${list.data[0].id}`);
       const m = /#token=([A-Za-z0-9_-]+)/.exec(msg.text);
@@ -60,7 +60,7 @@ export default async function (t) {
   await op.page.getByText('Survey sent to 1 recipient').waitFor();
   const sent = (await t.call(ownerToken, 'GET', `/api/surveys?partnerId=${partner.id}`)).data;
   t.check(sent.length === 1 && sent[0].kind === 'nps' && sent[0].source === 'bulk', `the NPS survey goes to the partner's one user (${sent.length})`);
-  const link = await surveyLink(t, ownerToken, email);
+  const link = await surveyLink(t, ownerToken, email, from);
 
   // A browser with no session answers on a phone.
   const pub = await t.newPage({ label: 'survey answer (phone)', viewport: phone });
@@ -129,4 +129,23 @@ export default async function (t) {
   t.check(true, 'a wrong token shows the not-found message');
   await t.axe(again.page, '[public] survey not found (desktop)');
   await again.context.close();
+
+  // A CSAT survey answered on a desktop with the mouse: 1 to 5.
+  const csatFrom = new Date().toISOString();
+  await t.call(ownerToken, 'POST', '/api/surveys', { kind: 'csat', partnerIds: [partner.id] });
+  const csatLink = await surveyLink(t, ownerToken, email, csatFrom);
+  const desk = await t.newPage({ label: 'survey answer (desktop)' });
+  await desk.page.goto(t.base + csatLink);
+  const csat = desk.page.getByRole('radiogroup');
+  await csat.waitFor();
+  t.check((await csat.getByRole('radio').count()) === 5, 'CSAT offers 1 to 5');
+  await t.axe(desk.page, '[public] survey answer page (desktop)');
+  await t.shot(desk.page, 'survey-answer-desktop');
+  await csat.getByText('4', { exact: true }).click();
+  await desk.page.getByRole('button', { name: 'Send my answer' }).click();
+  await desk.page.getByText('Your answer was recorded').waitFor();
+  const csatScores = await t.call(ownerToken, 'GET', `/api/survey-scores?kind=csat&groupBy=partner&from=${encodeURIComponent(from)}`);
+  const csatMine = csatScores.groups.find((g) => g.group === partner.id);
+  t.check(csatMine?.responses === 1 && csatMine.satisfied === 1 && csatMine.score === 100, `the partner's CSAT counts the satisfied answer (${JSON.stringify(csatMine)})`);
+  await desk.context.close();
 }
