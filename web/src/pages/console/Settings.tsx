@@ -9,7 +9,7 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
 
 type Tenant = Schemas['TenantOutputBody'];
-interface FormValues { name: string; dealProtectionDays: number | string; ingestCreatesCustomers: boolean; levelChanges: 'propose' | 'apply' }
+interface FormValues { name: string; dealProtectionDays: number | string; ingestCreatesCustomers: boolean; levelChanges: 'propose' | 'apply'; surveyOnResolve: boolean }
 
 function SettingsForm({ tenant, canWrite }: { tenant: Tenant; canWrite: boolean }) {
   const queryClient = useQueryClient();
@@ -17,6 +17,7 @@ function SettingsForm({ tenant, canWrite }: { tenant: Tenant; canWrite: boolean 
     initialValues: {
       name: tenant.name, dealProtectionDays: tenant.dealProtectionDays,
       ingestCreatesCustomers: tenant.ingestCreatesCustomers, levelChanges: tenant.levelChanges,
+      surveyOnResolve: tenant.surveyOnResolve,
     },
     validate: {
       name: (v) => (v.trim() ? null : 'The program needs a name'),
@@ -25,12 +26,12 @@ function SettingsForm({ tenant, canWrite }: { tenant: Tenant; canWrite: boolean 
   });
   const save = useMutation({
     mutationFn: async (v: FormValues) => unwrap(await api.PATCH('/api/tenant', {
-      body: { name: v.name.trim(), dealProtectionDays: Number(v.dealProtectionDays), ingestCreatesCustomers: v.ingestCreatesCustomers, levelChanges: v.levelChanges },
+      body: { name: v.name.trim(), dealProtectionDays: Number(v.dealProtectionDays), ingestCreatesCustomers: v.ingestCreatesCustomers, levelChanges: v.levelChanges, surveyOnResolve: v.surveyOnResolve },
     })),
     onSuccess: async (t) => {
       notifications.show({ color: 'green', message: 'Settings saved' });
       queryClient.setQueryData(['tenant'], t);
-      form.resetDirty({ name: t.name, dealProtectionDays: t.dealProtectionDays, ingestCreatesCustomers: t.ingestCreatesCustomers, levelChanges: t.levelChanges });
+      form.resetDirty({ name: t.name, dealProtectionDays: t.dealProtectionDays, ingestCreatesCustomers: t.ingestCreatesCustomers, levelChanges: t.levelChanges, surveyOnResolve: t.surveyOnResolve });
       await queryClient.invalidateQueries({ queryKey: ['me'] });
     },
     onError: (err) => { form.setErrors(fieldErrors(err)); },
@@ -40,12 +41,14 @@ function SettingsForm({ tenant, canWrite }: { tenant: Tenant; canWrite: boolean 
     <Card withBorder component="form" onSubmit={form.onSubmit((v) => { save.mutate(v); })}>
       <Stack>
         <Title order={2} size="h4">Program settings</Title>
-        <ErrorAlert error={save.error} shownFields={['name', 'dealProtectionDays', 'ingestCreatesCustomers', 'levelChanges']} />
+        <ErrorAlert error={save.error} shownFields={['name', 'dealProtectionDays', 'ingestCreatesCustomers', 'levelChanges', 'surveyOnResolve']} />
         <TextInput label="Program name" required disabled={ro} {...form.getInputProps('name')} />
         <NumberInput label="Deal protection (days)" description="How long an approved deal is protected before it expires without progress; applies to approvals and extensions from now on"
           min={1} allowDecimal={false} disabled={ro} {...form.getInputProps('dealProtectionDays')} />
         <Switch label="Ingested events create customers" description="An event for an email partnerd does not know creates an unattributed customer"
           disabled={ro} {...form.getInputProps('ingestCreatesCustomers', { type: 'checkbox' })} />
+        <Switch label="Send a CSAT survey when a ticket is resolved" description="The ticket's requester is emailed a single-use link to rate the help received, once per ticket"
+          disabled={ro} {...form.getInputProps('surveyOnResolve', { type: 'checkbox' })} />
         <Radio.Group label="Level changes" description="What the daily level review does with partners whose results call for another level"
           {...form.getInputProps('levelChanges')}>
           <Stack gap={6} mt={6}>

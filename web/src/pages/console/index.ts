@@ -19,6 +19,7 @@ export const consolePages: PageDef[] = [
   { path: '/tickets/:id', title: 'Ticket', face: 'console', permission: 'tickets:read', load: () => import('./TicketDetail') },
   { path: '/ticket-categories', title: 'Ticket categories', face: 'console', permission: 'tickets:manage', group: 'Service', load: () => import('./TicketCategories') },
   { path: '/sla-policies', title: 'SLA policies', face: 'console', permission: 'tickets:manage', group: 'Service', load: () => import('./SlaPolicies') },
+  { path: '/surveys', title: 'Surveys', face: 'console', permission: 'surveys:read', group: 'Service', load: () => import('./Surveys') },
   { path: '/content', title: 'Content library', face: 'console', permission: 'content:read', group: 'Service', load: () => import('./Content') },
   { path: '/content/:id', title: 'Content item', face: 'console', permission: 'content:read', load: () => import('./ContentItem') },
   { path: '/agreements', title: 'Agreements', face: 'console', permission: 'agreements:read', group: 'Partners', load: () => import('./Agreements') },
