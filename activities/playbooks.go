@@ -31,6 +31,7 @@ type PlaybookStore interface {
 	PlaybookBonus(ctx context.Context, sys models.Scope, key, partnerID string, amount int64, currency, reason string) (string, error)
 	PlaybookUpdatePartner(ctx context.Context, sys models.Scope, key, partnerID string, ch models.PlaybookUpdatePartner) error
 	PlaybookEmitEvent(ctx context.Context, sys models.Scope, key string, ne models.NewEvent) (string, error)
+	PlaybookSendSurvey(ctx context.Context, sys models.Scope, key, partnerID, kind string) (string, error)
 	PlaybookWebhookSecret(ctx context.Context, sys models.Scope) (models.Sealed, error)
 }
 
@@ -283,6 +284,16 @@ func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error
 		p := n.EmitEvent
 		id, err := a.Store.PlaybookEmitEvent(ctx, models.System(in.TenantID), key, models.NewEvent{Type: p.Type, Payload: p.Payload, PartnerID: partner})
 		return map[string]any{"eventId": id}, err
+	case models.NodeSendSurvey:
+		if err := needPartner(); err != nil {
+			return nil, err
+		}
+		id, err := a.Store.PlaybookSendSurvey(ctx, models.System(in.TenantID), key, in.PartnerID, n.SendSurvey.Kind)
+		if k := models.ErrorKind(err); k == models.KindInvalid || k == models.KindNotFound {
+			// No active user to ask, or the partner is gone: trying again cannot help.
+			return nil, temporal.NewNonRetryableApplicationError(err.Error(), "PlaybookSurveyRefused", err)
+		}
+		return map[string]any{"batchId": id}, err
 	case models.NodeCallWebhook:
 		return a.callWebhook(ctx, in, key)
 	case models.NodeSendEmail:

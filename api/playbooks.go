@@ -383,6 +383,7 @@ var nodeKindDescriptions = map[string]string{
 	models.NodeCallWebhook:      "Makes a signed HTTP POST",
 	models.NodeUpdatePartner:    "Changes the partner's level, status or a custom field",
 	models.NodeEmitEvent:        "Emits an event on the bus",
+	models.NodeSendSurvey:       "Emails the partner's users a CSAT or NPS survey",
 }
 
 // SimulatedPathOutput is a simulated run.

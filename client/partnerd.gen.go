@@ -1148,6 +1148,7 @@ const (
 	PlaybookNodeKindJoin             PlaybookNodeKind = "join"
 	PlaybookNodeKindParallel         PlaybookNodeKind = "parallel"
 	PlaybookNodeKindSendEmail        PlaybookNodeKind = "send_email"
+	PlaybookNodeKindSendSurvey       PlaybookNodeKind = "send_survey"
 	PlaybookNodeKindTrigger          PlaybookNodeKind = "trigger"
 	PlaybookNodeKindUpdatePartner    PlaybookNodeKind = "update_partner"
 	PlaybookNodeKindWait             PlaybookNodeKind = "wait"
@@ -1174,6 +1175,8 @@ func (e PlaybookNodeKind) Valid() bool {
 	case PlaybookNodeKindParallel:
 		return true
 	case PlaybookNodeKindSendEmail:
+		return true
+	case PlaybookNodeKindSendSurvey:
 		return true
 	case PlaybookNodeKindTrigger:
 		return true
@@ -1236,6 +1239,24 @@ func (e PlaybookRunDetailStatus) Valid() bool {
 	case PlaybookRunDetailStatusQueued:
 		return true
 	case PlaybookRunDetailStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PlaybookSendSurveyKind.
+const (
+	PlaybookSendSurveyKindCsat PlaybookSendSurveyKind = "csat"
+	PlaybookSendSurveyKindNps  PlaybookSendSurveyKind = "nps"
+)
+
+// Valid indicates whether the value is a known member of the PlaybookSendSurveyKind enum.
+func (e PlaybookSendSurveyKind) Valid() bool {
+	switch e {
+	case PlaybookSendSurveyKindCsat:
+		return true
+	case PlaybookSendSurveyKindNps:
 		return true
 	default:
 		return false
@@ -5049,6 +5070,9 @@ type PlaybookNode struct {
 	// SendEmail Parameters of a send_email node
 	SendEmail *PlaybookSendEmail `json:"sendEmail,omitempty"`
 
+	// SendSurvey Parameters of a send_survey node
+	SendSurvey *PlaybookSendSurvey `json:"sendSurvey,omitempty"`
+
 	// UpdatePartner Parameters of an update_partner node
 	UpdatePartner *PlaybookUpdatePartner `json:"updatePartner,omitempty"`
 
@@ -5203,6 +5227,15 @@ type PlaybookSendEmail struct {
 	// Examples: {{.partner.custom.contactEmail}}
 	To string `json:"to"`
 }
+
+// PlaybookSendSurvey defines model for PlaybookSendSurvey.
+type PlaybookSendSurvey struct {
+	// Kind csat: satisfaction from 1 to 5; nps: likelihood to recommend from 0 to 10
+	Kind PlaybookSendSurveyKind `json:"kind"`
+}
+
+// PlaybookSendSurveyKind csat: satisfaction from 1 to 5; nps: likelihood to recommend from 0 to 10
+type PlaybookSendSurveyKind string
 
 // PlaybookStep defines model for PlaybookStep.
 type PlaybookStep struct {

@@ -112,19 +112,21 @@ const (
 	NodeUpdatePartner = "update_partner"
 	// NodeEmitEvent emits an event on the bus.
 	NodeEmitEvent = "emit_event"
+	// NodeSendSurvey emails the active users of the run's partner a CSAT or NPS survey.
+	NodeSendSurvey = "send_survey"
 )
 
 // PlaybookNodeKinds lists every node kind.
 var PlaybookNodeKinds = []string{
 	NodeTrigger, NodeCondition, NodeWait, NodeWaitForEvent, NodeParallel, NodeJoin,
 	NodeSendEmail, NodeCreateTask, NodeCreateDocument, NodeAccrueCommission, NodeCallWebhook,
-	NodeUpdatePartner, NodeEmitEvent,
+	NodeUpdatePartner, NodeEmitEvent, NodeSendSurvey,
 }
 
 // PlaybookActionKinds lists the node kinds that act on the world.
 var PlaybookActionKinds = []string{
 	NodeSendEmail, NodeCreateTask, NodeCreateDocument, NodeAccrueCommission, NodeCallWebhook,
-	NodeUpdatePartner, NodeEmitEvent,
+	NodeUpdatePartner, NodeEmitEvent, NodeSendSurvey,
 }
 
 // IsPlaybookAction reports whether kind is an action node kind.
@@ -173,7 +175,7 @@ type PlaybookNode struct {
 	// ID names the node within its graph: a letter or underscore, then letters, digits or
 	// underscores, at most 64 characters, so that expressions can say steps.<id>.
 	ID   string `json:"id" maxLength:"64" pattern:"^[A-Za-z_][A-Za-z0-9_]*$" doc:"Unique within the graph; expressions read its output as steps.<id>"`
-	Kind string `json:"kind" enum:"trigger,condition,wait,wait_for_event,parallel,join,send_email,create_task,create_document,accrue_commission,call_webhook,update_partner,emit_event" doc:"What the node does"`
+	Kind string `json:"kind" enum:"trigger,condition,wait,wait_for_event,parallel,join,send_email,create_task,create_document,accrue_commission,call_webhook,update_partner,emit_event,send_survey" doc:"What the node does"`
 	Name string `json:"name,omitempty" maxLength:"200" doc:"Label shown to operators"`
 
 	Condition        *PlaybookCondition        `json:"condition,omitempty" doc:"Parameters of a condition node"`
@@ -186,6 +188,7 @@ type PlaybookNode struct {
 	CallWebhook      *PlaybookCallWebhook      `json:"callWebhook,omitempty" doc:"Parameters of a call_webhook node"`
 	UpdatePartner    *PlaybookUpdatePartner    `json:"updatePartner,omitempty" doc:"Parameters of an update_partner node"`
 	EmitEvent        *PlaybookEmitEvent        `json:"emitEvent,omitempty" doc:"Parameters of an emit_event node"`
+	SendSurvey       *PlaybookSendSurvey       `json:"sendSurvey,omitempty" doc:"Parameters of a send_survey node"`
 }
 
 // PlaybookEdge leads from one node to another. Label chooses the branch: `true`/`false` out of
@@ -273,6 +276,12 @@ type PlaybookUpdatePartner struct {
 	Status      string `json:"status,omitempty" enum:"onboarding,active,suspended,offboarded" doc:"Status to move the partner to"`
 	CustomField string `json:"customField,omitempty" maxLength:"64" pattern:"^[A-Za-z_][A-Za-z0-9_]*$" doc:"Custom field to set"`
 	CustomValue string `json:"customValue,omitempty" maxLength:"2000" doc:"Value template for the custom field"`
+}
+
+// PlaybookSendSurvey emails every active user of the run's partner a survey of one kind, with a
+// single-use link to answer it (at most models.MaxSurveyRecipients users).
+type PlaybookSendSurvey struct {
+	Kind string `json:"kind" enum:"csat,nps" doc:"csat: satisfaction from 1 to 5; nps: likelihood to recommend from 0 to 10"`
 }
 
 // PlaybookEmitEvent emits an event whose causation is the run's event.

@@ -187,6 +187,7 @@ func members(n models.PlaybookNode) []struct {
 		{models.NodeCallWebhook, "callWebhook", n.CallWebhook != nil},
 		{models.NodeUpdatePartner, "updatePartner", n.UpdatePartner != nil},
 		{models.NodeEmitEvent, "emitEvent", n.EmitEvent != nil},
+		{models.NodeSendSurvey, "sendSurvey", n.SendSurvey != nil},
 	}
 }
 
@@ -228,6 +229,10 @@ func (k *checker) checkParams(i int, n models.PlaybookNode) {
 		p.updatePartner(n.UpdatePartner)
 	case n.EmitEvent != nil && n.Kind == models.NodeEmitEvent:
 		p.emitEvent(n.EmitEvent)
+	case n.SendSurvey != nil && n.Kind == models.NodeSendSurvey:
+		if p.required("kind", n.SendSurvey.Kind) && !slices.Contains(models.SurveyKinds, n.SendSurvey.Kind) {
+			p.add(CodeParamInvalid, "kind", "%q is not a survey kind: csat or nps", n.SendSurvey.Kind)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ var kindOutputs = map[string][]string{
 	models.NodeCallWebhook:      {"status"},
 	models.NodeUpdatePartner:    {"partnerId"},
 	models.NodeEmitEvent:        {"eventId"},
+	models.NodeSendSurvey:       {"batchId"},
 }
 
 // Kinds lists every node kind in the order of models.PlaybookNodeKinds.

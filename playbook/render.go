@@ -92,6 +92,9 @@ func (c *Compiled) Render(nodeID string, env Env) (models.PlaybookNode, error) {
 			}
 		}
 		out.EmitEvent = &p
+	case models.NodeSendSurvey:
+		p := *n.SendSurvey
+		out.SendSurvey = &p
 	}
 	if r.err != nil {
 		return out, r.err

@@ -241,6 +241,9 @@ func TestValidateRules(t *testing.T) {
 		{"a custom field name with spaces is refused", partnerUpdate(models.PlaybookUpdatePartner{CustomField: "sales region", CustomValue: "x"}), CodeParamInvalid, "nodes[4].updatePartner.customField"},
 		{"an emitted event with a malformed type is refused", emit(models.PlaybookEmitEvent{Type: "onboarding"}), CodeEventTypeInvalid, "nodes[4].emitEvent.type"},
 		{"an emitted event in a reserved namespace is refused", emit(models.PlaybookEmitEvent{Type: "deal.won"}), CodeEventTypeReserved, "nodes[4].emitEvent.type"},
+		{"a survey of no known kind is refused", replace(models.PlaybookNode{Kind: models.NodeSendSurvey, SendSurvey: &models.PlaybookSendSurvey{Kind: "stars"}}), CodeParamInvalid, "nodes[4].sendSurvey.kind"},
+		{"a survey without its kind is refused", replace(models.PlaybookNode{Kind: models.NodeSendSurvey, SendSurvey: &models.PlaybookSendSurvey{}}), CodeParamRequired, "nodes[4].sendSurvey.kind"},
+		{"a survey node without its parameters is refused", replace(models.PlaybookNode{Kind: models.NodeSendSurvey}), CodeParamsMissing, "nodes[4].sendSurvey"},
 		{"an emitted event whose payload is not a JSON object is refused", emit(models.PlaybookEmitEvent{Type: "onboarding.reminded", Payload: "[1, 2]"}), CodeParamInvalid, "nodes[4].emitEvent.payload"},
 	}
 	seen := map[string]bool{}
@@ -291,6 +294,7 @@ func TestValidateAccepts(t *testing.T) {
 		change func(*models.PlaybookGraph)
 	}{
 		{"a cycle through a wait is allowed", addEdge("thanks", "settle", "")},
+		{"an NPS survey to the partner's users", replace(models.PlaybookNode{Kind: models.NodeSendSurvey, SendSurvey: &models.PlaybookSendSurvey{Kind: models.SurveyNPS}})},
 		{"a cycle through a wait_for_event is allowed", func(g *models.PlaybookGraph) {
 			awaitPayment(models.PlaybookWaitForEvent{EventType: "invoice.*", Timeout: "30d", Condition: `received.payload.dealId == event.payload.dealId`}, "next", "timeout")(g)
 			addEdge("thanks", "settle", "")(g)

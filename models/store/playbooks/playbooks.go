@@ -16,6 +16,7 @@ import (
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/money"
 	"github.com/partnerd/partnerd/models/store/partners"
+	"github.com/partnerd/partnerd/models/store/surveys"
 )
 
 // Store keeps the playbooks of every tenant, their versions, runs, steps and effects, and carries
@@ -24,11 +25,13 @@ type Store struct {
 	core     *store.Store
 	partners *partners.Store
 	money    *money.Store
+	surveys  *surveys.Store
 }
 
-// New is the playbooks store on core's database; the bonuses its runs award are booked in money.
-func New(core *store.Store, partners *partners.Store, money *money.Store) *Store {
-	return &Store{core: core, partners: partners, money: money}
+// New is the playbooks store on core's database; the bonuses its runs award are booked in money,
+// the surveys they send in surveys.
+func New(core *store.Store, partners *partners.Store, money *money.Store, surveys *surveys.Store) *Store {
+	return &Store{core: core, partners: partners, money: money, surveys: surveys}
 }
 
 // Scoped is the playbook store as one principal sees it: operators author playbooks; partners read
@@ -746,6 +749,19 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, sys models.Scope, key
 
 // PlaybookEmitEvent writes an event for a playbook run, once per key, and returns its id; the
 // event reaches its subscribers like any other.
+// PlaybookSendSurvey sends every active user of the partner a survey of kind, once per key,
+// and returns the invitations' batch id.
+func (s *Store) PlaybookSendSurvey(ctx context.Context, sys models.Scope, key, partnerID, kind string) (string, error) {
+	return s.onceID(ctx, sys.TenantID(), key, func(tx *gorm.DB, ev *store.Outbox) (string, error) {
+		if err := checkTenantPartner(tx, sys.TenantID(), &partnerID); err != nil {
+			return "", err
+		}
+		batch, _, err := s.surveys.Request(ctx, tx, ev, store.Of(sys), models.SurveyRequest{Kind: kind, PartnerIDs: []string{partnerID}},
+			models.SurveySourcePlaybook, "")
+		return batch, err
+	})
+}
+
 func (s *Store) PlaybookEmitEvent(ctx context.Context, sys models.Scope, key string, ne models.NewEvent) (string, error) {
 	return s.onceID(ctx, sys.TenantID(), key, func(tx *gorm.DB, ev *store.Outbox) (string, error) {
 		e, err := ev.Emit(ctx, tx, sys.TenantID(), ne)

@@ -530,6 +530,36 @@ func TestPlaybookActionsHappenOncePerKey(t *testing.T) {
 			wantCode(t, "a zero bonus", err, "INVALID_BONUS")
 		})
 
+		t.Run("a survey goes to the partner's active users once", func(t *testing.T) {
+			_, err := s.PlaybookSendSurvey(ctx, models.System(e.tenantID), key("survey-nobody"), e.partnerID, models.SurveyNPS)
+			wantCode(t, "a survey to a partner without users", err, "NO_RECIPIENTS")
+			for _, u := range []struct{ email, status string }{{"ana@acme.test", models.UserStatusActive}, {"ben@acme.test", models.UserStatusActive}, {"old@acme.test", "deactivated"}} {
+				if err := e.op.CreateUser(ctx, &models.User{Email: u.email, Name: u.email, PartnerID: &e.partnerID, Status: u.status}, []string{"partner_user"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var batches []string
+			for range 2 {
+				id, err := s.PlaybookSendSurvey(ctx, models.System(e.tenantID), key("survey"), e.partnerID, models.SurveyNPS)
+				if err != nil {
+					t.Fatal(err)
+				}
+				batches = append(batches, id)
+			}
+			list, _, err := e.op.ListSurveys(ctx, models.SurveyFilter{PartnerID: e.partnerID}, models.Page{Limit: 100})
+			if err != nil || len(list) != 2 || batches[0] != batches[1] {
+				t.Fatalf("surveys %d (batches %v), %v; want two, one batch", len(list), batches, err)
+			}
+			for _, sv := range list {
+				if sv.Kind != models.SurveyNPS || sv.Source != models.SurveySourcePlaybook || sv.BatchID != batches[0] {
+					t.Fatalf("survey %+v", sv)
+				}
+			}
+			if n := count(models.EventSurveyRequested); n != 1 {
+				t.Fatalf("survey.requested events = %d", n)
+			}
+		})
+
 		t.Run("an event is emitted once", func(t *testing.T) {
 			var ids []string
 			for range 2 {

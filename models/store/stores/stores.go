@@ -141,7 +141,7 @@ func New(core *store.Store) *Set {
 		Money:        pay,
 		Onboarding:   onboarding.New(core, deal, customer, partner),
 		Partners:     partner,
-		Playbooks:    playbooks.New(core, partner, pay),
+		Playbooks:    playbooks.New(core, partner, pay, survey),
 		Surveys:      survey,
 		Webhooks:     webhooks.New(core),
 	}

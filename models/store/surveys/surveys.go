@@ -59,63 +59,77 @@ func (sc *Scoped) RequestSurveys(ctx context.Context, req models.SurveyRequest) 
 	if len(req.PartnerIDs) > MaxRequestPartners || len(req.Levels) > MaxRequestLevels {
 		return "", 0, models.Invalid("AUDIENCE_TOO_LARGE", "at most 1000 partners and 50 levels")
 	}
-	ttl := req.TTL
-	if ttl <= 0 {
-		ttl = models.SurveyTTL
-	}
-	t := now()
-	batchID = models.NewID()
 	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		for _, id := range req.PartnerIDs {
 			if err := sc.Scope.CheckPartner(tx, id, "body.partnerIds"); err != nil {
 				return err
 			}
 		}
-		partners := sc.Scope.Rows(tx.Model(&models.Partner{})).Select("id")
-		switch {
-		case len(req.PartnerIDs) > 0 && len(req.Levels) > 0:
-			partners = partners.Where("(id IN ? OR level IN ?)", req.PartnerIDs, req.Levels)
-		case len(req.PartnerIDs) > 0:
-			partners = partners.Where("id IN ?", req.PartnerIDs)
-		default:
-			partners = partners.Where("level IN ?", req.Levels)
-		}
-		var users []models.User
-		if err := sc.Scope.Rows(tx.Model(&models.User{})).Select("id", "partner_id").Where("status = ?", models.UserStatusActive).
-			Where("partner_id IN (?)", partners).Order("id").Limit(models.MaxSurveyRecipients + 1).Find(&users).Error; err != nil {
-			return err
-		}
-		if len(users) > models.MaxSurveyRecipients {
-			return models.Invalid("TOO_MANY_RECIPIENTS", "more than 5000 recipients: send to fewer partners or levels at a time")
-		}
-		if len(users) == 0 {
-			return models.Invalid("NO_RECIPIENTS", "the partners named have no active users")
-		}
-		levels := map[string]string{}
-		var ps []models.Partner
-		if err := sc.Scope.Rows(tx.Model(&models.Partner{})).Select("id", "level").Where("id IN (?)", partners).Find(&ps).Error; err != nil {
-			return err
-		}
-		for _, p := range ps {
-			levels[p.ID] = p.Level
-		}
-		rows := make([]models.Survey, 0, len(users))
-		for _, u := range users {
-			rows = append(rows, models.Survey{ID: models.NewID(), TenantID: sc.P.TenantID, PartnerID: *u.PartnerID, Level: levels[*u.PartnerID],
-				UserID: u.ID, Kind: req.Kind, Source: models.SurveySourceBulk, BatchID: batchID, ExpiresAt: t.Add(ttl),
-				CreatedBy: sc.P.ActorID(), CreatedAt: t})
-		}
-		if err := tx.CreateInBatches(rows, 500).Error; err != nil {
-			return err
-		}
-		count = len(rows)
-		if err := store.WriteAudit(ctx, tx, sc.P.TenantID, "survey.requested", "survey_batch", batchID, "kind", "partnerIds", "levels"); err != nil {
-			return err
-		}
-		_, err := ev.Emit(ctx, tx, sc.P.TenantID, models.NewEvent{Type: models.EventSurveyRequested, SubjectID: &batchID,
-			Payload: store.MustJSON(models.SurveyEventPayload{BatchID: batchID, Kind: req.Kind, Count: count})})
+		var err error
+		batchID, count, err = sc.s.Request(ctx, tx, ev, sc.Scope, req, models.SurveySourceBulk, sc.P.ActorID())
 		return err
 	})
+	if err != nil {
+		return "", 0, err
+	}
+	return batchID, count, nil
+}
+
+// Request creates, in tx, an invitation of req's kind for every active user of the partners and
+// levels req names (partners already checked to be the scope's), in one batch from source, and
+// emits survey.requested (which emails them). More than models.MaxSurveyRecipients recipients,
+// or none, is refused.
+func (s *Store) Request(ctx context.Context, tx *gorm.DB, ev *store.Outbox, sc store.Scope, req models.SurveyRequest, source, createdBy string) (batchID string, count int, err error) {
+	ttl := req.TTL
+	if ttl <= 0 {
+		ttl = models.SurveyTTL
+	}
+	t := now()
+	batchID = models.NewID()
+	partners := sc.Rows(tx.Model(&models.Partner{})).Select("id")
+	switch {
+	case len(req.PartnerIDs) > 0 && len(req.Levels) > 0:
+		partners = partners.Where("(id IN ? OR level IN ?)", req.PartnerIDs, req.Levels)
+	case len(req.PartnerIDs) > 0:
+		partners = partners.Where("id IN ?", req.PartnerIDs)
+	default:
+		partners = partners.Where("level IN ?", req.Levels)
+	}
+	var users []models.User
+	if err := sc.Rows(tx.Model(&models.User{})).Select("id", "partner_id").Where("status = ?", models.UserStatusActive).
+		Where("partner_id IN (?)", partners).Order("id").Limit(models.MaxSurveyRecipients + 1).Find(&users).Error; err != nil {
+		return "", 0, err
+	}
+	if len(users) > models.MaxSurveyRecipients {
+		return "", 0, models.Invalid("TOO_MANY_RECIPIENTS", "more than 5000 recipients: send to fewer partners or levels at a time")
+	}
+	if len(users) == 0 {
+		return "", 0, models.Invalid("NO_RECIPIENTS", "the partners named have no active users")
+	}
+	levels := map[string]string{}
+	var ps []models.Partner
+	if err := sc.Rows(tx.Model(&models.Partner{})).Select("id", "level").Where("id IN (?)", partners).Find(&ps).Error; err != nil {
+		return "", 0, err
+	}
+	for _, p := range ps {
+		levels[p.ID] = p.Level
+	}
+	tenantID := sc.TenantID()
+	rows := make([]models.Survey, 0, len(users))
+	for _, u := range users {
+		rows = append(rows, models.Survey{ID: models.NewID(), TenantID: tenantID, PartnerID: *u.PartnerID, Level: levels[*u.PartnerID],
+			UserID: u.ID, Kind: req.Kind, Source: source, BatchID: batchID, ExpiresAt: t.Add(ttl),
+			CreatedBy: createdBy, CreatedAt: t})
+	}
+	if err := tx.CreateInBatches(rows, 500).Error; err != nil {
+		return "", 0, err
+	}
+	count = len(rows)
+	if err := store.WriteAudit(ctx, tx, tenantID, "survey.requested", "survey_batch", batchID, "kind", "partnerIds", "levels"); err != nil {
+		return "", 0, err
+	}
+	_, err = ev.Emit(ctx, tx, tenantID, models.NewEvent{Type: models.EventSurveyRequested, SubjectID: &batchID,
+		Payload: store.MustJSON(models.SurveyEventPayload{BatchID: batchID, Kind: req.Kind, Count: count})})
 	if err != nil {
 		return "", 0, err
 	}

@@ -5024,11 +5024,13 @@ export interface components {
              * @description What the node does
              * @enum {string}
              */
-            kind: "trigger" | "condition" | "wait" | "wait_for_event" | "parallel" | "join" | "send_email" | "create_task" | "create_document" | "accrue_commission" | "call_webhook" | "update_partner" | "emit_event";
+            kind: "trigger" | "condition" | "wait" | "wait_for_event" | "parallel" | "join" | "send_email" | "create_task" | "create_document" | "accrue_commission" | "call_webhook" | "update_partner" | "emit_event" | "send_survey";
             /** @description Label shown to operators */
             name?: string;
             /** @description Parameters of a send_email node */
             sendEmail?: components["schemas"]["PlaybookSendEmail"];
+            /** @description Parameters of a send_survey node */
+            sendSurvey?: components["schemas"]["PlaybookSendSurvey"];
             /** @description Parameters of an update_partner node */
             updatePartner?: components["schemas"]["PlaybookUpdatePartner"];
             /** @description Parameters of a wait node */
@@ -5159,6 +5161,13 @@ export interface components {
              * @example {{.partner.custom.contactEmail}}
              */
             to: string;
+        };
+        PlaybookSendSurvey: {
+            /**
+             * @description csat: satisfaction from 1 to 5; nps: likelihood to recommend from 0 to 10
+             * @enum {string}
+             */
+            kind: "csat" | "nps";
         };
         PlaybookStep: {
             /** Format: date-time */
