@@ -40,6 +40,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0024_sla_policies", Migrate: migrate0024SLAPolicies},
 		{ID: "0025_agreements", Migrate: migrate0025Agreements},
 		{ID: "0026_surveys", Migrate: migrate0026Surveys},
+		{ID: "0027_text_search", Migrate: migrate0027TextSearch},
 	}
 }
 
