@@ -41,6 +41,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0025_agreements", Migrate: migrate0025Agreements},
 		{ID: "0026_surveys", Migrate: migrate0026Surveys},
 		{ID: "0027_text_search", Migrate: migrate0027TextSearch},
+		{ID: "0028_content_grant_lookup", Migrate: migrate0028ContentGrantLookup},
 	}
 }
 

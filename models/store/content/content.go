@@ -231,12 +231,15 @@ func (sc *Scoped) visible(tx *gorm.DB, q *gorm.DB) (*gorm.DB, error) {
 	q = q.Where("status = ?", models.ContentActive).
 		Where("(expires_at IS NULL OR expires_at > ?)", time.Now().UTC()).
 		Where("(kind = ? OR current_version_id IS NOT NULL)", models.ContentLink)
-	grants := "SELECT item_id FROM content_grants WHERE kind = ? AND value = ?"
-	if level != "" {
-		return q.Where("(all_partners = ? OR id IN ("+grants+") OR id IN ("+grants+"))",
-			true, models.ContentGrantPartner, partner, models.ContentGrantLevel, level), nil
+	// The tenant's own grants of one kind and value (index content_grants_lookup).
+	grants := func(kind, value string) *gorm.DB {
+		return sc.Scope.Rows(tx.Session(&gorm.Session{NewDB: true}).Model(&models.ContentGrant{})).Select("item_id").Where("kind = ? AND value = ?", kind, value)
 	}
-	return q.Where("(all_partners = ? OR id IN ("+grants+"))", true, models.ContentGrantPartner, partner), nil
+	if level != "" {
+		return q.Where("(all_partners = ? OR id IN (?) OR id IN (?))",
+			true, grants(models.ContentGrantPartner, partner), grants(models.ContentGrantLevel, level)), nil
+	}
+	return q.Where("(all_partners = ? OR id IN (?))", true, grants(models.ContentGrantPartner, partner)), nil
 }
 
 // ListContentItems lists the items the principal may see, filtered.
