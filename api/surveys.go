@@ -126,10 +126,10 @@ type SurveyScoresOutput struct {
 
 func registerSurveyRoutes(s *Server) {
 	tags := []string{"Surveys"}
-	register(s, huma.Operation{OperationID: "get-public-survey", Method: http.MethodGet, Path: "/api/public/surveys/{token}", Tags: tags,
+	register(s, huma.Operation{OperationID: "get-public-survey", Method: http.MethodGet, Path: "/api/survey-links/{token}", Tags: tags,
 		Summary: "The survey a link asks", Description: "Public: no credentials, limited per client address. Shows only the kind, the question and the program's name. An unknown or expired link is 404, an answered one 409.",
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusTooManyRequests}}, Public(), s.getPublicSurvey)
-	register(s, huma.Operation{OperationID: "answer-survey", Method: http.MethodPost, Path: "/api/public/surveys/{token}", Tags: tags,
+	register(s, huma.Operation{OperationID: "answer-survey", Method: http.MethodPost, Path: "/api/survey-links/{token}", Tags: tags,
 		RequestBody: requestExample(`{"score": 9, "comment": "Fast answers from the desk."}`),
 		Summary:     "Answer a survey", Description: "Public: no credentials, limited per client address, 8 KiB. A link answers once: again is 409; unknown or expired 404; a score out of the kind's range 422.",
 		DefaultStatus: http.StatusNoContent, MaxBodyBytes: 8 << 10,

@@ -17,9 +17,9 @@ func init() {
 	})
 	cases := map[string]matrixCase{
 		// Without a valid link the public operations find nothing.
-		"get-public-survey": {publicStatus: http.StatusNotFound, call: get("/api/public/surveys/unknown-token")},
+		"get-public-survey": {publicStatus: http.StatusNotFound, call: get("/api/survey-links/unknown-token")},
 		"answer-survey": {publicStatus: http.StatusNotFound, call: func(*fixture, string) request {
-			return request{http.MethodPost, "/api/public/surveys/unknown-token", map[string]any{"score": 9}}
+			return request{http.MethodPost, "/api/survey-links/unknown-token", map[string]any{"score": 9}}
 		}},
 		"send-surveys": {call: func(f *fixture, _ string) request {
 			return request{http.MethodPost, "/api/surveys", map[string]any{"kind": "csat", "partnerIds": []string{f.partner1}}}

@@ -43,7 +43,7 @@ func TestSurveysAnsweredThroughTheirLink(t *testing.T) {
 		}
 
 		// The link shows the question and nothing else, without credentials.
-		res = do(t, h, http.MethodGet, "/api/public/surveys/"+token, nil)
+		res = do(t, h, http.MethodGet, "/api/survey-links/"+token, nil)
 		var shown map[string]any
 		if err := json.Unmarshal(res.Body, &shown); err != nil || res.Status != http.StatusOK {
 			t.Fatalf("public survey = %d: %s", res.Status, res.Body)
@@ -60,7 +60,7 @@ func TestSurveysAnsweredThroughTheirLink(t *testing.T) {
 			t.Fatalf("the public survey shows %s", res.Body)
 		}
 		answer := func(tok string, body map[string]any) response {
-			return do(t, h, http.MethodPost, "/api/public/surveys/"+tok, jsonBody(t, body))
+			return do(t, h, http.MethodPost, "/api/survey-links/"+tok, jsonBody(t, body))
 		}
 		if res := answer(token, map[string]any{"score": 11}); res.Status != http.StatusUnprocessableEntity {
 			t.Fatalf("score 11 = %d", res.Status)
@@ -77,7 +77,7 @@ func TestSurveysAnsweredThroughTheirLink(t *testing.T) {
 		if res := answer(token, map[string]any{"score": 3}); res.Status != http.StatusConflict || decode[problemBody](t, res).Code != "SURVEY_ANSWERED" {
 			t.Fatalf("answering again = %d: %s", res.Status, res.Body)
 		}
-		if res := do(t, h, http.MethodGet, "/api/public/surveys/"+token, nil); res.Status != http.StatusConflict {
+		if res := do(t, h, http.MethodGet, "/api/survey-links/"+token, nil); res.Status != http.StatusConflict {
 			t.Fatalf("an answered link = %d", res.Status)
 		}
 
@@ -114,11 +114,11 @@ func TestSurveyLinksAreRateLimitedPerClientAddress(t *testing.T) {
 		s, _ := identityServerWith(t, st, Config{Version: "test", RateLimits: &limits})
 		h := s.Handler()
 		for i := range 3 {
-			if res := do(t, h, http.MethodGet, "/api/public/surveys/guess-"+strconv.Itoa(i), nil); res.Status != http.StatusNotFound {
+			if res := do(t, h, http.MethodGet, "/api/survey-links/guess-"+strconv.Itoa(i), nil); res.Status != http.StatusNotFound {
 				t.Fatalf("guess %d = %d", i, res.Status)
 			}
 		}
-		res := do(t, h, http.MethodPost, "/api/public/surveys/guess-4", jsonBody(t, map[string]any{"score": 5}))
+		res := do(t, h, http.MethodPost, "/api/survey-links/guess-4", jsonBody(t, map[string]any{"score": 5}))
 		if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
 			t.Fatalf("a fourth try = %d %v", res.Status, res.Header)
 		}

@@ -37,12 +37,12 @@ export default function Survey() {
     retry: false,
     refetchOnWindowFocus: false,
     staleTime: Infinity,
-    queryFn: async () => unwrap(await api.GET('/api/public/surveys/{token}', { params: { path: { token } } })),
+    queryFn: async () => unwrap(await api.GET('/api/survey-links/{token}', { params: { path: { token } } })),
   });
 
   const answer = useMutation({
     mutationFn: async () => {
-      unwrap(await api.POST('/api/public/surveys/{token}', {
+      unwrap(await api.POST('/api/survey-links/{token}', {
         params: { path: { token } },
         body: { score: Number(score), ...(comment.trim() ? { comment: comment.trim() } : {}) },
       }));
