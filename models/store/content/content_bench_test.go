@@ -94,16 +94,6 @@ FROM generate_series(0, @n - 1) AS i`} {
 		op: op, gold: partner(0), plain: partner(benchPartners - 1), goldID: partners[0], plainID: partners[benchPartners-1]}
 }
 
-// explain logs Postgres's plan of a statement the way the store sends it.
-func explain(b *testing.B, raw *gorm.DB, name, sql string, args ...any) {
-	b.Helper()
-	var lines []string
-	if err := raw.Raw("EXPLAIN (ANALYZE, BUFFERS) "+sql, args...).Scan(&lines).Error; err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("EXPLAIN %s:\n  %s", name, strings.Join(lines, "\n  "))
-}
-
 // BenchmarkContentListPage lists what one partner may see among 50 000 items on Postgres
 // (issue 17, point 7: under 50 ms per page) and among 1 000 as the reference: a Gold partner's
 // first page, a page after the middle item, a tag filter and a search, and the first page of a
@@ -125,13 +115,13 @@ func BenchmarkContentListPage(b *testing.B) {
 	gold := big.goldID
 	const visible = `SELECT * FROM "content_items" WHERE "content_items"."tenant_id" = $1 AND status = 'active'
  AND (expires_at IS NULL OR expires_at > now()) AND (kind = 'link' OR current_version_id IS NOT NULL)
- AND (all_partners = true OR id IN (SELECT item_id FROM content_grants WHERE kind = 'partner' AND value = $2)
-      OR id IN (SELECT item_id FROM content_grants WHERE kind = 'level' AND value = $3))`
-	explain(b, raw, "Gold partner first page", visible+` ORDER BY id LIMIT 21`, big.tenant, gold, "Gold")
-	explain(b, raw, "Gold partner deep page", visible+` AND id > $4 ORDER BY id LIMIT 21`, big.tenant, gold, "Gold", big.middle)
-	explain(b, raw, "Gold partner tag", visible+` AND id IN (SELECT item_id FROM content_tags WHERE content_tags.tenant_id = $1 AND tag = 'deck') ORDER BY id LIMIT 21`,
+ AND (all_partners = true OR id IN (SELECT item_id FROM content_grants WHERE content_grants.tenant_id = $1 AND kind = 'partner' AND value = $2)
+      OR id IN (SELECT item_id FROM content_grants WHERE content_grants.tenant_id = $1 AND kind = 'level' AND value = $3))`
+	storetest.Explain(b, raw, "Gold partner first page", visible+` ORDER BY id LIMIT 21`, big.tenant, gold, "Gold")
+	storetest.Explain(b, raw, "Gold partner deep page", visible+` AND id > $4 ORDER BY id LIMIT 21`, big.tenant, gold, "Gold", big.middle)
+	storetest.Explain(b, raw, "Gold partner tag", visible+` AND id IN (SELECT item_id FROM content_tags WHERE content_tags.tenant_id = $1 AND tag = 'deck') ORDER BY id LIMIT 21`,
 		big.tenant, gold, "Gold")
-	explain(b, raw, "Gold partner search", visible+` AND (LOWER(title) LIKE '%deck 4999%' ESCAPE '\' OR LOWER(description) LIKE '%deck 4999%' ESCAPE '\') ORDER BY id LIMIT 21`,
+	storetest.Explain(b, raw, "Gold partner search", visible+` AND (LOWER(title) LIKE '%deck 4999%' ESCAPE '\' OR LOWER(description) LIKE '%deck 4999%' ESCAPE '\') ORDER BY id LIMIT 21`,
 		big.tenant, gold, "Gold")
 	// The same visibility written as a per-item lookup of the item's own grants (its primary
 	// key), instead of every grant of the level in every tenant hashed per page.
@@ -139,9 +129,9 @@ func BenchmarkContentListPage(b *testing.B) {
  AND (expires_at IS NULL OR expires_at > now()) AND (kind = 'link' OR current_version_id IS NOT NULL)
  AND (all_partners = true OR EXISTS (SELECT 1 FROM content_grants g WHERE g.item_id = content_items.id
       AND ((g.kind = 'partner' AND g.value = $2) OR (g.kind = 'level' AND g.value = $3))))`
-	explain(b, raw, "Gold partner first page, grants looked up per item", perItem+` ORDER BY id LIMIT 21`, big.tenant, gold, "Gold")
-	explain(b, raw, "Gold partner deep page, grants looked up per item", perItem+` AND id > $4 ORDER BY id LIMIT 21`, big.tenant, gold, "Gold", big.middle)
-	explain(b, raw, "Bronze partner first page", visible+` ORDER BY id LIMIT 21`, big.tenant, big.plainID, "Bronze")
+	storetest.Explain(b, raw, "Gold partner first page, grants looked up per item", perItem+` ORDER BY id LIMIT 21`, big.tenant, gold, "Gold")
+	storetest.Explain(b, raw, "Gold partner deep page, grants looked up per item", perItem+` AND id > $4 ORDER BY id LIMIT 21`, big.tenant, gold, "Gold", big.middle)
+	storetest.Explain(b, raw, "Bronze partner first page", visible+` ORDER BY id LIMIT 21`, big.tenant, big.plainID, "Bronze")
 
 	for _, t := range []struct {
 		name string

@@ -74,16 +74,6 @@ FROM generate_series(0, @n - 1) AS i`,
 	return &benchDesk{tenant: tenant.ID, partner: first, middle: middle, op: op, partnerView: pv}
 }
 
-// explain logs Postgres's plan of a statement the way the store sends it.
-func explain(b *testing.B, raw *gorm.DB, name, sql string, args ...any) {
-	b.Helper()
-	var lines []string
-	if err := raw.Raw("EXPLAIN (ANALYZE, BUFFERS) "+sql, args...).Scan(&lines).Error; err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("EXPLAIN %s:\n  %s", name, strings.Join(lines, "\n  "))
-}
-
 // BenchmarkTicketListPage pages the ticket list of a 100 000-ticket tenant on Postgres (issue
 // 16, point 8: under 50 ms per page) and of a 1 000-ticket tenant as the reference: an
 // operator's first page, a page after the middle ticket, pages filtered by status and tag and by
@@ -104,13 +94,13 @@ func BenchmarkTicketListPage(b *testing.B) {
 		b.Fatalf("seeded %d tickets, want %d", n, benchTickets)
 	}
 	const cols = `SELECT * FROM "tickets" WHERE "tickets"."tenant_id" = $1`
-	explain(b, raw, "operator first page", cols+` ORDER BY id LIMIT 21`, big.tenant)
-	explain(b, raw, "operator deep page", cols+` AND id > $2 ORDER BY id LIMIT 21`, big.tenant, big.middle)
-	explain(b, raw, "status + tag", cols+` AND status = $2 AND tags LIKE $3 ESCAPE '\' ORDER BY id LIMIT 21`,
+	storetest.Explain(b, raw, "operator first page", cols+` ORDER BY id LIMIT 21`, big.tenant)
+	storetest.Explain(b, raw, "operator deep page", cols+` AND id > $2 ORDER BY id LIMIT 21`, big.tenant, big.middle)
+	storetest.Explain(b, raw, "status + tag", cols+` AND status = $2 AND tags LIKE $3 ESCAPE '\' ORDER BY id LIMIT 21`,
 		big.tenant, models.TicketOpen, `%"vip"%`)
-	explain(b, raw, "search", cols+` AND (LOWER(subject) LIKE $2 ESCAPE '\') ORDER BY id LIMIT 21`, big.tenant, "%printer%")
-	explain(b, raw, "rare search", cols+` AND (LOWER(subject) LIKE $2 ESCAPE '\') ORDER BY id LIMIT 21`, big.tenant, "%#77777%")
-	explain(b, raw, "partner first page", cols+` AND partner_id = $2 ORDER BY id LIMIT 21`, big.tenant, big.partner)
+	storetest.Explain(b, raw, "search", cols+` AND (LOWER(subject) LIKE $2 ESCAPE '\') ORDER BY id LIMIT 21`, big.tenant, "%printer%")
+	storetest.Explain(b, raw, "rare search", cols+` AND (LOWER(subject) LIKE $2 ESCAPE '\') ORDER BY id LIMIT 21`, big.tenant, "%#77777%")
+	storetest.Explain(b, raw, "partner first page", cols+` AND partner_id = $2 ORDER BY id LIMIT 21`, big.tenant, big.partner)
 
 	for _, t := range []struct {
 		name string

@@ -2,8 +2,11 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Latencies are the durations of a benchmark's operations, reported as percentiles beside its
@@ -24,4 +27,14 @@ func (l Latencies) Report(b *testing.B) {
 	b.ReportMetric(ms(s[len(s)/2]), "p50-ms")
 	b.ReportMetric(ms(s[len(s)*99/100]), "p99-ms")
 	b.ReportMetric(ms(s[len(s)-1]), "max-ms")
+}
+
+// Explain logs Postgres's plan of a statement, run with its arguments, under name.
+func Explain(b *testing.B, raw *gorm.DB, name, sql string, args ...any) {
+	b.Helper()
+	var lines []string
+	if err := raw.Raw("EXPLAIN (ANALYZE, BUFFERS) "+sql, args...).Scan(&lines).Error; err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("EXPLAIN %s:\n  %s", name, strings.Join(lines, "\n  "))
 }
