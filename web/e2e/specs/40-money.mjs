@@ -93,6 +93,11 @@ export default async function (t) {
   await page.getByRole('button', { name: 'Reject' }).click();
   await page.getByRole('textbox', { name: 'Reason' }).fill('Invoice missing for this period');
   await page.getByRole('button', { name: 'Reject withdrawal' }).click();
+  // The dialog closes once the server has rejected it; a refusal stays in the dialog.
+  const rejectDialog = page.getByRole('dialog', { name: 'Reject this withdrawal?' });
+  await rejectDialog.waitFor({ state: 'detached', timeout: 15_000 }).catch(async () => {
+    t.check(false, `the rejection dialog stayed open: ${(await rejectDialog.innerText()).replace(/\s+/g, ' ').slice(0, 300)}`);
+  });
   await page.getByText('Invoice missing for this period').waitFor();
   const rejected = await t.call(owner, 'GET', `/api/withdrawals/${toReject.id}`);
   t.check(rejected.status === 'rejected' && rejected.reason === 'Invoice missing for this period',
