@@ -5,12 +5,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/partnerd/partnerd/models"
 )
@@ -235,7 +238,32 @@ w AS (
 SELECT v.key, coalesce(w.tat, cur.tat, 0), clock.now, verdict.ok
 FROM v CROSS JOIN clock CROSS JOIN verdict LEFT JOIN w ON w.key = v.key LEFT JOIN cur ON cur.key = v.key`
 
+// takeRatePostgres decides a request with takeRateSQL. Racing requests whose quotas overlap lock
+// the same rows; when Postgres still picks one of them as a deadlock (or serialisation) victim,
+// its statement changed nothing and is tried again, a few times.
 func (s *Store) takeRatePostgres(ctx context.Context, items []rateItem) ([]models.RateDecision, error) {
+	var err error
+	for attempt := range 4 {
+		var out []models.RateDecision
+		if out, err = s.takeRatePostgresOnce(ctx, items); err == nil || !retryableConflict(err) {
+			return out, err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+	}
+	return nil, err
+}
+
+// retryableConflict reports whether Postgres refused a statement as a deadlock victim or a
+// serialisation failure: the statement did nothing and may be run again.
+func retryableConflict(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001")
+}
+
+func (s *Store) takeRatePostgresOnce(ctx context.Context, items []rateItem) ([]models.RateDecision, error) {
 	values := make([]string, len(items))
 	args := make([]any, 0, 3*len(items))
 	for i, it := range items {
