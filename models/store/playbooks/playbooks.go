@@ -747,8 +747,6 @@ func (s *Store) PlaybookUpdatePartner(ctx context.Context, sys models.Scope, key
 	})
 }
 
-// PlaybookEmitEvent writes an event for a playbook run, once per key, and returns its id; the
-// event reaches its subscribers like any other.
 // PlaybookSendSurvey sends every active user of the partner a survey of kind, once per key,
 // and returns the invitations' batch id.
 func (s *Store) PlaybookSendSurvey(ctx context.Context, sys models.Scope, key, partnerID, kind string) (string, error) {
@@ -762,6 +760,8 @@ func (s *Store) PlaybookSendSurvey(ctx context.Context, sys models.Scope, key, p
 	})
 }
 
+// PlaybookEmitEvent writes an event for a playbook run, once per key, and returns its id; the
+// event reaches its subscribers like any other.
 func (s *Store) PlaybookEmitEvent(ctx context.Context, sys models.Scope, key string, ne models.NewEvent) (string, error) {
 	return s.onceID(ctx, sys.TenantID(), key, func(tx *gorm.DB, ev *store.Outbox) (string, error) {
 		e, err := ev.Emit(ctx, tx, sys.TenantID(), ne)
