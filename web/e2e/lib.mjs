@@ -45,7 +45,8 @@ export async function harness() {
 
   /** A page in a browser context of its own; console errors and CSP violations are recorded. */
   async function newPage({ colorScheme = 'light', viewport = { width: 1280, height: 800 }, label = 'page', expect401 = false } = {}) {
-    const context = await browser.newContext({ viewport, colorScheme });
+    // Reduced motion: dialogs and notices appear at once, so axe never measures text mid-fade.
+    const context = await browser.newContext({ viewport, colorScheme, reducedMotion: 'reduce' });
     const page = await context.newPage();
     open.add(page);
     page.on('close', () => { open.delete(page); });
