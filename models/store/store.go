@@ -176,3 +176,20 @@ func RedactURL(raw string) string {
 
 // DB is the database handle for one request, for the module stores built on this one.
 func (s *Store) DB(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// CustomPlanned runs fn, a read of one request, so that on Postgres every statement in it is
+// planned for its own values: prepared statements otherwise switch to a generic plan after a few
+// executions, and a generic plan cannot use a trigram index for a LIKE pattern it does not know
+// (a text search then reads every row). On Postgres fn runs in a transaction with
+// plan_cache_mode = force_custom_plan set for that transaction only; on SQLite it runs as is.
+func (s *Store) CustomPlanned(ctx context.Context, fn func(db *gorm.DB) error) error {
+	if s.dialect != Postgres {
+		return fn(s.DB(ctx))
+	}
+	return s.DB(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET LOCAL plan_cache_mode = force_custom_plan").Error; err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}

@@ -242,9 +242,26 @@ func (sc *Scoped) visible(tx *gorm.DB, q *gorm.DB) (*gorm.DB, error) {
 	return q.Where("(all_partners = ? OR id IN (?))", true, grants(models.ContentGrantPartner, partner)), nil
 }
 
-// ListContentItems lists the items the principal may see, filtered.
+// ListContentItems lists the items the principal may see, filtered. A text search runs with
+// plans made for its pattern (store.CustomPlanned), so that Postgres finds it through the
+// trigram indexes of title and description on every page.
 func (sc *Scoped) ListContentItems(ctx context.Context, f models.ContentFilter, pg models.Page) ([]models.ContentItem, string, error) {
-	db := sc.s.core.DB(ctx)
+	if f.Query == "" {
+		return sc.listContentItems(sc.s.core.DB(ctx), f, pg)
+	}
+	var (
+		items []models.ContentItem
+		next  string
+	)
+	err := sc.s.core.CustomPlanned(ctx, func(db *gorm.DB) error {
+		var err error
+		items, next, err = sc.listContentItems(db, f, pg)
+		return err
+	})
+	return items, next, err
+}
+
+func (sc *Scoped) listContentItems(db *gorm.DB, f models.ContentFilter, pg models.Page) ([]models.ContentItem, string, error) {
 	q, err := sc.visible(db, db.Model(&models.ContentItem{}))
 	if err != nil {
 		return nil, "", err

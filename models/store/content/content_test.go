@@ -2,10 +2,12 @@ package content_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -290,6 +292,55 @@ func TestContentItemsAreValidated(t *testing.T) {
 		}
 		if _, err := s.For(other).AddContentVersion(e.Ctx, it.ID, models.ContentUpload{BlobKey: "content/x", FileName: "x", ContentType: "text/plain", Size: 1, SHA256: "x"}); code(err) != "CONTENT_NOT_FOUND" {
 			t.Fatalf("another tenant uploads to the item: %v", err)
+		}
+	})
+}
+
+// A partner's text search is planned for its own pattern on every page: on Postgres none of its
+// executions, however many, runs on a generic plan (which cannot use the trigram indexes and
+// reads every visible item), and the results are the same on both databases.
+func TestContentSearchIsPlannedForItsPatternEveryTime(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := newLibrary(t, s)
+		ctx := e.Ctx
+		for i := range 30 {
+			title := fmt.Sprintf("Sales deck %d", i)
+			if _, err := e.Op.CreateContentItem(ctx, models.NewContentItem{Kind: models.ContentLink, Title: title,
+				URL: "https://example.com/" + fmt.Sprint(i), Visibility: models.ContentVisibility{AllPartners: true}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.Dialect() == store.Postgres {
+			pool, err := s.Core().Pool()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool.SetMaxOpenConns(1) // one session, so that its prepared statements can be read below
+		}
+		const runs = 12
+		for i := range runs {
+			items, _, err := e.A.ListContentItems(ctx, models.ContentFilter{Query: "DECK 29"}, models.Page{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(items) != 1 || items[0].Title != "Sales deck 29" {
+				t.Fatalf("search %d: %+v", i, items)
+			}
+		}
+		items, next, err := e.A.ListContentItems(ctx, models.ContentFilter{Query: "deck 1"}, models.Page{Limit: 5})
+		if err != nil || len(items) != 5 || next == "" {
+			t.Fatalf("first page of 'deck 1' (11 matches) = %d items, next %q, %v", len(items), next, err)
+		}
+		if s.Dialect() != store.Postgres {
+			return
+		}
+		var plans struct{ Generic, Custom int64 }
+		if err := s.DB(ctx).Raw(`SELECT COALESCE(SUM(generic_plans), 0) AS generic, COALESCE(SUM(custom_plans), 0) AS custom
+FROM pg_prepared_statements WHERE statement LIKE '%FROM "content_items"%LIKE%' AND statement NOT LIKE '%pg_prepared_statements%'`).Scan(&plans).Error; err != nil {
+			t.Fatal(err)
+		}
+		if plans.Custom < runs || plans.Generic != 0 {
+			t.Fatalf("search statements ran on %d custom and %d generic plans, want ≥ %d custom and no generic", plans.Custom, plans.Generic, runs)
 		}
 	})
 }
