@@ -380,11 +380,15 @@ func (s *Server) uploadContentFile(ctx context.Context, in *UploadContentFileInp
 	if _, err := st.ContentItem(ctx, in.ID); err != nil {
 		return nil, err // nothing is stored for an item the caller cannot see
 	}
+	name, err := models.ParseContentFileName(in.FileName)
+	if err != nil {
+		return nil, err // nor for a name that would be refused
+	}
 	obj, err := s.storeUpload(ctx, "content", blobstore.Limits{MaxBytes: s.contentMaxBytes(), Types: models.ContentTypes})
 	if err != nil {
 		return nil, err
 	}
-	v, err := st.AddContentVersion(ctx, in.ID, models.ContentUpload{BlobKey: obj.Key, FileName: in.FileName,
+	v, err := st.AddContentVersion(ctx, in.ID, models.ContentUpload{BlobKey: obj.Key, FileName: name,
 		ContentType: obj.ContentType, Size: obj.Size, SHA256: obj.SHA256})
 	if err != nil {
 		if derr := s.deps.Blobs.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {

@@ -225,11 +225,13 @@ func ValidateContentURL(raw string) error {
 	return nil
 }
 
-// ValidateNewContentItem checks an item before it is stored and normalises its tags.
+// ValidateNewContentItem checks an item before it is stored and normalises its metadata
+// (ParseContentMeta).
 func ValidateNewContentItem(n *NewContentItem) error {
-	n.Title = strings.TrimSpace(n.Title)
-	if n.Title == "" {
-		return Invalid("TITLE_REQUIRED", "a content item needs a title", FieldError{Location: "body.title", Message: "required"})
+	meta, err := ParseContentMeta(ContentMeta{Title: n.Title, Description: n.Description, Language: n.Language,
+		FolderID: n.FolderID, Tags: n.Tags, ExpiresAt: n.ExpiresAt})
+	if err != nil {
+		return err
 	}
 	switch n.Kind {
 	case ContentLink:
@@ -243,33 +245,6 @@ func ValidateNewContentItem(n *NewContentItem) error {
 	default:
 		return Invalid("INVALID_KIND", "kind is file or link", FieldError{Location: "body.kind", Message: "file or link", Value: n.Kind})
 	}
-	if err := ValidateContentLanguage(n.Language); err != nil {
-		return err
-	}
-	tags, err := NormalizeTags(n.Tags)
-	if err != nil {
-		return err
-	}
-	n.Tags = tags
+	n.Title, n.Tags, n.ExpiresAt = meta.Title, meta.Tags, meta.ExpiresAt
 	return nil
-}
-
-// ContentFileName is a file name safe to store and to send in Content-Disposition: its base
-// name without path, control characters or quotes, at most 255 bytes; "file" when nothing is left.
-func ContentFileName(name string) string {
-	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '"' || !AllowedRune(r) {
-			return -1
-		}
-		return r
-	}, name)
-	name = strings.TrimSpace(name)
-	name = ClipBytes(name, 255)
-	if name == "" || name == "." || name == ".." {
-		return "file"
-	}
-	return name
 }

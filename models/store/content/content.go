@@ -353,12 +353,41 @@ func (sc *Scoped) ContentItem(ctx context.Context, id string) (*models.ContentIt
 	return sc.item(sc.s.core.DB(ctx), id)
 }
 
+// parseChanges checks an item's metadata as ch would leave it (models.ParseContentMeta).
+func parseChanges(it *models.ContentItem, ch models.ContentChanges) (models.ContentMeta, error) {
+	m := models.ContentMeta{Title: it.Title, Description: it.Description, Language: it.Language, FolderID: store.Deref(it.FolderID),
+		Tags: it.Tags, ExpiresAt: it.ExpiresAt}
+	if ch.Title != nil {
+		m.Title = *ch.Title
+	}
+	if ch.Description != nil {
+		m.Description = *ch.Description
+	}
+	if ch.Language != nil {
+		m.Language = *ch.Language
+	}
+	if ch.FolderID != nil {
+		m.FolderID = *ch.FolderID
+	}
+	if ch.Tags != nil {
+		m.Tags = *ch.Tags
+	}
+	if ch.ExpiresAt != nil || ch.ClearExpiry {
+		m.ExpiresAt = ch.ExpiresAt
+	}
+	return models.ParseContentMeta(m)
+}
+
 // UpdateContentItem changes an item's details or visibility.
 func (sc *Scoped) UpdateContentItem(ctx context.Context, id string, ch models.ContentChanges) (*models.ContentItem, error) {
 	var it *models.ContentItem
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var err error
 		if it, err = sc.item(tx, id); err != nil {
+			return err
+		}
+		meta, err := parseChanges(it, ch)
+		if err != nil {
 			return err
 		}
 		var changed []string
@@ -372,22 +401,15 @@ func (sc *Scoped) UpdateContentItem(ctx context.Context, id string, ch models.Co
 			changed = append(changed, "folderId")
 		}
 		if ch.Title != nil {
-			t := strings.TrimSpace(*ch.Title)
-			if t == "" {
-				return models.Invalid("TITLE_REQUIRED", "a content item needs a title", models.FieldError{Location: "body.title", Message: "required"})
-			}
-			it.Title = t
+			it.Title = meta.Title
 			changed = append(changed, "title")
 		}
 		if ch.Description != nil {
-			it.Description = *ch.Description
+			it.Description = meta.Description
 			changed = append(changed, "description")
 		}
 		if ch.Language != nil {
-			if err := models.ValidateContentLanguage(*ch.Language); err != nil {
-				return err
-			}
-			it.Language = *ch.Language
+			it.Language = meta.Language
 			changed = append(changed, "language")
 		}
 		if ch.URL != nil {
@@ -401,15 +423,11 @@ func (sc *Scoped) UpdateContentItem(ctx context.Context, id string, ch models.Co
 			changed = append(changed, "url")
 		}
 		if ch.ExpiresAt != nil || ch.ClearExpiry {
-			it.ExpiresAt = utc(ch.ExpiresAt)
+			it.ExpiresAt = meta.ExpiresAt
 			changed = append(changed, "expiresAt")
 		}
 		if ch.Tags != nil {
-			tags, err := models.NormalizeTags(*ch.Tags)
-			if err != nil {
-				return err
-			}
-			it.Tags = tags
+			it.Tags = meta.Tags
 			if err := writeTags(tx, sc.Scope, it); err != nil {
 				return err
 			}
@@ -477,8 +495,12 @@ func (sc *Scoped) ArchiveContentItem(ctx context.Context, id string) (*models.Co
 // AddContentVersion makes an uploaded file the current version of a file item; earlier
 // versions stay in its history.
 func (sc *Scoped) AddContentVersion(ctx context.Context, id string, up models.ContentUpload) (*models.ContentVersion, error) {
+	name, err := models.ParseContentFileName(up.FileName)
+	if err != nil {
+		return nil, err
+	}
 	var v *models.ContentVersion
-	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var it models.ContentItem
 		if err := store.LockRow(sc.s.core, tx, &it, sc.Scope, id); err != nil {
 			return store.NotFoundAs(err, "CONTENT_NOT_FOUND", "content item")
@@ -491,7 +513,7 @@ func (sc *Scoped) AddContentVersion(ctx context.Context, id string, up models.Co
 		}
 		now := time.Now().UTC()
 		v = &models.ContentVersion{ID: models.NewID(), TenantID: it.TenantID, ItemID: it.ID, Number: it.VersionNumber + 1,
-			BlobKey: up.BlobKey, FileName: models.ContentFileName(up.FileName), ContentType: up.ContentType, Size: up.Size,
+			BlobKey: up.BlobKey, FileName: name, ContentType: up.ContentType, Size: up.Size,
 			SHA256: up.SHA256, CreatedBy: sc.P.ActorID(), CreatedAt: now}
 		if err := tx.Create(v).Error; err != nil {
 			return store.Translate(err, "CONTENT_VERSION_CONFLICT", "another version was uploaded at the same time")
