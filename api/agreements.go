@@ -6,6 +6,9 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +17,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/partnerd/partnerd/api/authz"
+	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/models"
 )
 
@@ -23,6 +27,7 @@ type AgreementStore interface {
 	ListAgreements(ctx context.Context, pg models.Page) ([]models.Agreement, string, error)
 	Agreement(ctx context.Context, id string) (*models.Agreement, error)
 	CreateAgreementVersion(ctx context.Context, id, markdown, summary string) (*models.AgreementVersion, error)
+	CreateAgreementPDFVersion(ctx context.Context, id string, up models.AgreementUpload) (*models.AgreementVersion, error)
 	ListAgreementVersions(ctx context.Context, id string, pg models.Page) ([]models.AgreementVersion, string, error)
 	AgreementVersion(ctx context.Context, id, versionID string) (*models.Agreement, *models.AgreementVersion, error)
 	PublishAgreementVersion(ctx context.Context, id, versionID string, req *models.AgreementRequirement) (*models.Agreement, *models.AgreementVersion, error)
@@ -97,7 +102,8 @@ type AgreementVersion struct {
 	AgreementID string     `json:"agreementId"`
 	Number      int        `json:"number"`
 	Status      string     `json:"status" enum:"draft,published"`
-	ContentType string     `json:"contentType" example:"text/markdown; charset=utf-8"`
+	ContentType string     `json:"contentType" example:"text/markdown; charset=utf-8" doc:"Markdown text, or application/pdf for an uploaded PDF"`
+	FileName    string     `json:"fileName,omitempty" doc:"The uploaded PDF's name (PDF versions)" example:"reseller-agreement-2027.pdf"`
 	Size        int64      `json:"size" doc:"The document's size in bytes"`
 	SHA256      string     `json:"sha256" doc:"Hex SHA-256 of the exact bytes get-agreement-document serves"`
 	Summary     string     `json:"summary,omitempty" doc:"What changed from the previous version"`
@@ -107,7 +113,7 @@ type AgreementVersion struct {
 
 func agreementVersionOf(v *models.AgreementVersion) AgreementVersion {
 	return AgreementVersion{ID: v.ID, AgreementID: v.AgreementID, Number: v.Number, Status: v.Status, ContentType: v.ContentType,
-		Size: v.Size, SHA256: v.SHA256, Summary: v.Summary, CreatedAt: v.CreatedAt, PublishedAt: v.PublishedAt}
+		FileName: v.FileName, Size: v.Size, SHA256: v.SHA256, Summary: v.Summary, CreatedAt: v.CreatedAt, PublishedAt: v.PublishedAt}
 }
 
 // AgreementAcceptance is the record of one acceptance.
@@ -138,6 +144,8 @@ type PendingAgreement struct {
 	VersionID     string     `json:"versionId"`
 	VersionNumber int        `json:"versionNumber"`
 	SHA256        string     `json:"sha256"`
+	ContentType   string     `json:"contentType" doc:"The document's media type: Markdown text or application/pdf" example:"application/pdf"`
+	FileName      string     `json:"fileName,omitempty" doc:"The PDF's file name (PDF versions)"`
 	From          time.Time  `json:"from" doc:"When the requirement starts refusing the partner"`
 	Blocking      bool       `json:"blocking" doc:"The partner is refused deal registration and withdrawals until it accepts (the portal shows only the agreement)"`
 	GraceUntil    *time.Time `json:"graceUntil,omitempty" doc:"The end of the partner's grace period"`
@@ -190,6 +198,17 @@ type (
 			Markdown string `json:"markdown" minLength:"1" maxLength:"524288" doc:"The document, Markdown; its SHA-256 is over these exact UTF-8 bytes" example:"# Reseller partner agreement\n\n1. Term. This agreement runs for one year."`
 			Summary  string `json:"summary,omitempty" maxLength:"2000" example:"Adds the term clause."`
 		}
+	}
+	// UploadAgreementPDFInput is a PDF for a new draft version: the request body is its bytes.
+	UploadAgreementPDFInput struct {
+		ID       string `path:"id" maxLength:"36"`
+		FileName string `query:"fileName" required:"true" minLength:"1" maxLength:"255" doc:"The PDF's name, offered on download" example:"reseller-agreement-2027.pdf"`
+		Summary  string `query:"summary" maxLength:"2000" doc:"What changed from the previous version" example:"Adds the term clause."`
+	}
+	// AgreementDocumentInput names a version and, for a PDF, byte ranges.
+	AgreementDocumentInput struct {
+		AgreementVersionPath
+		Range string `header:"Range" maxLength:"200" doc:"Byte ranges (RFC 9110)"`
 	}
 	// AgreementVersionPath names a version of an agreement.
 	AgreementVersionPath struct {
@@ -268,13 +287,6 @@ type (
 	AgreementVersionOutput struct{ Body AgreementVersion }
 	// AgreementVersionListOutput is a page of versions.
 	AgreementVersionListOutput struct{ Body ListBody[AgreementVersion] }
-	// AgreementDocumentOutput is a version's document, byte for byte.
-	AgreementDocumentOutput struct {
-		ContentType string `header:"Content-Type"`
-		ETag        string `header:"ETag"`
-		Digest      string `header:"Repr-Digest" doc:"sha-256 of the body (RFC 9530)"`
-		Body        []byte
-	}
 	// AcceptanceOutput is one acceptance.
 	AcceptanceOutput struct{ Body AgreementAcceptance }
 	// AcceptanceListOutput is a page of acceptances.
@@ -334,15 +346,30 @@ func registerAgreementRoutes(s *Server) {
 		DefaultStatus: http.StatusCreated, Security: UsersOrKeys,
 		Errors: []int{http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity}},
 		Requires(authz.AgreementsManage), s.createAgreementVersion)
+	pdfMax := s.agreementPDFMaxBytes()
+	register(s, huma.Operation{OperationID: "upload-agreement-pdf", Method: http.MethodPost, Path: "/api/agreements/{id}/pdf-versions", Tags: tags,
+		Summary:       "Upload a PDF as a draft version of an agreement",
+		Description:   "The request body is the PDF's bytes (any Content-Type; the type is told from the bytes and must be application/pdf). Its SHA-256 is over exactly those bytes, kept in the file store. Over the size limit is 413 FILE_TOO_LARGE, another type 415 UNSUPPORTED_FILE_TYPE, both before anything is kept. A draft is seen by operators only until it is published; a published version never changes. Audited.",
+		DefaultStatus: http.StatusCreated, Security: UsersOrKeys, MaxBodyBytes: pdfMax,
+		RequestBody: &huma.RequestBody{Required: true, Description: "The PDF's bytes", Content: map[string]*huma.MediaType{
+			"application/pdf": {Schema: &huma.Schema{Type: "string", Format: "binary", MaxLength: ptrInt(int(pdfMax))}}}},
+		Metadata: map[string]any{metaStreamBody: true},
+		Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
+			http.StatusUnprocessableEntity, http.StatusServiceUnavailable}},
+		Requires(authz.AgreementsManage), s.uploadAgreementPDF)
 	register(s, huma.Operation{OperationID: "get-agreement-version", Method: http.MethodGet, Path: "/api/agreements/{id}/versions/{versionId}", Tags: tags,
 		Summary: "Get an agreement version's details and hash", Security: UsersOrKeys, Errors: []int{http.StatusNotFound}},
 		Requires(authz.AgreementsRead), s.getAgreementVersion)
 	register(s, huma.Operation{OperationID: "get-agreement-document", Method: http.MethodGet, Path: "/api/agreements/{id}/versions/{versionId}/document", Tags: tags,
 		Summary:     "Get an agreement version's document, byte for byte",
-		Description: "The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).",
-		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound},
-		Responses: map[string]*huma.Response{"200": {Description: "The document", Content: map[string]*huma.MediaType{
-			"text/markdown": {Schema: &huma.Schema{Type: huma.TypeString}}}}}},
+		Description: "The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest): Markdown text, or the PDF as uploaded. Range requests are answered (206).",
+		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusRequestedRangeNotSatisfiable, http.StatusServiceUnavailable},
+		Responses: map[string]*huma.Response{
+			"200": {Description: "The document", Content: map[string]*huma.MediaType{
+				"text/markdown":   {Schema: &huma.Schema{Type: huma.TypeString}},
+				"application/pdf": {Schema: &huma.Schema{Type: huma.TypeString, Format: "binary"}}}},
+			"206": {Description: "The requested byte ranges"},
+		}},
 		Requires(authz.AgreementsRead), s.getAgreementDocument)
 	register(s, huma.Operation{OperationID: "publish-agreement-version", Method: http.MethodPost, Path: "/api/agreements/{id}/versions/{versionId}/publish", Tags: tags,
 		RequestBody: requestExample(`{"require": {"allPartners": true, "from": "2027-01-01T00:00:00Z"}}`),
@@ -444,15 +471,82 @@ func (s *Server) getAgreementVersion(ctx context.Context, in *AgreementVersionPa
 	return &AgreementVersionOutput{Body: agreementVersionOf(v)}, nil
 }
 
-func (s *Server) getAgreementDocument(ctx context.Context, in *AgreementVersionPath) (*AgreementDocumentOutput, error) {
+// agreementPDFMaxBytes is the largest PDF agreement version accepted.
+func (s *Server) agreementPDFMaxBytes() int64 {
+	if s.cfg.AgreementPDFMaxBytes > 0 {
+		return s.cfg.AgreementPDFMaxBytes
+	}
+	return models.MaxAgreementPDF
+}
+
+func (s *Server) uploadAgreementPDF(ctx context.Context, in *UploadAgreementPDFInput) (*AgreementVersionOutput, error) {
+	st := s.agreements(ctx)
+	if _, err := st.Agreement(ctx, in.ID); err != nil {
+		return nil, err // nothing is stored for an agreement the caller cannot see
+	}
+	name, err := models.ParseContentFileName(in.FileName)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := s.storeUpload(ctx, "agreements", blobstore.Limits{MaxBytes: s.agreementPDFMaxBytes(), Types: []string{models.AgreementPDFType}})
+	if err != nil {
+		return nil, err
+	}
+	v, err := st.CreateAgreementPDFVersion(ctx, in.ID, models.AgreementUpload{BlobKey: obj.Key, FileName: name,
+		ContentType: obj.ContentType, Size: obj.Size, SHA256: obj.SHA256, Summary: in.Summary})
+	if err != nil {
+		if derr := s.deps.Blobs.Delete(context.WithoutCancel(ctx), obj.Key); derr != nil {
+			s.log.ErrorContext(ctx, "deleting an orphaned upload failed", "request_id", RequestID(ctx), "error", derr.Error())
+		}
+		return nil, err
+	}
+	return &AgreementVersionOutput{Body: agreementVersionOf(v)}, nil
+}
+
+// getAgreementDocument serves a version's document as the exact bytes hashed: Markdown from the
+// database, a PDF streamed from the file store; both answer Range requests.
+func (s *Server) getAgreementDocument(ctx context.Context, in *AgreementDocumentInput) (*huma.StreamResponse, error) {
 	_, v, err := s.agreements(ctx).AgreementVersion(ctx, in.ID, in.VersionID)
 	if err != nil {
 		return nil, err
 	}
-	body := []byte(v.Body)
+	var doc io.ReadSeeker = strings.NewReader(v.Body)
+	var closer io.Closer
+	if v.IsFile() {
+		b, err := s.blobs()
+		if err != nil {
+			return nil, err
+		}
+		f, err := b.Open(ctx, v.BlobKey)
+		if errors.Is(err, blobstore.ErrNotFound) {
+			return nil, models.NotFound("AGREEMENT_FILE_NOT_FOUND", "agreement file")
+		}
+		if err != nil {
+			return nil, err
+		}
+		doc, closer = f, f
+	}
 	raw, _ := hex.DecodeString(v.SHA256)
-	return &AgreementDocumentOutput{ContentType: v.ContentType, ETag: `"` + v.SHA256 + `"`,
-		Digest: "sha-256=:" + base64.StdEncoding.EncodeToString(raw) + ":", Body: body}, nil
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		if closer != nil {
+			defer func() { _ = closer.Close() }()
+		}
+		c := ginOf(hctx)
+		if c == nil {
+			hctx.SetStatus(http.StatusInternalServerError)
+			return
+		}
+		h := c.Writer.Header()
+		h.Set("Content-Type", v.ContentType)
+		h.Set("ETag", `"`+v.SHA256+`"`)
+		h.Set("Repr-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(raw)+":")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "private, no-cache")
+		if v.IsFile() {
+			h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": v.FileName}))
+		}
+		http.ServeContent(c.Writer, c.Request, "", v.CreatedAt, doc)
+	}}, nil
 }
 
 func (s *Server) publishAgreementVersion(ctx context.Context, in *PublishAgreementVersionInput) (*AgreementOutput, error) {
@@ -496,7 +590,8 @@ func (s *Server) listPendingAgreements(ctx context.Context, in *PendingAgreement
 	out.Body.Data = make([]PendingAgreement, 0, len(list))
 	for _, p := range list {
 		out.Body.Data = append(out.Body.Data, PendingAgreement{AgreementID: p.Agreement.ID, Kind: p.Agreement.Kind, Title: p.Agreement.Title,
-			VersionID: p.Version.ID, VersionNumber: p.Version.Number, SHA256: p.Version.SHA256, From: p.From, Blocking: p.Blocking, GraceUntil: p.GraceUntil})
+			VersionID: p.Version.ID, VersionNumber: p.Version.Number, SHA256: p.Version.SHA256,
+			ContentType: p.Version.ContentType, FileName: p.Version.FileName, From: p.From, Blocking: p.Blocking, GraceUntil: p.GraceUntil})
 		out.Body.Blocking = out.Body.Blocking || p.Blocking
 	}
 	return out, nil

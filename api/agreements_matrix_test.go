@@ -64,6 +64,9 @@ func init() {
 		"create-agreement-version": {byID: true, call: func(f *fixture, _ string) request {
 			return request{http.MethodPost, "/api/agreements/" + f.ids["agreement"] + "/versions", map[string]any{"markdown": "# Draft\n"}}
 		}},
+		"upload-agreement-pdf": {byID: true, call: func(f *fixture, _ string) request {
+			return request{http.MethodPost, "/api/agreements/" + f.ids["agreement"] + "/pdf-versions?fileName=terms.pdf", rawBody(pdfBytes)}
+		}},
 		"get-agreement-version": {byID: true, call: func(f *fixture, _ string) request {
 			return request{http.MethodGet, "/api/agreements/" + f.ids["agreement"] + "/versions/" + f.ids["agreementVersion"], nil}
 		}},

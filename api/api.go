@@ -54,6 +54,8 @@ type Config struct {
 	RateLimits *RateLimits
 	// ContentMaxBytes is the largest file of the content library; models.ContentMaxBytes when 0.
 	ContentMaxBytes int64
+	// AgreementPDFMaxBytes is the largest PDF agreement version; models.MaxAgreementPDF when 0.
+	AgreementPDFMaxBytes int64
 }
 
 // ReadinessCheck is one dependency that must answer before the service is ready.

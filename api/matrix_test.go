@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,6 +75,9 @@ type matrixCase struct {
 	// public operations answer this status without credentials.
 	publicStatus int
 }
+
+// rawBody is a request body sent as these bytes (an upload), not as JSON.
+type rawBody []byte
 
 func get(path string) func(*fixture, string) request {
 	return func(*fixture, string) request { return request{method: http.MethodGet, path: path} }
@@ -249,7 +253,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 
 		send := func(r request, credential string) response {
 			var body io.Reader
-			if r.body != nil {
+			switch b := r.body.(type) {
+			case nil:
+			case rawBody:
+				body = bytes.NewReader(b)
+			default:
 				body = jsonBody(t, r.body)
 			}
 			// Operations that require an Idempotency-Key get a new one per call; others ignore it.

@@ -33,6 +33,13 @@ const AgreementContentType = "text/markdown; charset=utf-8"
 // MaxAgreementDocument is the largest agreement document, in bytes.
 const MaxAgreementDocument = 512 << 10
 
+// AgreementPDFType is the media type of an agreement version uploaded as a PDF: its bytes are
+// kept in the blob store, exactly as uploaded, and its SHA-256 is over them.
+const AgreementPDFType = "application/pdf"
+
+// MaxAgreementPDF is the largest PDF agreement version accepted by default, in bytes.
+const MaxAgreementPDF = 20 << 20
+
 // Agreement is a legal document partners accept (partner agreement, NDA, program terms) with
 // its requirement: which published version partners must have accepted, which partners (all,
 // or those at RequiredLevels) and from when.
@@ -66,8 +73,9 @@ type AgreementLevel struct {
 	Level       string `gorm:"primaryKey;size:64"`
 }
 
-// AgreementVersion is one text of an agreement. Its SHA-256 is over the exact bytes served to
-// partners (Body, UTF-8).
+// AgreementVersion is one text of an agreement: Markdown in Body, or a PDF in the blob store
+// under BlobKey. Its SHA-256 is over the exact bytes served to partners (Body as UTF-8, or the
+// PDF's bytes).
 type AgreementVersion struct {
 	ID          string `gorm:"primaryKey;size:36"`
 	TenantID    string `gorm:"size:36;not null"`
@@ -76,14 +84,32 @@ type AgreementVersion struct {
 	Status      string `gorm:"size:16;not null"`
 	ContentType string `gorm:"size:100;not null"`
 	Body        string `gorm:"type:text;not null"`
-	Size        int64  `gorm:"not null"`
-	SHA256      string `gorm:"column:sha256;size:64;not null"`
+	// BlobKey names a PDF version's file in the blob store; empty for Markdown.
+	BlobKey string `gorm:"size:200;not null;default:''"`
+	// FileName is the uploaded PDF's name, offered on download.
+	FileName string `gorm:"size:255;not null;default:''"`
+	Size     int64  `gorm:"not null"`
+	SHA256   string `gorm:"column:sha256;size:64;not null"`
 	// Summary says what changed from the previous version.
 	Summary     string `gorm:"size:2000"`
 	CreatedBy   string `gorm:"size:36"`
 	CreatedAt   time.Time
 	PublishedBy string `gorm:"size:36"`
 	PublishedAt *time.Time
+}
+
+// IsFile reports whether the version's document is a file in the blob store (a PDF).
+func (v *AgreementVersion) IsFile() bool { return v.BlobKey != "" }
+
+// AgreementUpload is a PDF arriving as an agreement's new version, already stored in the blob
+// store with its sniffed type, size and SHA-256.
+type AgreementUpload struct {
+	BlobKey     string
+	FileName    string
+	ContentType string
+	Size        int64
+	SHA256      string
+	Summary     string
 }
 
 // AgreementAcceptance records that a user accepted one version of an agreement for a partner:
@@ -174,6 +200,8 @@ type AgreementCertificate struct {
 	VersionID     string    `json:"versionId"`
 	VersionNumber int       `json:"versionNumber"`
 	SHA256        string    `json:"sha256" doc:"Hex SHA-256 of the exact document bytes accepted"`
+	ContentType   string    `json:"contentType" doc:"The accepted document's media type: Markdown text or application/pdf"`
+	FileName      string    `json:"fileName,omitempty" doc:"The PDF's file name (PDF versions)"`
 	PartnerID     string    `json:"partnerId"`
 	Partner       string    `json:"partner" doc:"The partner's name"`
 	UserID        string    `json:"userId"`

@@ -27,6 +27,7 @@ var operatorsOnly = map[string]string{
 	"archive-content-item":           "the content library",
 	"create-agreement":               "legal agreements",
 	"create-agreement-version":       "legal agreements",
+	"upload-agreement-pdf":           "legal agreements",
 	"publish-agreement-version":      "legal agreements",
 	"set-agreement-requirement":      "legal agreements",
 	"grant-agreement-grace":          "agreement grace periods",

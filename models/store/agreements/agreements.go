@@ -204,16 +204,37 @@ func (sc *Scoped) CreateAgreementVersion(ctx context.Context, id, markdown, summ
 	if err := models.ValidateAgreementDocument(markdown); err != nil {
 		return nil, err
 	}
-	var v *models.AgreementVersion
+	return sc.addVersion(ctx, id, models.AgreementVersion{ContentType: models.AgreementContentType, Body: markdown,
+		Size: int64(len(markdown)), SHA256: models.SHA256Hex([]byte(markdown)), Summary: summary})
+}
+
+// CreateAgreementPDFVersion adds a draft version whose document is an uploaded PDF, numbered
+// after the latest; its hash is the upload's.
+func (sc *Scoped) CreateAgreementPDFVersion(ctx context.Context, id string, up models.AgreementUpload) (*models.AgreementVersion, error) {
+	if up.BlobKey == "" || up.ContentType != models.AgreementPDFType || up.Size <= 0 || len(up.SHA256) != 64 {
+		return nil, models.Invalid("INVALID_DOCUMENT", "an agreement file is a stored, non-empty PDF")
+	}
+	name, err := models.ParseContentFileName(up.FileName)
+	if err != nil {
+		return nil, err
+	}
+	if len(up.Summary) > 2000 || models.TextProblem(up.Summary) != "" {
+		return nil, models.Invalid("INVALID_SUMMARY", "a summary is at most 2000 bytes of text", models.FieldError{Location: "query.summary", Message: "too long or not text"})
+	}
+	return sc.addVersion(ctx, id, models.AgreementVersion{ContentType: up.ContentType, BlobKey: up.BlobKey, FileName: name,
+		Size: up.Size, SHA256: up.SHA256, Summary: strings.TrimSpace(up.Summary)})
+}
+
+// addVersion stores v, a document with its hash, as the agreement's next draft version.
+func (sc *Scoped) addVersion(ctx context.Context, id string, v models.AgreementVersion) (*models.AgreementVersion, error) {
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var a models.Agreement
 		if err := store.LockRow(sc.s.core, tx, &a, sc.Scope, id); err != nil {
 			return store.NotFoundAs(err, "AGREEMENT_NOT_FOUND", "agreement")
 		}
-		v = &models.AgreementVersion{ID: models.NewID(), TenantID: a.TenantID, AgreementID: a.ID, Number: a.LatestVersion + 1,
-			Status: models.AgreementDraft, ContentType: models.AgreementContentType, Body: markdown, Size: int64(len(markdown)),
-			SHA256: models.SHA256Hex([]byte(markdown)), Summary: summary, CreatedBy: sc.P.ActorID(), CreatedAt: now()}
-		if err := tx.Create(v).Error; err != nil {
+		v.ID, v.TenantID, v.AgreementID, v.Number = models.NewID(), a.TenantID, a.ID, a.LatestVersion+1
+		v.Status, v.CreatedBy, v.CreatedAt = models.AgreementDraft, sc.P.ActorID(), now()
+		if err := tx.Create(&v).Error; err != nil {
 			return store.Translate(err, "AGREEMENT_VERSION_CONFLICT", "another version was written at the same time")
 		}
 		if err := sc.Scope.Rows(tx.Model(&models.Agreement{})).Where("id = ?", a.ID).
@@ -229,7 +250,7 @@ func (sc *Scoped) CreateAgreementVersion(ctx context.Context, id, markdown, summ
 	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return &v, nil
 }
 
 // versions limits q (on agreement_versions) to what the principal sees: partners only
@@ -517,6 +538,10 @@ func (sc *Scoped) AcceptanceCertificate(ctx context.Context, id string) (*models
 	if err := sc.Scope.Rows(db.Model(&models.Agreement{})).Where("id = ?", acc.AgreementID).Take(&a).Error; err != nil {
 		return nil, err
 	}
+	var v models.AgreementVersion
+	if err := sc.Scope.Rows(db.Model(&models.AgreementVersion{})).Omit("body").Where("id = ?", acc.VersionID).Take(&v).Error; err != nil {
+		return nil, err
+	}
 	var p models.Partner
 	if err := sc.Scope.Rows(db.Model(&models.Partner{})).Where("id = ?", acc.PartnerID).Take(&p).Error; err != nil {
 		return nil, err
@@ -530,7 +555,7 @@ func (sc *Scoped) AcceptanceCertificate(ctx context.Context, id string) (*models
 	}
 	return &models.AgreementCertificate{Type: "partnerd.agreement-acceptance", AcceptanceID: acc.ID, TenantID: acc.TenantID,
 		AgreementID: a.ID, Agreement: a.Title, VersionID: acc.VersionID, VersionNumber: acc.VersionNumber, SHA256: acc.SHA256,
-		PartnerID: p.ID, Partner: p.Name, UserID: acc.UserID, UserEmail: u.Email, OnBehalf: acc.OnBehalf,
+		ContentType: v.ContentType, FileName: v.FileName, PartnerID: p.ID, Partner: p.Name, UserID: acc.UserID, UserEmail: u.Email, OnBehalf: acc.OnBehalf,
 		ClientAddress: acc.ClientAddress, UserAgent: acc.UserAgent, AcceptedAt: acc.AcceptedAt.UTC(), IssuedAt: now()}, nil
 }
 
