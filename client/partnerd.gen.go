@@ -2940,10 +2940,16 @@ type AgreementCertificate struct {
 	AcceptedAt   time.Time `json:"acceptedAt"`
 
 	// Agreement The agreement's title
-	Agreement     string    `json:"agreement"`
-	AgreementId   string    `json:"agreementId"`
-	ClientAddress string    `json:"clientAddress"`
-	IssuedAt      time.Time `json:"issuedAt"`
+	Agreement     string `json:"agreement"`
+	AgreementId   string `json:"agreementId"`
+	ClientAddress string `json:"clientAddress"`
+
+	// ContentType The accepted document's media type: Markdown text or application/pdf
+	ContentType string `json:"contentType"`
+
+	// FileName The PDF's file name (PDF versions)
+	FileName *string   `json:"fileName,omitempty"`
+	IssuedAt time.Time `json:"issuedAt"`
 
 	// OnBehalf An operator recorded the acceptance for the partner
 	OnBehalf bool `json:"onBehalf"`
@@ -2992,9 +2998,16 @@ type AgreementRequirement struct {
 type AgreementVersion struct {
 	AgreementId string `json:"agreementId"`
 
-	// ContentType Examples: text/markdown; charset=utf-8
-	ContentType string     `json:"contentType"`
-	CreatedAt   time.Time  `json:"createdAt"`
+	// ContentType Markdown text, or application/pdf for an uploaded PDF
+	//
+	// Examples: text/markdown; charset=utf-8
+	ContentType string    `json:"contentType"`
+	CreatedAt   time.Time `json:"createdAt"`
+
+	// FileName The uploaded PDF's name (PDF versions)
+	//
+	// Examples: reseller-agreement-2027.pdf
+	FileName    *string    `json:"fileName,omitempty"`
 	Id          string     `json:"id"`
 	Number      int64      `json:"number"`
 	PublishedAt *time.Time `json:"publishedAt,omitempty"`
@@ -4754,6 +4767,14 @@ type PendingAgreement struct {
 
 	// Blocking The partner is refused deal registration and withdrawals until it accepts (the portal shows only the agreement)
 	Blocking bool `json:"blocking"`
+
+	// ContentType The document's media type: Markdown text or application/pdf
+	//
+	// Examples: application/pdf
+	ContentType string `json:"contentType"`
+
+	// FileName The PDF's file name (PDF versions)
+	FileName *string `json:"fileName,omitempty"`
 
 	// From When the requirement starts refusing the partner
 	From time.Time `json:"from"`
@@ -6607,6 +6628,15 @@ type ListAgreementsParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// UploadAgreementPdfParams defines parameters for UploadAgreementPdf.
+type UploadAgreementPdfParams struct {
+	// FileName The PDF's name, offered on download
+	FileName string `form:"fileName" json:"fileName"`
+
+	// Summary What changed from the previous version
+	Summary *string `form:"summary,omitempty" json:"summary,omitempty"`
+}
+
 // ListAgreementVersionsParams defines parameters for ListAgreementVersions.
 type ListAgreementVersionsParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -6619,6 +6649,12 @@ type ListAgreementVersionsParams struct {
 // AcceptAgreementVersionParams defines parameters for AcceptAgreementVersion.
 type AcceptAgreementVersionParams struct {
 	UserAgent *string `json:"User-Agent,omitempty"`
+}
+
+// GetAgreementDocumentParams defines parameters for GetAgreementDocument.
+type GetAgreementDocumentParams struct {
+	// Range Byte ranges (RFC 9110)
+	Range *string `json:"Range,omitempty"`
 }
 
 // ListApikeysParams defines parameters for ListApikeys.
@@ -7735,6 +7771,15 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agreements/{id} (the `GetAgreement` operationId).
 	GetAgreement(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UploadAgreementPdfWithBody Upload a PDF as a draft version of an agreement
+	//
+	// The request body is the PDF's bytes (any Content-Type; the type is told from the bytes and must be application/pdf). Its SHA-256 is over exactly those bytes, kept in the file store. Over the size limit is 413 FILE_TOO_LARGE, another type 415 UNSUPPORTED_FILE_TYPE, both before anything is kept. A draft is seen by operators only until it is published; a published version never changes. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agreements/{id}/pdf-versions (the `UploadAgreementPdf` operationId).
+	UploadAgreementPdfWithBody(ctx context.Context, id string, params *UploadAgreementPdfParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SetAgreementRequirementWithBody Say which published version partners must accept, which partners and from when
 	//
 	// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
@@ -7803,10 +7848,10 @@ type ClientInterface interface {
 
 	// GetAgreementDocument Get an agreement version's document, byte for byte
 	//
-	// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+	// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest): Markdown text, or the PDF as uploaded. Range requests are answered (206).
 	//
 	// Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
-	GetAgreementDocument(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetAgreementDocument(ctx context.Context, id string, versionId string, params *GetAgreementDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PublishAgreementVersionWithBody Publish a draft version, optionally requiring it
 	//
@@ -10028,6 +10073,25 @@ func (c *Client) GetAgreement(ctx context.Context, id string, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
+// UploadAgreementPdfWithBody Upload a PDF as a draft version of an agreement
+//
+// The request body is the PDF's bytes (any Content-Type; the type is told from the bytes and must be application/pdf). Its SHA-256 is over exactly those bytes, kept in the file store. Over the size limit is 413 FILE_TOO_LARGE, another type 415 UNSUPPORTED_FILE_TYPE, both before anything is kept. A draft is seen by operators only until it is published; a published version never changes. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agreements/{id}/pdf-versions (the `UploadAgreementPdf` operationId).
+func (c *Client) UploadAgreementPdfWithBody(ctx context.Context, id string, params *UploadAgreementPdfParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadAgreementPdfRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SetAgreementRequirementWithBody Say which published version partners must accept, which partners and from when
 //
 // An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
@@ -10176,11 +10240,11 @@ func (c *Client) AcceptAgreementVersion(ctx context.Context, id string, versionI
 
 // GetAgreementDocument Get an agreement version's document, byte for byte
 //
-// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest): Markdown text, or the PDF as uploaded. Range requests are answered (206).
 //
 // Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
-func (c *Client) GetAgreementDocument(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAgreementDocumentRequest(c.Server, id, versionId)
+func (c *Client) GetAgreementDocument(ctx context.Context, id string, versionId string, params *GetAgreementDocumentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAgreementDocumentRequest(c.Server, id, versionId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -15583,6 +15647,77 @@ func NewGetAgreementRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewUploadAgreementPdfRequestWithBody constructs an http.Request for the UploadAgreementPdf method, with any body, and a specified content type
+func NewUploadAgreementPdfRequestWithBody(server string, id string, params *UploadAgreementPdfParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agreements/%s/pdf-versions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "fileName", params.FileName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Summary != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "summary", *params.Summary, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSetAgreementRequirementRequest calls the generic SetAgreementRequirement builder with application/json body
 func NewSetAgreementRequirementRequest(server string, id string, body SetAgreementRequirementJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -15861,7 +15996,7 @@ func NewAcceptAgreementVersionRequestWithBody(server string, id string, versionI
 }
 
 // NewGetAgreementDocumentRequest constructs an http.Request for the GetAgreementDocument method
-func NewGetAgreementDocumentRequest(server string, id string, versionId string) (*http.Request, error) {
+func NewGetAgreementDocumentRequest(server string, id string, versionId string, params *GetAgreementDocumentParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -15896,6 +16031,21 @@ func NewGetAgreementDocumentRequest(server string, id string, versionId string) 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.Range != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Range", *params.Range, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Range", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -26450,6 +26600,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agreements/{id} (the `GetAgreement` operationId).
 	GetAgreementWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetAgreementResponse, error)
 
+	// UploadAgreementPdfWithBodyWithResponse Upload a PDF as a draft version of an agreement
+	//
+	// The request body is the PDF's bytes (any Content-Type; the type is told from the bytes and must be application/pdf). Its SHA-256 is over exactly those bytes, kept in the file store. Over the size limit is 413 FILE_TOO_LARGE, another type 415 UNSUPPORTED_FILE_TYPE, both before anything is kept. A draft is seen by operators only until it is published; a published version never changes. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agreements/{id}/pdf-versions (the `UploadAgreementPdf` operationId).
+	UploadAgreementPdfWithBodyWithResponse(ctx context.Context, id string, params *UploadAgreementPdfParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadAgreementPdfResponse, error)
+
 	// SetAgreementRequirementWithBodyWithResponse Say which published version partners must accept, which partners and from when
 	//
 	// An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
@@ -26522,12 +26681,12 @@ type ClientWithResponsesInterface interface {
 
 	// GetAgreementDocumentWithResponse Get an agreement version's document, byte for byte
 	//
-	// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+	// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest): Markdown text, or the PDF as uploaded. Range requests are answered (206).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
-	GetAgreementDocumentWithResponse(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*GetAgreementDocumentResponse, error)
+	GetAgreementDocumentWithResponse(ctx context.Context, id string, versionId string, params *GetAgreementDocumentParams, reqEditors ...RequestEditorFn) (*GetAgreementDocumentResponse, error)
 
 	// PublishAgreementVersionWithBodyWithResponse Publish a draft version, optionally requiring it
 	//
@@ -29502,6 +29661,117 @@ func (r GetAgreementResponse) ContentType() string {
 	return ""
 }
 
+type UploadAgreementPdfResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AgreementVersion
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UploadAgreementPdfResponse) GetJSON201() *AgreementVersion {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UploadAgreementPdfResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadAgreementPdfResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadAgreementPdfResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadAgreementPdfResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadAgreementPdfResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type SetAgreementRequirementResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -29966,13 +30236,6 @@ func (r AcceptAgreementVersionResponse) ContentType() string {
 	return ""
 }
 
-// GetAgreementDocumentResponse200Headers the declared response headers of an HTTP 200 response for GetAgreementDocument
-type GetAgreementDocumentResponse200Headers struct {
-	ContentType *string
-	ETag        *string
-	ReprDigest  *string
-}
-
 type GetAgreementDocumentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -29982,12 +30245,14 @@ type GetAgreementDocumentResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON416 the response for an HTTP 416 `application/problem+json` response
+	ApplicationproblemJSON416 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Problem
-	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetAgreementDocumentResponse200Headers
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -30005,6 +30270,11 @@ func (r GetAgreementDocumentResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
 }
 
+// GetApplicationproblemJSON416 returns the response for an HTTP 416 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON416() *Problem {
+	return r.ApplicationproblemJSON416
+}
+
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r GetAgreementDocumentResponse) GetApplicationproblemJSON422() *Problem {
 	return r.ApplicationproblemJSON422
@@ -30013,6 +30283,11 @@ func (r GetAgreementDocumentResponse) GetApplicationproblemJSON422() *Problem {
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r GetAgreementDocumentResponse) GetApplicationproblemJSON500() *Problem {
 	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetAgreementDocumentResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -47440,6 +47715,21 @@ func (c *ClientWithResponses) GetAgreementWithResponse(ctx context.Context, id s
 	return ParseGetAgreementResponse(rsp)
 }
 
+// UploadAgreementPdfWithBodyWithResponse Upload a PDF as a draft version of an agreement
+//
+// The request body is the PDF's bytes (any Content-Type; the type is told from the bytes and must be application/pdf). Its SHA-256 is over exactly those bytes, kept in the file store. Over the size limit is 413 FILE_TOO_LARGE, another type 415 UNSUPPORTED_FILE_TYPE, both before anything is kept. A draft is seen by operators only until it is published; a published version never changes. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agreements/{id}/pdf-versions (the `UploadAgreementPdf` operationId).
+func (c *ClientWithResponses) UploadAgreementPdfWithBodyWithResponse(ctx context.Context, id string, params *UploadAgreementPdfParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadAgreementPdfResponse, error) {
+	rsp, err := c.UploadAgreementPdfWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadAgreementPdfResponse(rsp)
+}
+
 // SetAgreementRequirementWithBodyWithResponse Say which published version partners must accept, which partners and from when
 //
 // An empty versionId requires nothing any more. Emits agreement.requirement_changed. Audited.
@@ -47560,13 +47850,13 @@ func (c *ClientWithResponses) AcceptAgreementVersionWithResponse(ctx context.Con
 
 // GetAgreementDocumentWithResponse Get an agreement version's document, byte for byte
 //
-// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+// The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest): Markdown text, or the PDF as uploaded. Range requests are answered (206).
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/agreements/{id}/versions/{versionId}/document (the `GetAgreementDocument` operationId).
-func (c *ClientWithResponses) GetAgreementDocumentWithResponse(ctx context.Context, id string, versionId string, reqEditors ...RequestEditorFn) (*GetAgreementDocumentResponse, error) {
-	rsp, err := c.GetAgreementDocument(ctx, id, versionId, reqEditors...)
+func (c *ClientWithResponses) GetAgreementDocumentWithResponse(ctx context.Context, id string, versionId string, params *GetAgreementDocumentParams, reqEditors ...RequestEditorFn) (*GetAgreementDocumentResponse, error) {
+	rsp, err := c.GetAgreementDocument(ctx, id, versionId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -52114,6 +52404,102 @@ func ParseGetAgreementResponse(rsp *http.Response) (*GetAgreementResponse, error
 	return response, nil
 }
 
+// ParseUploadAgreementPdfResponse parses an HTTP response from a UploadAgreementPdfWithResponse call
+func ParseUploadAgreementPdfResponse(rsp *http.Response) (*UploadAgreementPdfResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadAgreementPdfResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AgreementVersion
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseSetAgreementRequirementResponse parses an HTTP response from a SetAgreementRequirementWithResponse call
 func ParseSetAgreementRequirementResponse(rsp *http.Response) (*SetAgreementRequirementResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -52517,6 +52903,9 @@ func ParseGetAgreementDocumentResponse(rsp *http.Response) (*GetAgreementDocumen
 	}
 
 	switch {
+	case rsp.StatusCode == 206:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -52538,6 +52927,13 @@ func ParseGetAgreementDocumentResponse(rsp *http.Response) (*GetAgreementDocumen
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON416 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -52552,33 +52948,13 @@ func ParseGetAgreementDocumentResponse(rsp *http.Response) (*GetAgreementDocumen
 		}
 		response.ApplicationproblemJSON500 = &dest
 
-	}
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
 
-	switch {
-	case rsp.StatusCode == 200:
-		var headers GetAgreementDocumentResponse200Headers
-		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.ContentType = &value
-		}
-		if values := rsp.Header.Values("ETag"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.ETag = &value
-		}
-		if values := rsp.Header.Values("Repr-Digest"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Repr-Digest", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.ReprDigest = &value
-		}
-		response.Headers200 = &headers
 	}
 
 	return response, nil

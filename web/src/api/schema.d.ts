@@ -149,6 +149,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agreements/{id}/pdf-versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a PDF as a draft version of an agreement
+         * @description The request body is the PDF's bytes (any Content-Type; the type is told from the bytes and must be application/pdf). Its SHA-256 is over exactly those bytes, kept in the file store. Over the size limit is 413 FILE_TOO_LARGE, another type 415 UNSUPPORTED_FILE_TYPE, both before anything is kept. A draft is seen by operators only until it is published; a published version never changes. Audited.
+         */
+        post: operations["upload-agreement-pdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agreements/{id}/requirement": {
         parameters: {
             query?: never;
@@ -239,7 +259,7 @@ export interface paths {
         };
         /**
          * Get an agreement version's document, byte for byte
-         * @description The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest).
+         * @description The exact bytes whose SHA-256 the version shows (also in ETag and Repr-Digest): Markdown text, or the PDF as uploaded. Range requests are answered (206).
          */
         get: operations["get-agreement-document"];
         put?: never;
@@ -3222,6 +3242,10 @@ export interface components {
             agreement: string;
             agreementId: string;
             clientAddress: string;
+            /** @description The accepted document's media type: Markdown text or application/pdf */
+            contentType: string;
+            /** @description The PDF's file name (PDF versions) */
+            fileName?: string;
             /** Format: date-time */
             issuedAt: string;
             /** @description An operator recorded the acceptance for the partner */
@@ -3266,10 +3290,18 @@ export interface components {
         };
         AgreementVersion: {
             agreementId: string;
-            /** @example text/markdown; charset=utf-8 */
+            /**
+             * @description Markdown text, or application/pdf for an uploaded PDF
+             * @example text/markdown; charset=utf-8
+             */
             contentType: string;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @description The uploaded PDF's name (PDF versions)
+             * @example reseller-agreement-2027.pdf
+             */
+            fileName?: string;
             id: string;
             /** Format: int64 */
             number: number;
@@ -4732,6 +4764,13 @@ export interface components {
             agreementId: string;
             /** @description The partner is refused deal registration and withdrawals until it accepts (the portal shows only the agreement) */
             blocking: boolean;
+            /**
+             * @description The document's media type: Markdown text or application/pdf
+             * @example application/pdf
+             */
+            contentType: string;
+            /** @description The PDF's file name (PDF versions) */
+            fileName?: string;
             /**
              * Format: date-time
              * @description When the requirement starts refusing the partner
@@ -7049,6 +7088,128 @@ export interface operations {
             };
         };
     };
+    "upload-agreement-pdf": {
+        parameters: {
+            query: {
+                /** @description The PDF's name, offered on download */
+                fileName: string;
+                /** @description What changed from the previous version */
+                summary?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The PDF's bytes */
+        requestBody: {
+            content: {
+                "application/pdf": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "set-agreement-requirement": {
         parameters: {
             query?: never;
@@ -7536,7 +7697,10 @@ export interface operations {
     "get-agreement-document": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Byte ranges (RFC 9110) */
+                Range?: string;
+            };
             path: {
                 id: string;
                 versionId: string;
@@ -7548,14 +7712,19 @@ export interface operations {
             /** @description The document */
             200: {
                 headers: {
-                    "Content-Type"?: string;
-                    ETag?: string;
-                    "Repr-Digest"?: string;
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/pdf": string;
                     "text/markdown": string;
                 };
+            };
+            /** @description The requested byte ranges */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {
@@ -7584,6 +7753,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Requested Range Not Satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unprocessable Entity */
             422: {
                 headers: {
@@ -7595,6 +7773,15 @@ export interface operations {
             };
             /** @description Internal Server Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
