@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
-  Badge, Button, Card, Checkbox, Code, Group, Loader, Modal, MultiSelect, NativeSelect, Stack, Text, TextInput, Textarea, Title,
+  Badge, Button, Card, Checkbox, Code, FileInput, Group, Loader, Modal, MultiSelect, NativeSelect, Stack, Text, TextInput, Textarea, Title,
 } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
@@ -12,7 +12,7 @@ import { PartnerName, PartnerSelect } from '../../ui/DataPartnerSelect';
 import { notify } from '../../ui/DataNotify';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { downloadFile, qs } from '../../ui/files';
+import { downloadFile, qs, uploadFile } from '../../ui/files';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
 import { dayToISO, today } from '../../ui/portal';
@@ -28,6 +28,7 @@ export default function AgreementDetail() {
   const canManage = useCan('agreements:manage');
   const [shown, setShown] = useState<string | null>(null);
   const [writing, setWriting] = useState(false);
+  const [uploading, setUploading] = useState(false);
   const agreement = useQuery({
     queryKey: ['agreements', 'one', id], retry: false,
     queryFn: async () => unwrap(await api.GET('/api/agreements/{id}', { params: { path: { id } } })),
@@ -46,7 +47,12 @@ export default function AgreementDetail() {
   return (
     <Stack>
       <PageHeader title={a.title} description={<>{kindLabel(a.kind)}{a.description ? ` · ${a.description}` : ''}</>}
-        actions={canManage && <Button onClick={() => { setWriting(true); }}>Write a new version</Button>} />
+        actions={canManage && (
+          <Group gap="xs">
+            <Button variant="default" onClick={() => { setUploading(true); }}>Upload a PDF version</Button>
+            <Button onClick={() => { setWriting(true); }}>Write a new version</Button>
+          </Group>
+        )} />
       <Card withBorder component="section" aria-labelledby="req-title">
         <Stack gap="xs">
           <Title order={2} size="h4" id="req-title">Requirement</Title>
@@ -71,6 +77,9 @@ export default function AgreementDetail() {
         </Stack>
       </Card>
       <Acceptances agreementId={id} versions={published} />
+      <Modal opened={uploading} onClose={() => { setUploading(false); }} title="Upload a PDF version" closeButtonProps={{ 'aria-label': 'Close' }}>
+        {uploading && <PDFVersionForm agreementId={id} onDone={(v) => { setUploading(false); setShown(v.id); }} />}
+      </Modal>
       <Modal opened={writing} onClose={() => { setWriting(false); }} title="Write a new version" size="xl" closeButtonProps={{ 'aria-label': 'Close' }}>
         {writing && <VersionForm agreementId={id} from={latest} onDone={(v) => { setWriting(false); setShown(v.id); }} />}
       </Modal>
@@ -87,7 +96,8 @@ function VersionPanel({ agreementId, version: v, canManage }: { agreementId: str
         <StatusBadge status={v.status} />
         <Text size="sm" c="dimmed">{v.status === 'published' && v.publishedAt ? <>Published <DateTime value={v.publishedAt} /> · read-only</> : <>Draft written <DateTime value={v.createdAt} /></>}</Text>
       </Group>
-      <AgreementText agreementId={agreementId} versionId={v.id} sha256={v.sha256} label={`Text of version ${String(v.number)}`} />
+      <AgreementText agreementId={agreementId} versionId={v.id} sha256={v.sha256} label={`Text of version ${String(v.number)}`}
+        contentType={v.contentType} fileName={v.fileName} />
       {v.status === 'draft' && canManage && (
         <Group>
           <Button onClick={() => { setPublishing(true); }}>Publish version {v.number}</Button>
@@ -120,6 +130,29 @@ function VersionForm({ agreementId, from, onDone }: { agreementId: string; from:
         <TextInput label="What changed" maxLength={2000} value={summary} onChange={(e) => { setSummary(e.currentTarget.value); }} error={errs.summary} />
         <ErrorAlert error={create.error} shownFields={['markdown', 'summary']} />
         <Group justify="flex-end"><Button type="submit" disabled={!text.trim()} loading={create.isPending}>Save draft</Button></Group>
+      </Stack>
+    </form>
+  );
+}
+
+/** A PDF as the agreement's next draft version: partners accept its exact bytes, by their SHA-256. */
+function PDFVersionForm({ agreementId, onDone }: { agreementId: string; onDone: (v: AgreementVersion) => void }) {
+  const queryClient = useQueryClient();
+  const [file, setFile] = useState<File | null>(null);
+  const [summary, setSummary] = useState('');
+  const upload = useMutation({
+    mutationFn: async (f: File) => uploadFile<AgreementVersion>(
+      `/api/agreements/${encodeURIComponent(agreementId)}/pdf-versions${qs({ fileName: f.name, summary: summary.trim() || undefined })}`, f),
+    onSuccess: async (v) => { notify(`Draft version ${String(v.number)} saved`); await queryClient.invalidateQueries({ queryKey: ['agreements'] }); onDone(v); },
+  });
+  return (
+    <form onSubmit={(e) => { e.preventDefault(); if (file) upload.mutate(file); }}>
+      <Stack>
+        <FileInput label="PDF document" description="Partners download this exact file; its SHA-256 is over its bytes. At most 20 MiB." required
+          accept="application/pdf" value={file} onChange={setFile} clearable />
+        <TextInput label="What changed" maxLength={2000} value={summary} onChange={(e) => { setSummary(e.currentTarget.value); }} />
+        <ErrorAlert error={upload.error} />
+        <Group justify="flex-end"><Button type="submit" disabled={!file} loading={upload.isPending}>Save draft</Button></Group>
       </Stack>
     </form>
   );

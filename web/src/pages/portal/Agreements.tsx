@@ -46,7 +46,8 @@ function Pending({ pending: p }: { pending: Schemas['PendingAgreement'] }) {
           {kindLabel(p.kind)} · version {p.versionNumber} · {p.blocking ? 'required now' : <>required from <DateTime value={p.from} /></>}
           {p.graceUntil && <> · grace period until <DateTime value={p.graceUntil} /></>}
         </Text>
-        <AgreementText agreementId={p.agreementId} versionId={p.versionId} sha256={p.sha256} label={`Text of ${p.title}`} />
+        <AgreementText agreementId={p.agreementId} versionId={p.versionId} sha256={p.sha256} label={`Text of ${p.title}`}
+          contentType={p.contentType} fileName={p.fileName} />
         {canAccept ? (
           <>
             <Checkbox label="I have read this agreement and accept it for my organisation" checked={read} onChange={(e) => { setRead(e.currentTarget.checked); }} />
