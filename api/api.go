@@ -165,6 +165,7 @@ type Modules struct {
 	Content      func(*models.Principal) ContentStore
 	Agreements   func(*models.Principal) AgreementStore
 	Surveys      func(*models.Principal) SurveyStore
+	Tax          func(*models.Principal) TaxStore
 	Desk         func(*models.Principal) DeskStore
 }
 
@@ -280,6 +281,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerContentRoutes(s)
 	registerAgreementRoutes(s)
 	registerSurveyRoutes(s)
+	registerTaxRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	return s

@@ -79,6 +79,21 @@ func (r *TaxRecord) HasForm() bool { return r.FormBlobKey != "" }
 // Valid reports whether the record lets money move: finance approved it.
 func (r *TaxRecord) Valid() bool { return r != nil && r.Status == TaxRecordApproved }
 
+// TaxFormFile is an uploaded signed form as the blob store kept it.
+type TaxFormFile struct {
+	BlobKey, FileName, ContentType, SHA256 string
+	Size                                   int64
+}
+
+// TaxRecordRequired is the refusal of a withdrawal for a partner without an approved tax record
+// while the tenant blocks them.
+func TaxRecordRequired() *Error {
+	return Errorf(KindForbidden, "TAX_RECORD_REQUIRED", "the partner needs an approved tax record before money is paid out")
+}
+
+// TaxWarningMissing is the warning a withdrawal carries while the tenant only warns.
+const TaxWarningMissing = "the partner has no approved tax record; finance may hold the payout until one is approved"
+
 // TaxDetails are the details a partner submits.
 type TaxDetails struct {
 	LegalName string

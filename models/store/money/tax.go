@@ -13,12 +13,6 @@ import (
 	"github.com/partnerd/partnerd/models/store"
 )
 
-// TaxForm is an uploaded signed form as the blob store kept it.
-type TaxForm struct {
-	BlobKey, FileName, ContentType, SHA256 string
-	Size                                   int64
-}
-
 func (sc *Scoped) taxRows(ctx context.Context) *gorm.DB {
 	return sc.PartnerRows(ctx, &models.TaxRecord{}, "partner_id")
 }
@@ -97,7 +91,7 @@ func (sc *Scoped) SubmitTaxDetails(ctx context.Context, partnerID string, d mode
 // AttachTaxForm records the signed form of a partner's tax record (the file already in the blob
 // store) and submits the record for review again. It returns the record and the key of the form
 // it replaced, if any. Audited; emits tax.record_submitted.
-func (sc *Scoped) AttachTaxForm(ctx context.Context, partnerID string, f TaxForm) (*models.TaxRecord, string, error) {
+func (sc *Scoped) AttachTaxForm(ctx context.Context, partnerID string, f models.TaxFormFile) (*models.TaxRecord, string, error) {
 	var out *models.TaxRecord
 	var replaced string
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
@@ -213,15 +207,6 @@ func (sc *Scoped) SaveTaxSettings(ctx context.Context, requirement string) (mode
 	return st, err
 }
 
-// TaxRecordRequired is the refusal of a withdrawal for a partner without an approved tax record
-// while the tenant blocks them.
-func TaxRecordRequired() *models.Error {
-	return models.Errorf(models.KindForbidden, "TAX_RECORD_REQUIRED", "the partner needs an approved tax record before money is paid out")
-}
-
-// TaxWarningMissing is the warning a withdrawal carries while the tenant only warns.
-const TaxWarningMissing = "the partner has no approved tax record; finance may hold the payout until one is approved"
-
 // checkTaxRecord applies the tenant's rule on tax records to a withdrawal of partnerID in tx:
 // with block, a partner without an approved record is refused (403 TAX_RECORD_REQUIRED); with
 // warn, the warning is returned.
@@ -235,9 +220,9 @@ func checkTaxRecord(tx *gorm.DB, tenantID, partnerID string) (string, error) {
 		return "", err
 	}
 	if st.Requirement == models.TaxRequirementBlock {
-		return "", TaxRecordRequired()
+		return "", models.TaxRecordRequired()
 	}
-	return TaxWarningMissing, nil
+	return models.TaxWarningMissing, nil
 }
 
 // PayoutTotals sums, per partner and currency, the payouts paid in the calendar year (UTC):

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/partnerd/partnerd/models"
-	"github.com/partnerd/partnerd/models/store/money"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
 )
@@ -23,7 +22,7 @@ func (e *moneyEnv) submitTax(t *testing.T, sc *stores.Scoped, d models.TaxDetail
 
 func (e *moneyEnv) attachForm(t *testing.T, sc *stores.Scoped) {
 	t.Helper()
-	if _, _, err := sc.AttachTaxForm(e.ctx, e.partnerID, money.TaxForm{BlobKey: "tax/" + models.NewID(), FileName: "w9.pdf",
+	if _, _, err := sc.AttachTaxForm(e.ctx, e.partnerID, models.TaxFormFile{BlobKey: "tax/" + models.NewID(), FileName: "w9.pdf",
 		ContentType: "application/pdf", SHA256: "ab", Size: 1234}); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +106,7 @@ func TestAPartnerSeesAndSubmitsOnlyItsOwnTaxRecord(t *testing.T) {
 		if _, err := e.partner.TaxRecord(e.ctx, other.ID); storetest.Code(err) != "TAX_RECORD_NOT_FOUND" {
 			t.Fatalf("reading another partner's record: %v", err)
 		}
-		if _, _, err := e.partner.AttachTaxForm(e.ctx, other.ID, money.TaxForm{BlobKey: "k"}); storetest.Code(err) != "OTHER_PARTNER" {
+		if _, _, err := e.partner.AttachTaxForm(e.ctx, other.ID, models.TaxFormFile{BlobKey: "k"}); storetest.Code(err) != "OTHER_PARTNER" {
 			t.Fatalf("uploading for another partner: %v", err)
 		}
 		mine, _, err := e.partner.ListTaxRecords(e.ctx, models.TaxRecordFilter{}, models.Page{Limit: 10})
@@ -144,7 +143,7 @@ func TestTheTaxSettingBlocksOrWarnsOnWithdrawalsWithoutAnApprovedRecord(t *testi
 			t.Fatal(err)
 		}
 		warned, err := request()
-		if err != nil || warned.Warning != money.TaxWarningMissing {
+		if err != nil || warned.Warning != models.TaxWarningMissing {
 			t.Fatalf("with warn: %+v, %v", warned, err)
 		}
 		if _, err := e.op.SaveTaxSettings(e.ctx, models.TaxRequirementBlock); err != nil {
