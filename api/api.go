@@ -167,6 +167,7 @@ type Modules struct {
 	Content      func(*models.Principal) ContentStore
 	Agreements   func(*models.Principal) AgreementStore
 	Surveys      func(*models.Principal) SurveyStore
+	Tax          func(*models.Principal) TaxStore
 	Desk         func(*models.Principal) DeskStore
 }
 
@@ -282,6 +283,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerContentRoutes(s)
 	registerAgreementRoutes(s)
 	registerSurveyRoutes(s)
+	registerTaxRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	return s

@@ -129,12 +129,14 @@ type Withdrawal struct {
 	CreatedAt      time.Time  `json:"createdAt"`
 	UpdatedAt      time.Time  `json:"updatedAt"`
 	Payout         *Payout    `json:"payout,omitempty" doc:"The payout of an approved withdrawal (single withdrawals only)"`
+	Warning        string     `json:"warning,omitempty" doc:"What the request or approval that answered warns about, e.g. a partner without an approved tax record while the tenant warns on them; not stored"`
 }
 
 func withdrawalOf(w *models.Withdrawal) Withdrawal {
 	return Withdrawal{ID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency, PayoutMethodID: w.PayoutMethodID,
 		Status: w.Status, Reason: w.Reason, RequestedBy: w.RequestedBy, ReviewedBy: str(w.ReviewedBy), ReviewedAt: w.ReviewedAt,
-		Provider: w.Provider, Reference: w.Reference, PaidAt: w.PaidAt, FailedAt: w.FailedAt, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
+		Provider: w.Provider, Reference: w.Reference, PaidAt: w.PaidAt, FailedAt: w.FailedAt, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		Warning: w.Warning}
 }
 
 func withdrawalWithPayout(w *models.Withdrawal, p *models.Payout) Withdrawal {
@@ -253,7 +255,7 @@ func registerWithdrawalRoutes(s *Server) {
 	register(s, idempotent(huma.Operation{OperationID: "request-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals", Tags: tags,
 		RequestBody: requestExample(`{"amount": 250000, "currency": "EUR", "payoutMethodId": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3d"}`),
 		Summary:     "Request a withdrawal",
-		Description: "Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.",
+		Description: "Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.",
 		Security:    UsersOrKeys, DefaultStatus: http.StatusCreated, Errors: []int{http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity}}, true),
 		Requires(authz.WithdrawalsWrite), s.requestWithdrawal)
 	register(s, huma.Operation{OperationID: "list-withdrawals", Method: http.MethodGet, Path: "/api/withdrawals", Tags: tags,
@@ -269,7 +271,7 @@ func registerWithdrawalRoutes(s *Server) {
 		Requires(authz.WithdrawalsWrite), s.cancelWithdrawal)
 	register(s, huma.Operation{OperationID: "approve-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/approve", Tags: tags,
 		Summary:     "Approve a withdrawal",
-		Description: "Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).",
+		Description: "Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES); while the tenant blocks on tax records, a partner without an approved one is 403 TAX_RECORD_REQUIRED.",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Requires(authz.WithdrawalsApprove), s.approveWithdrawal)
 	register(s, huma.Operation{OperationID: "reject-withdrawal", Method: http.MethodPost, Path: "/api/withdrawals/{id}/reject", Tags: tags,

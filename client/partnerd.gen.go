@@ -1500,6 +1500,30 @@ func (e SubmitApplicationInputBodyPartnerType) Valid() bool {
 	}
 }
 
+// Defines values for SubmitTaxDetailsInputBodyFormKind.
+const (
+	SubmitTaxDetailsInputBodyFormKindEuVat  SubmitTaxDetailsInputBodyFormKind = "eu_vat"
+	SubmitTaxDetailsInputBodyFormKindW8ben  SubmitTaxDetailsInputBodyFormKind = "w8ben"
+	SubmitTaxDetailsInputBodyFormKindW8bene SubmitTaxDetailsInputBodyFormKind = "w8bene"
+	SubmitTaxDetailsInputBodyFormKindW9     SubmitTaxDetailsInputBodyFormKind = "w9"
+)
+
+// Valid indicates whether the value is a known member of the SubmitTaxDetailsInputBodyFormKind enum.
+func (e SubmitTaxDetailsInputBodyFormKind) Valid() bool {
+	switch e {
+	case SubmitTaxDetailsInputBodyFormKindEuVat:
+		return true
+	case SubmitTaxDetailsInputBodyFormKindW8ben:
+		return true
+	case SubmitTaxDetailsInputBodyFormKindW8bene:
+		return true
+	case SubmitTaxDetailsInputBodyFormKindW9:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SurveyKind.
 const (
 	SurveyKindCsat SurveyKind = "csat"
@@ -1626,6 +1650,72 @@ func (e TaskStatus) Valid() bool {
 	case TaskStatusDone:
 		return true
 	case TaskStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxRecordFormKind.
+const (
+	TaxRecordFormKindEuVat  TaxRecordFormKind = "eu_vat"
+	TaxRecordFormKindW8ben  TaxRecordFormKind = "w8ben"
+	TaxRecordFormKindW8bene TaxRecordFormKind = "w8bene"
+	TaxRecordFormKindW9     TaxRecordFormKind = "w9"
+)
+
+// Valid indicates whether the value is a known member of the TaxRecordFormKind enum.
+func (e TaxRecordFormKind) Valid() bool {
+	switch e {
+	case TaxRecordFormKindEuVat:
+		return true
+	case TaxRecordFormKindW8ben:
+		return true
+	case TaxRecordFormKindW8bene:
+		return true
+	case TaxRecordFormKindW9:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxRecordStatus.
+const (
+	TaxRecordStatusApproved  TaxRecordStatus = "approved"
+	TaxRecordStatusRejected  TaxRecordStatus = "rejected"
+	TaxRecordStatusSubmitted TaxRecordStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the TaxRecordStatus enum.
+func (e TaxRecordStatus) Valid() bool {
+	switch e {
+	case TaxRecordStatusApproved:
+		return true
+	case TaxRecordStatusRejected:
+		return true
+	case TaxRecordStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxSettingsRequirement.
+const (
+	TaxSettingsRequirementBlock TaxSettingsRequirement = "block"
+	TaxSettingsRequirementOff   TaxSettingsRequirement = "off"
+	TaxSettingsRequirementWarn  TaxSettingsRequirement = "warn"
+)
+
+// Valid indicates whether the value is a known member of the TaxSettingsRequirement enum.
+func (e TaxSettingsRequirement) Valid() bool {
+	switch e {
+	case TaxSettingsRequirementBlock:
+		return true
+	case TaxSettingsRequirementOff:
+		return true
+	case TaxSettingsRequirementWarn:
 		return true
 	default:
 		return false
@@ -2607,6 +2697,27 @@ func (e ListTasksParamsSource) Valid() bool {
 	case ListTasksParamsSourceManual:
 		return true
 	case ListTasksParamsSourceOnboarding:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTaxRecordsParamsStatus.
+const (
+	ListTaxRecordsParamsStatusApproved  ListTaxRecordsParamsStatus = "approved"
+	ListTaxRecordsParamsStatusRejected  ListTaxRecordsParamsStatus = "rejected"
+	ListTaxRecordsParamsStatusSubmitted ListTaxRecordsParamsStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the ListTaxRecordsParamsStatus enum.
+func (e ListTaxRecordsParamsStatus) Valid() bool {
+	switch e {
+	case ListTaxRecordsParamsStatusApproved:
+		return true
+	case ListTaxRecordsParamsStatusRejected:
+		return true
+	case ListTaxRecordsParamsStatusSubmitted:
 		return true
 	default:
 		return false
@@ -4229,6 +4340,14 @@ type ListBodySurvey struct {
 // ListBodyTask defines model for ListBodyTask.
 type ListBodyTask struct {
 	Data []Task `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyTaxRecord defines model for ListBodyTaxRecord.
+type ListBodyTaxRecord struct {
+	Data []TaxRecord `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -5874,6 +5993,26 @@ type SubmitApplicationInputBody struct {
 // SubmitApplicationInputBodyPartnerType defines model for SubmitApplicationInputBody.PartnerType.
 type SubmitApplicationInputBodyPartnerType string
 
+// SubmitTaxDetailsInputBody defines model for SubmitTaxDetailsInputBody.
+type SubmitTaxDetailsInputBody struct {
+	// Country ISO 3166 alpha-2 country of tax residence
+	//
+	// Examples: US
+	Country string `json:"country"`
+
+	// FormKind w9: US persons (SSN or EIN); w8ben: foreign individuals; w8bene: foreign entities; eu_vat: an EU VAT id in its member state's format
+	FormKind SubmitTaxDetailsInputBodyFormKind `json:"formKind"`
+
+	// LegalName The legal name of the person or entity, as on the form
+	LegalName string `json:"legalName"`
+
+	// TaxId The SSN or EIN (w9), the foreign tax identifying number (w8ben, w8bene) or the VAT id with its country prefix (eu_vat). Sealed at rest; responses show only its last four characters.
+	TaxId string `json:"taxId"`
+}
+
+// SubmitTaxDetailsInputBodyFormKind w9: US persons (SSN or EIN); w8ben: foreign individuals; w8bene: foreign entities; eu_vat: an EU VAT id in its member state's format
+type SubmitTaxDetailsInputBodyFormKind string
+
 // Survey defines model for Survey.
 type Survey struct {
 	AnsweredAt *time.Time `json:"answeredAt,omitempty"`
@@ -5957,6 +6096,66 @@ type TaskSource string
 
 // TaskStatus defines model for Task.Status.
 type TaskStatus string
+
+// TaxForm defines model for TaxForm.
+type TaxForm struct {
+	// ContentType Told from the file's bytes
+	ContentType string `json:"contentType"`
+	FileName    string `json:"fileName"`
+	Sha256      string `json:"sha256"`
+
+	// Size In bytes
+	Size       int64     `json:"size"`
+	UploadedAt time.Time `json:"uploadedAt"`
+}
+
+// TaxReasonInputBody defines model for TaxReasonInputBody.
+type TaxReasonInputBody struct {
+	Reason string `json:"reason"`
+}
+
+// TaxRecord defines model for TaxRecord.
+type TaxRecord struct {
+	// Country ISO 3166 alpha-2
+	Country string `json:"country"`
+
+	// Form The uploaded signed form; W-9 and W-8 records need one before approval
+	Form      *TaxForm          `json:"form,omitempty"`
+	FormKind  TaxRecordFormKind `json:"formKind"`
+	Id        string            `json:"id"`
+	LegalName string            `json:"legalName"`
+	PartnerId string            `json:"partnerId"`
+
+	// Reason Why finance rejected it
+	Reason      *string         `json:"reason,omitempty"`
+	ReviewedAt  *time.Time      `json:"reviewedAt,omitempty"`
+	ReviewedBy  *string         `json:"reviewedBy,omitempty"`
+	Status      TaxRecordStatus `json:"status"`
+	SubmittedAt time.Time       `json:"submittedAt"`
+	SubmittedBy string          `json:"submittedBy"`
+
+	// TaxIdMasked The last four characters of the tax id; the id itself is sealed and never shown
+	//
+	// Examples: ••••6789
+	TaxIdMasked string    `json:"taxIdMasked"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// TaxRecordFormKind defines model for TaxRecord.FormKind.
+type TaxRecordFormKind string
+
+// TaxRecordStatus defines model for TaxRecord.Status.
+type TaxRecordStatus string
+
+// TaxSettings defines model for TaxSettings.
+type TaxSettings struct {
+	// Requirement off: no rule; warn: such withdrawals carry a warning; block: they are refused with 403 TAX_RECORD_REQUIRED, at request and at approval
+	Requirement TaxSettingsRequirement `json:"requirement"`
+	UpdatedAt   *time.Time             `json:"updatedAt,omitempty"`
+}
+
+// TaxSettingsRequirement off: no rule; warn: such withdrawals carry a warning; block: they are refused with 403 TAX_RECORD_REQUIRED, at request and at approval
+type TaxSettingsRequirement string
 
 // TenantOutputBody defines model for TenantOutputBody.
 type TenantOutputBody struct {
@@ -6579,6 +6778,9 @@ type Withdrawal struct {
 	ReviewedBy  *string          `json:"reviewedBy,omitempty"`
 	Status      WithdrawalStatus `json:"status"`
 	UpdatedAt   time.Time        `json:"updatedAt"`
+
+	// Warning What the request or approval that answered warns about, e.g. a partner without an approved tax record while the tenant warns on them; not stored
+	Warning *string `json:"warning,omitempty"`
 }
 
 // WithdrawalStatus defines model for Withdrawal.Status.
@@ -7217,6 +7419,32 @@ type ListTasksParamsLinkType string
 // ListTasksParamsSource defines parameters for ListTasks.
 type ListTasksParamsSource string
 
+// ListTaxRecordsParams defines parameters for ListTaxRecords.
+type ListTaxRecordsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string                     `form:"cursor,omitempty" json:"cursor,omitempty"`
+	PartnerId *string                     `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	Status    *ListTaxRecordsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// ListTaxRecordsParamsStatus defines parameters for ListTaxRecords.
+type ListTaxRecordsParamsStatus string
+
+// UploadTaxFormParams defines parameters for UploadTaxForm.
+type UploadTaxFormParams struct {
+	// Name The file's name, without a path
+	Name string `form:"name" json:"name"`
+}
+
+// ExportPayoutTotalsParams defines parameters for ExportPayoutTotals.
+type ExportPayoutTotalsParams struct {
+	// Year The calendar year (UTC) the payouts were paid in
+	Year int64 `form:"year" json:"year"`
+}
+
 // ListTicketCategoriesParams defines parameters for ListTicketCategories.
 type ListTicketCategoriesParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -7556,6 +7784,15 @@ type CreateTaskJSONRequestBody = CreateTaskInputBody
 
 // UpdateTaskJSONRequestBody defines body for UpdateTask for application/json ContentType.
 type UpdateTaskJSONRequestBody = UpdateTaskInputBody
+
+// SubmitTaxDetailsJSONRequestBody defines body for SubmitTaxDetails for application/json ContentType.
+type SubmitTaxDetailsJSONRequestBody = SubmitTaxDetailsInputBody
+
+// RejectTaxRecordJSONRequestBody defines body for RejectTaxRecord for application/json ContentType.
+type RejectTaxRecordJSONRequestBody = TaxReasonInputBody
+
+// UpdateTaxSettingsJSONRequestBody defines body for UpdateTaxSettings for application/json ContentType.
+type UpdateTaxSettingsJSONRequestBody = TaxSettings
 
 // UpdateTenantJSONRequestBody defines body for UpdateTenant for application/json ContentType.
 type UpdateTenantJSONRequestBody = UpdateTenantInputBody
@@ -9377,6 +9614,111 @@ type ClientInterface interface {
 	// Corresponds with POST /api/tasks/{id}/reopen (the `ReopenTask` operationId).
 	ReopenTask(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTaxRecords List tax records
+	//
+	// Tax ids are masked. Partners see only their own.
+	//
+	// Corresponds with GET /api/tax-records (the `ListTaxRecords` operationId).
+	ListTaxRecords(ctx context.Context, params *ListTaxRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaxRecord Get a partner's tax record
+	//
+	// The tax id is masked. Partners see only their own; none yet is 404 TAX_RECORD_NOT_FOUND.
+	//
+	// Corresponds with GET /api/tax-records/{partnerId} (the `GetTaxRecord` operationId).
+	GetTaxRecord(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitTaxDetailsWithBody Submit a partner's tax details
+	//
+	// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+	SubmitTaxDetailsWithBody(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitTaxDetails Submit a partner's tax details
+	//
+	// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+	SubmitTaxDetails(ctx context.Context, partnerId string, body SubmitTaxDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveTaxRecord Approve a partner's tax record
+	//
+	// Finance only. A submitted record is approved; a W-9 or W-8 needs its signed form first (409 TAX_FORM_REQUIRED); whoever submitted it cannot approve it (403 FOUR_EYES). Audited; emits tax.record_approved.
+	//
+	// Corresponds with POST /api/tax-records/{partnerId}/approve (the `ApproveTaxRecord` operationId).
+	ApproveTaxRecord(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadTaxForm Download the signed tax form
+	//
+	// Partners download only their own; a record without a form is 404 TAX_FORM_NOT_FOUND.
+	//
+	// Corresponds with GET /api/tax-records/{partnerId}/form (the `DownloadTaxForm` operationId).
+	DownloadTaxForm(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadTaxFormWithBody Upload the signed tax form
+	//
+	// The request body is the signed form's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 5 MiB (413). It replaces an earlier form and submits the record for review again. Partners upload their own; a partner without tax details is 404. Emits tax.record_submitted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/tax-records/{partnerId}/form (the `UploadTaxForm` operationId).
+	UploadTaxFormWithBody(ctx context.Context, partnerId string, params *UploadTaxFormParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectTaxRecordWithBody Reject a partner's tax record
+	//
+	// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+	RejectTaxRecordWithBody(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectTaxRecord Reject a partner's tax record
+	//
+	// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+	RejectTaxRecord(ctx context.Context, partnerId string, body RejectTaxRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportPayoutTotals Export a year's payout totals per partner as CSV
+	//
+	// Operators only: the basis of a 1099. One line per partner and currency with the payouts paid in the calendar year (UTC), their sum in minor units, and the partner's tax record (legal name, country, form, masked tax id, status). Currencies are never added together.
+	//
+	// Corresponds with GET /api/tax-reports/payout-totals (the `ExportPayoutTotals` operationId).
+	ExportPayoutTotals(ctx context.Context, params *ExportPayoutTotalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTaxSettings Get the tax settings
+	//
+	// Operators only: whether withdrawals need an approved tax record.
+	//
+	// Corresponds with GET /api/tax-settings (the `GetTaxSettings` operationId).
+	GetTaxSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTaxSettingsWithBody Replace the tax settings
+	//
+	// Operators only. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+	UpdateTaxSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTaxSettings Replace the tax settings
+	//
+	// Operators only. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+	UpdateTaxSettings(ctx context.Context, body UpdateTaxSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTenant The caller's tenant
 	//
 	// Corresponds with GET /api/tenant (the `GetTenant` operationId).
@@ -9767,7 +10109,7 @@ type ClientInterface interface {
 
 	// RequestWithdrawalWithBody Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9776,7 +10118,7 @@ type ClientInterface interface {
 
 	// RequestWithdrawal Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9790,7 +10132,7 @@ type ClientInterface interface {
 
 	// ApproveWithdrawal Approve a withdrawal
 	//
-	// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).
+	// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES); while the tenant blocks on tax records, a partner without an approved one is 403 TAX_RECORD_REQUIRED.
 	//
 	// Corresponds with POST /api/withdrawals/{id}/approve (the `ApproveWithdrawal` operationId).
 	ApproveWithdrawal(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -13939,6 +14281,241 @@ func (c *Client) ReopenTask(ctx context.Context, id string, reqEditors ...Reques
 	return c.Client.Do(req)
 }
 
+// ListTaxRecords List tax records
+//
+// Tax ids are masked. Partners see only their own.
+//
+// Corresponds with GET /api/tax-records (the `ListTaxRecords` operationId).
+func (c *Client) ListTaxRecords(ctx context.Context, params *ListTaxRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTaxRecordsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaxRecord Get a partner's tax record
+//
+// The tax id is masked. Partners see only their own; none yet is 404 TAX_RECORD_NOT_FOUND.
+//
+// Corresponds with GET /api/tax-records/{partnerId} (the `GetTaxRecord` operationId).
+func (c *Client) GetTaxRecord(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaxRecordRequest(c.Server, partnerId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitTaxDetailsWithBody Submit a partner's tax details
+//
+// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+func (c *Client) SubmitTaxDetailsWithBody(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitTaxDetailsRequestWithBody(c.Server, partnerId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitTaxDetails Submit a partner's tax details
+//
+// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+func (c *Client) SubmitTaxDetails(ctx context.Context, partnerId string, body SubmitTaxDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitTaxDetailsRequest(c.Server, partnerId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveTaxRecord Approve a partner's tax record
+//
+// Finance only. A submitted record is approved; a W-9 or W-8 needs its signed form first (409 TAX_FORM_REQUIRED); whoever submitted it cannot approve it (403 FOUR_EYES). Audited; emits tax.record_approved.
+//
+// Corresponds with POST /api/tax-records/{partnerId}/approve (the `ApproveTaxRecord` operationId).
+func (c *Client) ApproveTaxRecord(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveTaxRecordRequest(c.Server, partnerId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadTaxForm Download the signed tax form
+//
+// Partners download only their own; a record without a form is 404 TAX_FORM_NOT_FOUND.
+//
+// Corresponds with GET /api/tax-records/{partnerId}/form (the `DownloadTaxForm` operationId).
+func (c *Client) DownloadTaxForm(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadTaxFormRequest(c.Server, partnerId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadTaxFormWithBody Upload the signed tax form
+//
+// The request body is the signed form's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 5 MiB (413). It replaces an earlier form and submits the record for review again. Partners upload their own; a partner without tax details is 404. Emits tax.record_submitted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/tax-records/{partnerId}/form (the `UploadTaxForm` operationId).
+func (c *Client) UploadTaxFormWithBody(ctx context.Context, partnerId string, params *UploadTaxFormParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadTaxFormRequestWithBody(c.Server, partnerId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectTaxRecordWithBody Reject a partner's tax record
+//
+// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+func (c *Client) RejectTaxRecordWithBody(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectTaxRecordRequestWithBody(c.Server, partnerId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectTaxRecord Reject a partner's tax record
+//
+// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+func (c *Client) RejectTaxRecord(ctx context.Context, partnerId string, body RejectTaxRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectTaxRecordRequest(c.Server, partnerId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportPayoutTotals Export a year's payout totals per partner as CSV
+//
+// Operators only: the basis of a 1099. One line per partner and currency with the payouts paid in the calendar year (UTC), their sum in minor units, and the partner's tax record (legal name, country, form, masked tax id, status). Currencies are never added together.
+//
+// Corresponds with GET /api/tax-reports/payout-totals (the `ExportPayoutTotals` operationId).
+func (c *Client) ExportPayoutTotals(ctx context.Context, params *ExportPayoutTotalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportPayoutTotalsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTaxSettings Get the tax settings
+//
+// Operators only: whether withdrawals need an approved tax record.
+//
+// Corresponds with GET /api/tax-settings (the `GetTaxSettings` operationId).
+func (c *Client) GetTaxSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTaxSettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTaxSettingsWithBody Replace the tax settings
+//
+// Operators only. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+func (c *Client) UpdateTaxSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTaxSettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTaxSettings Replace the tax settings
+//
+// Operators only. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+func (c *Client) UpdateTaxSettings(ctx context.Context, body UpdateTaxSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTaxSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTenant The caller's tenant
 //
 // Corresponds with GET /api/tenant (the `GetTenant` operationId).
@@ -14869,7 +15446,7 @@ func (c *Client) ListWithdrawals(ctx context.Context, params *ListWithdrawalsPar
 
 // RequestWithdrawalWithBody Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 //
 // Takes any type of body and a specified content type.
 //
@@ -14888,7 +15465,7 @@ func (c *Client) RequestWithdrawalWithBody(ctx context.Context, params *RequestW
 
 // RequestWithdrawal Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14922,7 +15499,7 @@ func (c *Client) GetWithdrawal(ctx context.Context, id string, reqEditors ...Req
 
 // ApproveWithdrawal Approve a withdrawal
 //
-// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).
+// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES); while the tenant blocks on tax records, a partner without an approved one is 403 TAX_RECORD_REQUIRED.
 //
 // Corresponds with POST /api/withdrawals/{id}/approve (the `ApproveWithdrawal` operationId).
 func (c *Client) ApproveWithdrawal(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -24067,6 +24644,468 @@ func NewReopenTaskRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListTaxRecordsRequest constructs an http.Request for the ListTaxRecords method
+func NewListTaxRecordsRequest(server string, params *ListTaxRecordsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTaxRecordRequest constructs an http.Request for the GetTaxRecord method
+func NewGetTaxRecordRequest(server string, partnerId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "partnerId", partnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSubmitTaxDetailsRequest calls the generic SubmitTaxDetails builder with application/json body
+func NewSubmitTaxDetailsRequest(server string, partnerId string, body SubmitTaxDetailsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSubmitTaxDetailsRequestWithBody(server, partnerId, "application/json", bodyReader)
+}
+
+// NewSubmitTaxDetailsRequestWithBody constructs an http.Request for the SubmitTaxDetails method, with any body, and a specified content type
+func NewSubmitTaxDetailsRequestWithBody(server string, partnerId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "partnerId", partnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewApproveTaxRecordRequest constructs an http.Request for the ApproveTaxRecord method
+func NewApproveTaxRecordRequest(server string, partnerId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "partnerId", partnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records/%s/approve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDownloadTaxFormRequest constructs an http.Request for the DownloadTaxForm method
+func NewDownloadTaxFormRequest(server string, partnerId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "partnerId", partnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records/%s/form", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadTaxFormRequestWithBody constructs an http.Request for the UploadTaxForm method, with any body, and a specified content type
+func NewUploadTaxFormRequestWithBody(server string, partnerId string, params *UploadTaxFormParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "partnerId", partnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records/%s/form", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "name", params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRejectTaxRecordRequest calls the generic RejectTaxRecord builder with application/json body
+func NewRejectTaxRecordRequest(server string, partnerId string, body RejectTaxRecordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectTaxRecordRequestWithBody(server, partnerId, "application/json", bodyReader)
+}
+
+// NewRejectTaxRecordRequestWithBody constructs an http.Request for the RejectTaxRecord method, with any body, and a specified content type
+func NewRejectTaxRecordRequestWithBody(server string, partnerId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "partnerId", partnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-records/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExportPayoutTotalsRequest constructs an http.Request for the ExportPayoutTotals method
+func NewExportPayoutTotalsRequest(server string, params *ExportPayoutTotalsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-reports/payout-totals")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "year", params.Year, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTaxSettingsRequest constructs an http.Request for the GetTaxSettings method
+func NewGetTaxSettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateTaxSettingsRequest calls the generic UpdateTaxSettings builder with application/json body
+func NewUpdateTaxSettingsRequest(server string, body UpdateTaxSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTaxSettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewUpdateTaxSettingsRequestWithBody constructs an http.Request for the UpdateTaxSettings method, with any body, and a specified content type
+func NewUpdateTaxSettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tax-settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetTenantRequest constructs an http.Request for the GetTenant method
 func NewGetTenantRequest(server string) (*http.Request, error) {
 	var err error
@@ -28402,6 +29441,123 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/tasks/{id}/reopen (the `ReopenTask` operationId).
 	ReopenTaskWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ReopenTaskResponse, error)
 
+	// ListTaxRecordsWithResponse List tax records
+	//
+	// Tax ids are masked. Partners see only their own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tax-records (the `ListTaxRecords` operationId).
+	ListTaxRecordsWithResponse(ctx context.Context, params *ListTaxRecordsParams, reqEditors ...RequestEditorFn) (*ListTaxRecordsResponse, error)
+
+	// GetTaxRecordWithResponse Get a partner's tax record
+	//
+	// The tax id is masked. Partners see only their own; none yet is 404 TAX_RECORD_NOT_FOUND.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tax-records/{partnerId} (the `GetTaxRecord` operationId).
+	GetTaxRecordWithResponse(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*GetTaxRecordResponse, error)
+
+	// SubmitTaxDetailsWithBodyWithResponse Submit a partner's tax details
+	//
+	// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+	SubmitTaxDetailsWithBodyWithResponse(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitTaxDetailsResponse, error)
+
+	// SubmitTaxDetailsWithResponse Submit a partner's tax details
+	//
+	// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+	SubmitTaxDetailsWithResponse(ctx context.Context, partnerId string, body SubmitTaxDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitTaxDetailsResponse, error)
+
+	// ApproveTaxRecordWithResponse Approve a partner's tax record
+	//
+	// Finance only. A submitted record is approved; a W-9 or W-8 needs its signed form first (409 TAX_FORM_REQUIRED); whoever submitted it cannot approve it (403 FOUR_EYES). Audited; emits tax.record_approved.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tax-records/{partnerId}/approve (the `ApproveTaxRecord` operationId).
+	ApproveTaxRecordWithResponse(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*ApproveTaxRecordResponse, error)
+
+	// DownloadTaxFormWithResponse Download the signed tax form
+	//
+	// Partners download only their own; a record without a form is 404 TAX_FORM_NOT_FOUND.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tax-records/{partnerId}/form (the `DownloadTaxForm` operationId).
+	DownloadTaxFormWithResponse(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*DownloadTaxFormResponse, error)
+
+	// UploadTaxFormWithBodyWithResponse Upload the signed tax form
+	//
+	// The request body is the signed form's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 5 MiB (413). It replaces an earlier form and submits the record for review again. Partners upload their own; a partner without tax details is 404. Emits tax.record_submitted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/tax-records/{partnerId}/form (the `UploadTaxForm` operationId).
+	UploadTaxFormWithBodyWithResponse(ctx context.Context, partnerId string, params *UploadTaxFormParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadTaxFormResponse, error)
+
+	// RejectTaxRecordWithBodyWithResponse Reject a partner's tax record
+	//
+	// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+	RejectTaxRecordWithBodyWithResponse(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectTaxRecordResponse, error)
+
+	// RejectTaxRecordWithResponse Reject a partner's tax record
+	//
+	// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+	RejectTaxRecordWithResponse(ctx context.Context, partnerId string, body RejectTaxRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectTaxRecordResponse, error)
+
+	// ExportPayoutTotalsWithResponse Export a year's payout totals per partner as CSV
+	//
+	// Operators only: the basis of a 1099. One line per partner and currency with the payouts paid in the calendar year (UTC), their sum in minor units, and the partner's tax record (legal name, country, form, masked tax id, status). Currencies are never added together.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tax-reports/payout-totals (the `ExportPayoutTotals` operationId).
+	ExportPayoutTotalsWithResponse(ctx context.Context, params *ExportPayoutTotalsParams, reqEditors ...RequestEditorFn) (*ExportPayoutTotalsResponse, error)
+
+	// GetTaxSettingsWithResponse Get the tax settings
+	//
+	// Operators only: whether withdrawals need an approved tax record.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/tax-settings (the `GetTaxSettings` operationId).
+	GetTaxSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTaxSettingsResponse, error)
+
+	// UpdateTaxSettingsWithBodyWithResponse Replace the tax settings
+	//
+	// Operators only. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+	UpdateTaxSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTaxSettingsResponse, error)
+
+	// UpdateTaxSettingsWithResponse Replace the tax settings
+	//
+	// Operators only. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+	UpdateTaxSettingsWithResponse(ctx context.Context, body UpdateTaxSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaxSettingsResponse, error)
+
 	// GetTenantWithResponse The caller's tenant
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -28842,7 +29998,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestWithdrawalWithBodyWithResponse Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -28851,7 +30007,7 @@ type ClientWithResponsesInterface interface {
 
 	// RequestWithdrawalWithResponse Request a withdrawal
 	//
-	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+	// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -28867,7 +30023,7 @@ type ClientWithResponsesInterface interface {
 
 	// ApproveWithdrawalWithResponse Approve a withdrawal
 	//
-	// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).
+	// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES); while the tenant blocks on tax records, a partner without an approved one is 403 TAX_RECORD_REQUIRED.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -43359,6 +44515,851 @@ func (r ReopenTaskResponse) ContentType() string {
 	return ""
 }
 
+type ListTaxRecordsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyTaxRecord
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTaxRecordsResponse) GetJSON200() *ListBodyTaxRecord {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTaxRecordsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTaxRecordsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTaxRecordsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListTaxRecordsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTaxRecordsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTaxRecordsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTaxRecordsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTaxRecordsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTaxRecordsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTaxRecordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxRecord
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaxRecordResponse) GetJSON200() *TaxRecord {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetTaxRecordResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetTaxRecordResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTaxRecordResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetTaxRecordResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTaxRecordResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaxRecordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaxRecordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaxRecordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaxRecordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SubmitTaxDetailsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxRecord
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SubmitTaxDetailsResponse) GetJSON200() *TaxRecord {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SubmitTaxDetailsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitTaxDetailsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitTaxDetailsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitTaxDetailsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitTaxDetailsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ApproveTaxRecordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxRecord
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApproveTaxRecordResponse) GetJSON200() *TaxRecord {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApproveTaxRecordResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApproveTaxRecordResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ApproveTaxRecordResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ApproveTaxRecordResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApproveTaxRecordResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApproveTaxRecordResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveTaxRecordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveTaxRecordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveTaxRecordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveTaxRecordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DownloadTaxFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DownloadTaxFormResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DownloadTaxFormResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DownloadTaxFormResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DownloadTaxFormResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DownloadTaxFormResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DownloadTaxFormResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadTaxFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadTaxFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadTaxFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadTaxFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UploadTaxFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxRecord
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UploadTaxFormResponse) GetJSON200() *TaxRecord {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UploadTaxFormResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadTaxFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadTaxFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadTaxFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadTaxFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RejectTaxRecordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxRecord
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectTaxRecordResponse) GetJSON200() *TaxRecord {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RejectTaxRecordResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectTaxRecordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectTaxRecordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectTaxRecordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectTaxRecordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExportPayoutTotalsResponse200Headers the declared response headers of an HTTP 200 response for ExportPayoutTotals
+type ExportPayoutTotalsResponse200Headers struct {
+	ContentDisposition *string
+	ContentType        *string
+}
+
+type ExportPayoutTotalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportPayoutTotalsResponse200Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportPayoutTotalsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportPayoutTotalsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExportPayoutTotalsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportPayoutTotalsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportPayoutTotalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportPayoutTotalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportPayoutTotalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportPayoutTotalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTaxSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxSettings
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTaxSettingsResponse) GetJSON200() *TaxSettings {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetTaxSettingsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetTaxSettingsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTaxSettingsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTaxSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTaxSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTaxSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTaxSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateTaxSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TaxSettings
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTaxSettingsResponse) GetJSON200() *TaxSettings {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdateTaxSettingsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTaxSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTaxSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTaxSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTaxSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetTenantResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -50873,6 +52874,201 @@ func (c *ClientWithResponses) ReopenTaskWithResponse(ctx context.Context, id str
 	return ParseReopenTaskResponse(rsp)
 }
 
+// ListTaxRecordsWithResponse List tax records
+//
+// Tax ids are masked. Partners see only their own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tax-records (the `ListTaxRecords` operationId).
+func (c *ClientWithResponses) ListTaxRecordsWithResponse(ctx context.Context, params *ListTaxRecordsParams, reqEditors ...RequestEditorFn) (*ListTaxRecordsResponse, error) {
+	rsp, err := c.ListTaxRecords(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTaxRecordsResponse(rsp)
+}
+
+// GetTaxRecordWithResponse Get a partner's tax record
+//
+// The tax id is masked. Partners see only their own; none yet is 404 TAX_RECORD_NOT_FOUND.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tax-records/{partnerId} (the `GetTaxRecord` operationId).
+func (c *ClientWithResponses) GetTaxRecordWithResponse(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*GetTaxRecordResponse, error) {
+	rsp, err := c.GetTaxRecord(ctx, partnerId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaxRecordResponse(rsp)
+}
+
+// SubmitTaxDetailsWithBodyWithResponse Submit a partner's tax details
+//
+// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+func (c *ClientWithResponses) SubmitTaxDetailsWithBodyWithResponse(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitTaxDetailsResponse, error) {
+	rsp, err := c.SubmitTaxDetailsWithBody(ctx, partnerId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitTaxDetailsResponse(rsp)
+}
+
+// SubmitTaxDetailsWithResponse Submit a partner's tax details
+//
+// Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/tax-records/{partnerId} (the `SubmitTaxDetails` operationId).
+func (c *ClientWithResponses) SubmitTaxDetailsWithResponse(ctx context.Context, partnerId string, body SubmitTaxDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitTaxDetailsResponse, error) {
+	rsp, err := c.SubmitTaxDetails(ctx, partnerId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitTaxDetailsResponse(rsp)
+}
+
+// ApproveTaxRecordWithResponse Approve a partner's tax record
+//
+// Finance only. A submitted record is approved; a W-9 or W-8 needs its signed form first (409 TAX_FORM_REQUIRED); whoever submitted it cannot approve it (403 FOUR_EYES). Audited; emits tax.record_approved.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tax-records/{partnerId}/approve (the `ApproveTaxRecord` operationId).
+func (c *ClientWithResponses) ApproveTaxRecordWithResponse(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*ApproveTaxRecordResponse, error) {
+	rsp, err := c.ApproveTaxRecord(ctx, partnerId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveTaxRecordResponse(rsp)
+}
+
+// DownloadTaxFormWithResponse Download the signed tax form
+//
+// Partners download only their own; a record without a form is 404 TAX_FORM_NOT_FOUND.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tax-records/{partnerId}/form (the `DownloadTaxForm` operationId).
+func (c *ClientWithResponses) DownloadTaxFormWithResponse(ctx context.Context, partnerId string, reqEditors ...RequestEditorFn) (*DownloadTaxFormResponse, error) {
+	rsp, err := c.DownloadTaxForm(ctx, partnerId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadTaxFormResponse(rsp)
+}
+
+// UploadTaxFormWithBodyWithResponse Upload the signed tax form
+//
+// The request body is the signed form's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 5 MiB (413). It replaces an earlier form and submits the record for review again. Partners upload their own; a partner without tax details is 404. Emits tax.record_submitted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/tax-records/{partnerId}/form (the `UploadTaxForm` operationId).
+func (c *ClientWithResponses) UploadTaxFormWithBodyWithResponse(ctx context.Context, partnerId string, params *UploadTaxFormParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadTaxFormResponse, error) {
+	rsp, err := c.UploadTaxFormWithBody(ctx, partnerId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadTaxFormResponse(rsp)
+}
+
+// RejectTaxRecordWithBodyWithResponse Reject a partner's tax record
+//
+// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+func (c *ClientWithResponses) RejectTaxRecordWithBodyWithResponse(ctx context.Context, partnerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectTaxRecordResponse, error) {
+	rsp, err := c.RejectTaxRecordWithBody(ctx, partnerId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectTaxRecordResponse(rsp)
+}
+
+// RejectTaxRecordWithResponse Reject a partner's tax record
+//
+// Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/tax-records/{partnerId}/reject (the `RejectTaxRecord` operationId).
+func (c *ClientWithResponses) RejectTaxRecordWithResponse(ctx context.Context, partnerId string, body RejectTaxRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectTaxRecordResponse, error) {
+	rsp, err := c.RejectTaxRecord(ctx, partnerId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectTaxRecordResponse(rsp)
+}
+
+// ExportPayoutTotalsWithResponse Export a year's payout totals per partner as CSV
+//
+// Operators only: the basis of a 1099. One line per partner and currency with the payouts paid in the calendar year (UTC), their sum in minor units, and the partner's tax record (legal name, country, form, masked tax id, status). Currencies are never added together.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tax-reports/payout-totals (the `ExportPayoutTotals` operationId).
+func (c *ClientWithResponses) ExportPayoutTotalsWithResponse(ctx context.Context, params *ExportPayoutTotalsParams, reqEditors ...RequestEditorFn) (*ExportPayoutTotalsResponse, error) {
+	rsp, err := c.ExportPayoutTotals(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportPayoutTotalsResponse(rsp)
+}
+
+// GetTaxSettingsWithResponse Get the tax settings
+//
+// Operators only: whether withdrawals need an approved tax record.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/tax-settings (the `GetTaxSettings` operationId).
+func (c *ClientWithResponses) GetTaxSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTaxSettingsResponse, error) {
+	rsp, err := c.GetTaxSettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTaxSettingsResponse(rsp)
+}
+
+// UpdateTaxSettingsWithBodyWithResponse Replace the tax settings
+//
+// Operators only. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+func (c *ClientWithResponses) UpdateTaxSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTaxSettingsResponse, error) {
+	rsp, err := c.UpdateTaxSettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTaxSettingsResponse(rsp)
+}
+
+// UpdateTaxSettingsWithResponse Replace the tax settings
+//
+// Operators only. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/tax-settings (the `UpdateTaxSettings` operationId).
+func (c *ClientWithResponses) UpdateTaxSettingsWithResponse(ctx context.Context, body UpdateTaxSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaxSettingsResponse, error) {
+	rsp, err := c.UpdateTaxSettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTaxSettingsResponse(rsp)
+}
+
 // GetTenantWithResponse The caller's tenant
 //
 // Returns a wrapper object for the known response body format(s).
@@ -51637,7 +53833,7 @@ func (c *ClientWithResponses) ListWithdrawalsWithResponse(ctx context.Context, p
 
 // RequestWithdrawalWithBodyWithResponse Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -51652,7 +53848,7 @@ func (c *ClientWithResponses) RequestWithdrawalWithBodyWithResponse(ctx context.
 
 // RequestWithdrawalWithResponse Request a withdrawal
 //
-// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+// Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -51680,7 +53876,7 @@ func (c *ClientWithResponses) GetWithdrawalWithResponse(ctx context.Context, id 
 
 // ApproveWithdrawalWithResponse Approve a withdrawal
 //
-// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).
+// Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES); while the tenant blocks on tax records, a partner without an approved one is 403 TAX_RECORD_REQUIRED.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -63745,6 +65941,713 @@ func ParseReopenTaskResponse(rsp *http.Response) (*ReopenTaskResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTaxRecordsResponse parses an HTTP response from a ListTaxRecordsWithResponse call
+func ParseListTaxRecordsResponse(rsp *http.Response) (*ListTaxRecordsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTaxRecordsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyTaxRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTaxRecordResponse parses an HTTP response from a GetTaxRecordWithResponse call
+func ParseGetTaxRecordResponse(rsp *http.Response) (*GetTaxRecordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaxRecordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSubmitTaxDetailsResponse parses an HTTP response from a SubmitTaxDetailsWithResponse call
+func ParseSubmitTaxDetailsResponse(rsp *http.Response) (*SubmitTaxDetailsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitTaxDetailsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseApproveTaxRecordResponse parses an HTTP response from a ApproveTaxRecordWithResponse call
+func ParseApproveTaxRecordResponse(rsp *http.Response) (*ApproveTaxRecordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveTaxRecordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDownloadTaxFormResponse parses an HTTP response from a DownloadTaxFormWithResponse call
+func ParseDownloadTaxFormResponse(rsp *http.Response) (*DownloadTaxFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadTaxFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUploadTaxFormResponse parses an HTTP response from a UploadTaxFormWithResponse call
+func ParseUploadTaxFormResponse(rsp *http.Response) (*UploadTaxFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadTaxFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRejectTaxRecordResponse parses an HTTP response from a RejectTaxRecordWithResponse call
+func ParseRejectTaxRecordResponse(rsp *http.Response) (*RejectTaxRecordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectTaxRecordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxRecord
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExportPayoutTotalsResponse parses an HTTP response from a ExportPayoutTotalsWithResponse call
+func ParseExportPayoutTotalsResponse(rsp *http.Response) (*ExportPayoutTotalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportPayoutTotalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportPayoutTotalsResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTaxSettingsResponse parses an HTTP response from a GetTaxSettingsWithResponse call
+func ParseGetTaxSettingsResponse(rsp *http.Response) (*GetTaxSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTaxSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTaxSettingsResponse parses an HTTP response from a UpdateTaxSettingsWithResponse call
+func ParseUpdateTaxSettingsResponse(rsp *http.Response) (*UpdateTaxSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTaxSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TaxSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem

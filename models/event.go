@@ -150,7 +150,7 @@ func MatchAnyEventType(patterns []string, eventType string) bool {
 var ReservedEventNamespaces = []string{
 	"application", "commission", "customer", "dashboard", "deal", "document", "metric", "partner",
 	"payout", "playbook", "task", "tenant", "user", "webhook", "withdrawal", "ledger",
-	"content", "agreement", "certification",
+	"content", "agreement", "certification", "tax",
 }
 
 // ReservedEventType reports whether eventType lies in a namespace the service keeps for itself.

@@ -67,6 +67,9 @@ const (
 	EventAgreementGraceGranted       = "agreement.grace_granted"
 	EventSurveyRequested             = "survey.requested"
 	EventSurveyResponded             = "survey.responded"
+	EventTaxRecordSubmitted          = "tax.record_submitted"
+	EventTaxRecordApproved           = "tax.record_approved"
+	EventTaxRecordRejected           = "tax.record_rejected"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -212,5 +215,8 @@ func EventCatalogue() []EventType {
 		{EventAgreementGraceGranted, "An operator let a partner act without its pending agreements until graceUntil.", AgreementEventPayload{}},
 		{EventSurveyRequested, "Survey invitations were created (batchId, kind, count); each recipient is emailed a single-use link.", SurveyEventPayload{}},
 		{EventSurveyResponded, "A partner user answered a survey: its kind, score and class per partnerId (the comment is not in the event).", SurveyEventPayload{}},
+		{EventTaxRecordSubmitted, "A partner's tax details or signed form were submitted for review (never the tax id).", TaxRecordEventPayload{}},
+		{EventTaxRecordApproved, "Finance approved a partner's tax record: its withdrawals are no longer blocked or warned about.", TaxRecordEventPayload{}},
+		{EventTaxRecordRejected, "Finance rejected a partner's tax record, with the reason.", TaxRecordEventPayload{}},
 	}
 }

@@ -64,6 +64,9 @@ type Withdrawal struct {
 	FailedAt  *time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Warning is what the request or approval that returned the withdrawal warns about (the
+	// tenant warns on partners without an approved tax record); it is not stored.
+	Warning string `gorm:"-"`
 }
 
 // WithdrawalFilter selects withdrawals.

@@ -103,6 +103,12 @@ const (
 	// (partners: their own organisation's); SurveysSend sends surveys to partners' users.
 	SurveysRead Permission = "surveys:read"
 	SurveysSend Permission = "surveys:send"
+	// TaxRead shows tax records with their tax ids masked (partners: their own); TaxWrite
+	// submits tax details and signed forms (partners: their own); TaxReview approves and
+	// rejects them, sets the tenant's rule on withdrawals and exports yearly payout totals.
+	TaxRead   Permission = "tax:read"
+	TaxWrite  Permission = "tax:write"
+	TaxReview Permission = "tax:review"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -160,6 +166,9 @@ var catalogue = []Entry{
 	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
 	{SurveysRead, "See CSAT and NPS survey invitations, their answers and the scores per partner or level (partners: their own organisation's)."},
 	{SurveysSend, "Send CSAT and NPS surveys by email to the users of partners or levels (operators)."},
+	{TaxRead, "See tax records, their signed forms and their review, tax ids masked (partners: their own)."},
+	{TaxWrite, "Submit tax details and upload the signed tax form (partners: their own)."},
+	{TaxReview, "Approve or reject tax records, set whether withdrawals need an approved one and export yearly payout totals (finance)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

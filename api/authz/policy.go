@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -23,6 +23,11 @@ var operatorsOnly = map[string]string{
 	"send-surveys":                   "surveys",
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
+	"approve-tax-record":             "tax record reviews",
+	"reject-tax-record":              "tax record reviews",
+	"get-tax-settings":               "tax settings",
+	"update-tax-settings":            "tax settings",
+	"export-payout-totals":           "payout reports",
 	"archive-commission-plan":        "commission plans",
 	"archive-content-item":           "the content library",
 	"create-agreement":               "legal agreements",

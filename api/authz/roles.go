@@ -66,20 +66,21 @@ func builtinRoles() []Role {
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
 			CustomersRead, EventsRead, MetricsRead, DashboardsRead, PipelinesRead, DealsRead,
 			CommissionsRead, CommissionsWrite, LedgerRead, LedgerWrite, WithdrawalsRead, WithdrawalsApprove, AgreementsRead,
+			TaxRead, TaxWrite, TaxReview,
 		}, Description: "Commissions, balances and payouts; reads partners, deals and the audit log."},
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
 			CustomersRead, EventsRead, WebhooksRead, PipelinesRead, DealsRead, TasksRead, TasksWrite, ContentRead, AgreementsRead,
 			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend,
 		}, Description: "Helps partners: reads partners, their people, customers and deals, events and webhook deliveries."},
-		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead, MailRead)), ProfileWrite),
+		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead, MailRead, TaxRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},
 		{Name: RolePartnerAdmin, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead, PartnerUsersWrite,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite,
 			LedgerRead, WithdrawalsRead, WithdrawalsWrite, ContentRead, AgreementsRead, AgreementsAccept,
-			TicketsRead, TicketsWrite, SurveysRead,
+			TicketsRead, TicketsWrite, SurveysRead, TaxRead, TaxWrite,
 		}, Description: "Manages its own partner organisation, its people, customers and deals."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,

@@ -159,6 +159,7 @@ func modules(st *stores.Set) api.Modules {
 		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
 		Agreements:   func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 		Surveys:      func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
+		Tax:          func(p *models.Principal) api.TaxStore { return st.Money.For(p) },
 	}
 }
 

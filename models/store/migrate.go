@@ -43,6 +43,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0027_text_search", Migrate: migrate0027TextSearch},
 		{ID: "0028_content_grant_lookup", Migrate: migrate0028ContentGrantLookup},
 		{ID: "0032_agreement_pdf", Migrate: migrate0032AgreementPDF},
+		{ID: "0035_tax_records", Migrate: migrate0035TaxRecords},
 	}
 }
 

@@ -155,7 +155,9 @@ func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.
 // amounts above the available balance (409 INSUFFICIENT_BALANCE; BALANCE_NEGATIVE while a
 // clawback left the balance below zero) and below the tenant's minimum (422). The partner's
 // lock makes concurrent requests see each other's holds, so they can never overdraw. A
-// request key that was used before returns the withdrawal it made.
+// request key that was used before returns the withdrawal it made. The tenant's rule on tax
+// records applies: without an approved record the request is refused (403 TAX_RECORD_REQUIRED)
+// or carries a warning. Only the currency's own balance counts: nothing is ever converted.
 func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal, key string) (*models.Withdrawal, error) {
 	partnerID := nw.PartnerID
 	if sc.P.PartnerID != "" {
@@ -200,6 +202,10 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 				return err
 			}
 		}
+		warning, err := checkTaxRecord(tx, sc.P.TenantID, partnerID)
+		if err != nil {
+			return err
+		}
 		var m models.PayoutMethod
 		if err := tx.Where(sc.Scope.Tenant()).Where("partner_id = ? AND id = ? AND removed_at IS NULL", partnerID, nw.PayoutMethodID).Take(&m).Error; err != nil {
 			if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -229,7 +235,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		}
 		now := time.Now().UTC()
 		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.P.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
-			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.P.ActorID(), CreatedAt: now, UpdatedAt: now}
+			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.P.ActorID(), CreatedAt: now, UpdatedAt: now, Warning: warning}
 		if key != "" {
 			k := key
 			w.RequestKey = &k
@@ -353,7 +359,8 @@ func (sc *Scoped) CancelWithdrawal(ctx context.Context, id, reason string) (*mod
 }
 
 // ApproveWithdrawal is finance's approval: the withdrawal's payout starts with the tenant's
-// provider (through withdrawal.approved).
+// provider (through withdrawal.approved). The tenant's rule on tax records applies again, since
+// a record may have been rejected since the request.
 func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Withdrawal, error) {
 	return sc.s.changeWithdrawal(ctx, sc.P.TenantID, "", id, models.WithdrawalApproved, "", func(tx *gorm.DB, w *models.Withdrawal) error {
 		st, err := payoutSettingsIn(tx, sc.P.TenantID)
@@ -369,6 +376,9 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 		}
 		if bal.Available < 0 {
 			return models.Conflict("BALANCE_NEGATIVE", "the partner's available balance is negative after a clawback; recover it before paying out")
+		}
+		if w.Warning, err = checkTaxRecord(tx, sc.P.TenantID, w.PartnerID); err != nil {
+			return err
 		}
 		now := time.Now().UTC()
 		reviewer := sc.P.ActorID()

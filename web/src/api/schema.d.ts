@@ -2443,6 +2443,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tax-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tax records
+         * @description Tax ids are masked. Partners see only their own.
+         */
+        get: operations["list-tax-records"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tax-records/{partnerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a partner's tax record
+         * @description The tax id is masked. Partners see only their own; none yet is 404 TAX_RECORD_NOT_FOUND.
+         */
+        get: operations["get-tax-record"];
+        /**
+         * Submit a partner's tax details
+         * @description Replaces the partner's tax details and submits them for finance's review; a signed form uploaded before no longer counts (it named the earlier details). A W-9 is for US persons with the nine digits of an SSN or EIN; W-8BEN and W-8BEN-E for anyone else; an EU VAT id must match its member state's format (422 INVALID_TAX_DETAILS). The tax id is sealed at rest and only ever shown masked. Partners submit their own. Audited; emits tax.record_submitted.
+         */
+        put: operations["submit-tax-details"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tax-records/{partnerId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a partner's tax record
+         * @description Finance only. A submitted record is approved; a W-9 or W-8 needs its signed form first (409 TAX_FORM_REQUIRED); whoever submitted it cannot approve it (403 FOUR_EYES). Audited; emits tax.record_approved.
+         */
+        post: operations["approve-tax-record"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tax-records/{partnerId}/form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the signed tax form
+         * @description Partners download only their own; a record without a form is 404 TAX_FORM_NOT_FOUND.
+         */
+        get: operations["download-tax-form"];
+        /**
+         * Upload the signed tax form
+         * @description The request body is the signed form's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 5 MiB (413). It replaces an earlier form and submits the record for review again. Partners upload their own; a partner without tax details is 404. Emits tax.record_submitted.
+         */
+        put: operations["upload-tax-form"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tax-records/{partnerId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a partner's tax record
+         * @description Finance only, with the reason the partner reads; a submitted or approved record can be rejected. Audited; emits tax.record_rejected.
+         */
+        post: operations["reject-tax-record"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tax-reports/payout-totals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a year's payout totals per partner as CSV
+         * @description Operators only: the basis of a 1099. One line per partner and currency with the payouts paid in the calendar year (UTC), their sum in minor units, and the partner's tax record (legal name, country, form, masked tax id, status). Currencies are never added together.
+         */
+        get: operations["export-payout-totals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tax-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the tax settings
+         * @description Operators only: whether withdrawals need an approved tax record.
+         */
+        get: operations["get-tax-settings"];
+        /**
+         * Replace the tax settings
+         * @description Operators only. Audited.
+         */
+        put: operations["update-tax-settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tenant": {
         parameters: {
             query?: never;
@@ -2944,7 +3096,7 @@ export interface paths {
         put?: never;
         /**
          * Request a withdrawal
-         * @description Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. Requires an Idempotency-Key.
+         * @description Holds the amount of the available balance until finance decides. More than the available balance is 409 INSUFFICIENT_BALANCE (BALANCE_NEGATIVE while a clawback left it below zero); less than the tenant's minimum is 422 BELOW_MINIMUM_WITHDRAWAL; a partner that has not accepted a required agreement version in force is 403 AGREEMENT_REQUIRED, naming the agreement and version. A partner without an approved tax record is 403 TAX_RECORD_REQUIRED while the tenant blocks on it, or answered with a warning while it warns. Only the balance of the requested currency counts: nothing is converted. Requires an Idempotency-Key.
          */
         post: operations["request-withdrawal"];
         delete?: never;
@@ -2981,7 +3133,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a withdrawal
-         * @description Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES).
+         * @description Starts its payout with the tenant's provider. Whoever requested a withdrawal cannot approve it (403 FOUR_EYES); while the tenant blocks on tax records, a partner without an approved one is 403 TAX_RECORD_REQUIRED.
          */
         post: operations["approve-withdrawal"];
         delete?: never;
@@ -4316,6 +4468,11 @@ export interface components {
         };
         ListBodyTask: {
             data: components["schemas"]["Task"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyTaxRecord: {
+            data: components["schemas"]["TaxRecord"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -5770,6 +5927,22 @@ export interface components {
             /** @description Leave empty */
             website?: string;
         };
+        SubmitTaxDetailsInputBody: {
+            /**
+             * @description ISO 3166 alpha-2 country of tax residence
+             * @example US
+             */
+            country: string;
+            /**
+             * @description w9: US persons (SSN or EIN); w8ben: foreign individuals; w8bene: foreign entities; eu_vat: an EU VAT id in its member state's format
+             * @enum {string}
+             */
+            formKind: "w9" | "w8ben" | "w8bene" | "eu_vat";
+            /** @description The legal name of the person or entity, as on the form */
+            legalName: string;
+            /** @description The SSN or EIN (w9), the foreign tax identifying number (w8ben, w8bene) or the VAT id with its country prefix (eu_vat). Sealed at rest; responses show only its last four characters. */
+            taxId: string;
+        };
         Survey: {
             /** Format: date-time */
             answeredAt?: string;
@@ -5843,6 +6016,59 @@ export interface components {
             title: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        TaxForm: {
+            /** @description Told from the file's bytes */
+            contentType: string;
+            fileName: string;
+            sha256: string;
+            /**
+             * Format: int64
+             * @description In bytes
+             */
+            size: number;
+            /** Format: date-time */
+            uploadedAt: string;
+        };
+        TaxReasonInputBody: {
+            reason: string;
+        };
+        TaxRecord: {
+            /** @description ISO 3166 alpha-2 */
+            country: string;
+            /** @description The uploaded signed form; W-9 and W-8 records need one before approval */
+            form?: components["schemas"]["TaxForm"];
+            /** @enum {string} */
+            formKind: "w9" | "w8ben" | "w8bene" | "eu_vat";
+            id: string;
+            legalName: string;
+            partnerId: string;
+            /** @description Why finance rejected it */
+            reason?: string;
+            /** Format: date-time */
+            reviewedAt?: string;
+            reviewedBy?: string;
+            /** @enum {string} */
+            status: "submitted" | "approved" | "rejected";
+            /** Format: date-time */
+            submittedAt: string;
+            submittedBy: string;
+            /**
+             * @description The last four characters of the tax id; the id itself is sealed and never shown
+             * @example ••••6789
+             */
+            taxIdMasked: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        TaxSettings: {
+            /**
+             * @description off: no rule; warn: such withdrawals carry a warning; block: they are refused with 403 TAX_RECORD_REQUIRED, at request and at approval
+             * @enum {string}
+             */
+            requirement: "off" | "warn" | "block";
+            /** Format: date-time */
+            updatedAt?: string;
         };
         TenantOutputBody: {
             /** Format: date-time */
@@ -6414,6 +6640,8 @@ export interface components {
             status: "requested" | "approved" | "rejected" | "cancelled" | "paid" | "failed";
             /** Format: date-time */
             updatedAt: string;
+            /** @description What the request or approval that answered warns about, e.g. a partner without an approved tax record while the tenant warns on them; not stored */
+            warning?: string;
         };
     };
     responses: never;
@@ -20954,6 +21182,841 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-tax-records": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                partnerId?: string;
+                status?: "submitted" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyTaxRecord"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-tax-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The partner organisation */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRecord"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "submit-tax-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The partner organisation */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "country": "US",
+                 *       "formKind": "w9",
+                 *       "legalName": "Northwind Traders Inc.",
+                 *       "taxId": "12-3456789"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitTaxDetailsInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRecord"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "approve-tax-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The partner organisation */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRecord"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "download-tax-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The partner organisation */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "upload-tax-form": {
+        parameters: {
+            query: {
+                /** @description The file's name, without a path */
+                name: string;
+            };
+            header?: never;
+            path: {
+                /** @description The partner organisation */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The signed form's bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRecord"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reject-tax-record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The partner organisation */
+                partnerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The legal name does not match the signed W-9."
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaxReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRecord"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "export-payout-totals": {
+        parameters: {
+            query: {
+                /** @description The calendar year (UTC) the payouts were paid in */
+                year: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    "Content-Type"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-tax-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxSettings"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "update-tax-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "requirement": "block"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TaxSettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxSettings"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -48,10 +48,10 @@ async function authed(path: string, init: RequestInit): Promise<Response> {
  * Uploads a file's bytes to an API path (query already in it) and returns the JSON answer; a
  * refusal throws an ApiError whose title says the file is too large or of a type not taken.
  */
-export async function uploadFile<T>(path: string, file: Blob): Promise<T> {
+export async function uploadFile<T>(path: string, file: Blob, method: 'POST' | 'PUT' = 'POST'): Promise<T> {
   let res: Response;
   try {
-    res = await authed(path, { method: 'POST', body: file, headers: { 'Content-Type': 'application/octet-stream' } });
+    res = await authed(path, { method, body: file, headers: { 'Content-Type': 'application/octet-stream' } });
   } catch {
     // The server may refuse a large body before reading it and close the connection.
     throw new ApiError({ type: 'about:blank', code: 'UPLOAD_FAILED', title: 'Upload failed', status: 0,
