@@ -67,6 +67,11 @@ const (
 	EventAgreementGraceGranted       = "agreement.grace_granted"
 	EventSurveyRequested             = "survey.requested"
 	EventSurveyResponded             = "survey.responded"
+
+	EventCertificationCoursePublished = "certification.course_published"
+	EventCertificationCourseArchived  = "certification.course_archived"
+	EventCertificationEarned          = "certification.earned"
+	EventCertificationExpired         = "certification.expired"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -212,5 +217,9 @@ func EventCatalogue() []EventType {
 		{EventAgreementGraceGranted, "An operator let a partner act without its pending agreements until graceUntil.", AgreementEventPayload{}},
 		{EventSurveyRequested, "Survey invitations were created (batchId, kind, count); each recipient is emailed a single-use link.", SurveyEventPayload{}},
 		{EventSurveyResponded, "A partner user answered a survey: its kind, score and class per partnerId (the comment is not in the event).", SurveyEventPayload{}},
+		{EventCertificationCoursePublished, "An operator published a certification course: partners who may see it can enrol; its quiz no longer changes.", CourseEventPayload{}},
+		{EventCertificationCourseArchived, "An operator archived a certification course: no new enrolments or attempts; certificates stay.", CourseEventPayload{}},
+		{EventCertificationEarned, "A partner user passed a course's quiz and holds a certificate until expiresAt; renews names the certificate it replaces. Never holds answers.", CertificationEventPayload{}},
+		{EventCertificationExpired, "A certificate reached its expiry without being renewed.", CertificationEventPayload{}},
 	}
 }
