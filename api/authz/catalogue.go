@@ -103,6 +103,13 @@ const (
 	// (partners: their own organisation's); SurveysSend sends surveys to partners' users.
 	SurveysRead Permission = "surveys:read"
 	SurveysSend Permission = "surveys:send"
+	// CertificationsRead shows courses (partners: the published ones visible to them, without
+	// the quiz's answers), quiz attempts and certificates (partners: their own organisation's);
+	// CertificationsManage writes, publishes and archives courses; CertificationsLearn enrols
+	// in a course, completes its items and takes its quiz (a user for itself).
+	CertificationsRead   Permission = "certifications:read"
+	CertificationsManage Permission = "certifications:manage"
+	CertificationsLearn  Permission = "certifications:learn"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -160,6 +167,9 @@ var catalogue = []Entry{
 	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
 	{SurveysRead, "See CSAT and NPS survey invitations, their answers and the scores per partner or level (partners: their own organisation's)."},
 	{SurveysSend, "Send CSAT and NPS surveys by email to the users of partners or levels (operators)."},
+	{CertificationsRead, "See certification courses, quiz attempts and certificates (partners: the published courses visible to them, never the quiz's answers, and their own organisation's attempts and certificates)."},
+	{CertificationsManage, "Write, publish and archive certification courses: their content items, quiz, pass mark, attempts limit, validity and who sees them (operators)."},
+	{CertificationsLearn, "Enrol in a course, mark its items completed and take its quiz, for oneself; a partner user's pass earns a certificate (operators' attempts are graded only)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 
