@@ -83,11 +83,19 @@ func init() {
 		"update-course": {byID: true, call: func(f *fixture, _ string) request {
 			return request{http.MethodPatch, course(f, "course", ""), map[string]any{"title": "Matrix course"}}
 		}},
-		"publish-course": {byID: true, call: func(f *fixture, role string) request { return request{http.MethodPost, draft(f, role) + "/publish", nil} }},
-		"archive-course": {byID: true, call: func(f *fixture, role string) request { return request{http.MethodPost, draft(f, role) + "/archive", nil} }},
-		"enrol-course": {byID: true, call: func(f *fixture, _ string) request { return request{http.MethodPost, course(f, "course", "/enrolment"), nil} },
+		"publish-course": {byID: true, call: func(f *fixture, role string) request {
+			return request{http.MethodPost, draft(f, role) + "/publish", nil}
+		}},
+		"archive-course": {byID: true, call: func(f *fixture, role string) request {
+			return request{http.MethodPost, draft(f, role) + "/archive", nil}
+		}},
+		"enrol-course": {byID: true, call: func(f *fixture, _ string) request {
+			return request{http.MethodPost, course(f, "course", "/enrolment"), nil}
+		},
 			otherPartner: func(f *fixture) request { return request{http.MethodPost, course(f, "course2", "/enrolment"), nil} }},
-		"get-enrolment": {byID: true, call: func(f *fixture, _ string) request { return request{http.MethodGet, course(f, "course", "/enrolment"), nil} },
+		"get-enrolment": {byID: true, call: func(f *fixture, _ string) request {
+			return request{http.MethodGet, course(f, "course", "/enrolment"), nil}
+		},
 			otherPartner: func(f *fixture) request { return request{http.MethodGet, course(f, "course2", "/enrolment"), nil} }},
 		"complete-course-item": {byID: true,
 			call: func(f *fixture, _ string) request {
@@ -106,8 +114,12 @@ func init() {
 		// Partners list only their own organisation's attempts and certificates (TestCertificationsThroughHTTP).
 		"list-quiz-attempts": {call: get("/api/quiz-attempts")},
 		"list-certificates":  {call: get("/api/certificates")},
-		"get-certificate": {byID: true, call: func(f *fixture, _ string) request { return request{http.MethodGet, "/api/certificates/" + f.ids["certificate"], nil} },
-			otherPartner: func(f *fixture) request { return request{http.MethodGet, "/api/certificates/" + f.ids["certificate2"], nil} }},
+		"get-certificate": {byID: true, call: func(f *fixture, _ string) request {
+			return request{http.MethodGet, "/api/certificates/" + f.ids["certificate"], nil}
+		},
+			otherPartner: func(f *fixture) request {
+				return request{http.MethodGet, "/api/certificates/" + f.ids["certificate2"], nil}
+			}},
 	}
 	for id, c := range cases {
 		matrix[id] = c

@@ -187,12 +187,13 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		hooks.Observer = observer
 	}
 	return worker.Deps{
-		System:   &activities.System{DB: st, Version: cfg.Version},
-		Events:   &activities.Events{Store: st, Starter: d},
-		Deals:    &activities.Deals{Store: st},
-		Levels:   &activities.Levels{Store: st},
-		Mail:     mail,
-		Webhooks: hooks,
+		System:         &activities.System{DB: st, Version: cfg.Version},
+		Events:         &activities.Events{Store: st, Starter: d},
+		Deals:          &activities.Deals{Store: st},
+		Levels:         &activities.Levels{Store: st},
+		Certifications: &activities.Certifications{Store: st},
+		Mail:           mail,
+		Webhooks:       hooks,
 		// Payouts to an http provider and playbook webhook calls go through the webhooks'
 		// address guard.
 		Money: &activities.Money{Store: st, Keyring: keys, Observer: observer, Providers: map[string]activities.PayoutProvider{

@@ -169,6 +169,15 @@ func TestAttemptsAreGradedLimitedAndAPassIssuesACertificate(t *testing.T) {
 			t.Fatalf("events %s, want the course published and one certificate earned", types)
 		}
 
+		// The earned event starts the certificate's expiry timer.
+		evs, _, err := e.Op.ListEvents(e.Ctx, models.EventFilter{Type: models.EventCertificationEarned}, models.Page{Limit: 10})
+		if err != nil || len(evs) != 1 {
+			t.Fatalf("certification.earned: %v, %v", evs, err)
+		}
+		if routes, err := s.EventRoutes(e.Ctx, models.System(e.TenantID), evs[0].ID); err != nil || routes.ExpireCertificate != first.ID {
+			t.Fatalf("routes of certification.earned: %+v, %v", routes, err)
+		}
+
 		// Two more failures use the attempts a pass gave back; a third is refused.
 		for range 2 {
 			if _, err := e.A.SubmitQuizAttempt(e.Ctx, c.ID, wrong); err != nil {
