@@ -1,6 +1,7 @@
 package certifications_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,23 @@ func TestALevelCanAskForCertifiedUsers(t *testing.T) {
 		}
 		if level, n := target(e.PartnerB); level != "base" || n != 1 {
 			t.Fatalf("partner B with one certified user of the course qualifies for %q (%d)", level, n)
+		}
+		// The level review proposes the promotion and says why.
+		if _, err := s.ReviewLevels(e.Ctx, models.System(e.TenantID), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		props, _, err := e.Op.ListLevelProposals(e.Ctx, models.ProposalPending, models.Page{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range props {
+			if p.PartnerID == e.PartnerA && p.ToLevel == "certified" && strings.Contains(p.Reason, "certified users") {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("no proposal to promote partner A for its certified users: %+v", props)
 		}
 		// An expired certificate no longer counts.
 		if _, err := s.AdvanceCertificateExpiry(e.Ctx, models.System(e.TenantID), first.ID, first.ExpiresAt); err != nil {

@@ -278,6 +278,9 @@ func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.Level
 		prop := &models.LevelProposal{ID: models.NewID(), TenantID: p.TenantID, PartnerID: p.ID, FromLevel: p.Level, ToLevel: ev.TargetLevel,
 			Status: models.ProposalPending, CreatedAt: now,
 			Reason: fmt.Sprintf("%d won deals in the review period; volume %v", ev.Performance.WonDeals, ev.Performance.WonAmountMinor)}
+		if len(ev.Performance.CertifiedUsers) > 0 {
+			prop.Reason += fmt.Sprintf("; certified users %v", ev.Performance.CertifiedUsers)
+		}
 		created = true
 		if err := tx.Create(prop).Error; err != nil {
 			return err
