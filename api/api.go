@@ -144,31 +144,32 @@ type Tracing struct {
 // to the principal's tenant and, for partner principals, to its partner organisation. Handlers
 // reach tenant-owned data only through them, each module through its accessor (Server.deals, ...).
 type Modules struct {
-	APIKeys      func(*models.Principal) KeyStore
-	Audit        func(*models.Principal) AuditStore
-	People       func(*models.Principal) PeopleStore
-	Partners     func(*models.Principal) PartnerStore
-	Roles        func(*models.Principal) RoleStore
-	Tenant       func(*models.Principal) TenantStore
-	Events       func(*models.Principal) EventsStore
-	Customers    func(*models.Principal) CustomerStore
-	Webhooks     func(*models.Principal) WebhookStore
-	Metrics      func(*models.Principal) MetricStore
-	Dashboards   func(*models.Principal) DashboardStore
-	Deals        func(*models.Principal) DealStore
-	Tasks        func(*models.Principal) TaskStore
-	Levels       func(*models.Principal) LevelStore
-	Applications func(*models.Principal) ApplicationStore
-	Mail         func(*models.Principal) MailStore
-	Commissions  func(*models.Principal) CommissionStore
-	Ledger       func(*models.Principal) LedgerStore
-	Withdrawals  func(*models.Principal) WithdrawalStore
-	Playbooks    func(*models.Principal) PlaybookStore
-	Content      func(*models.Principal) ContentStore
-	Agreements   func(*models.Principal) AgreementStore
-	Surveys      func(*models.Principal) SurveyStore
-	Tax          func(*models.Principal) TaxStore
-	Desk         func(*models.Principal) DeskStore
+	APIKeys        func(*models.Principal) KeyStore
+	Audit          func(*models.Principal) AuditStore
+	People         func(*models.Principal) PeopleStore
+	Partners       func(*models.Principal) PartnerStore
+	Roles          func(*models.Principal) RoleStore
+	Tenant         func(*models.Principal) TenantStore
+	Events         func(*models.Principal) EventsStore
+	Customers      func(*models.Principal) CustomerStore
+	Webhooks       func(*models.Principal) WebhookStore
+	Metrics        func(*models.Principal) MetricStore
+	Dashboards     func(*models.Principal) DashboardStore
+	Deals          func(*models.Principal) DealStore
+	Tasks          func(*models.Principal) TaskStore
+	Levels         func(*models.Principal) LevelStore
+	Applications   func(*models.Principal) ApplicationStore
+	Mail           func(*models.Principal) MailStore
+	Commissions    func(*models.Principal) CommissionStore
+	Ledger         func(*models.Principal) LedgerStore
+	Withdrawals    func(*models.Principal) WithdrawalStore
+	Playbooks      func(*models.Principal) PlaybookStore
+	Content        func(*models.Principal) ContentStore
+	Agreements     func(*models.Principal) AgreementStore
+	Surveys        func(*models.Principal) SurveyStore
+	Tax            func(*models.Principal) TaxStore
+	Desk           func(*models.Principal) DeskStore
+	Certifications func(*models.Principal) CertificationStore
 }
 
 // Server is the assembled HTTP interface.
@@ -284,6 +285,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerAgreementRoutes(s)
 	registerSurveyRoutes(s)
 	registerTaxRoutes(s)
+	registerCertificationRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	return s

@@ -38,10 +38,12 @@ type ReviewOutput struct {
 
 // LevelRequirements are what a partner must reach within the period to hold a level.
 type LevelRequirements struct {
-	MinWonDeals       int    `json:"minWonDeals,omitempty" minimum:"0" maximum:"1000000" doc:"Won deals within the period"`
-	MinWonAmountMinor int64  `json:"minWonAmountMinor,omitempty" minimum:"0" maximum:"1000000000000000" doc:"Won deal volume in minor units of currency within the period"`
-	Currency          string `json:"currency,omitempty" maxLength:"3" pattern:"^([A-Z]{3})?$"`
-	PeriodDays        int    `json:"periodDays,omitempty" minimum:"0" maximum:"3650" doc:"The look-back window in days; 365 when absent"`
+	MinWonDeals           int    `json:"minWonDeals,omitempty" minimum:"0" maximum:"1000000" doc:"Won deals within the period"`
+	MinWonAmountMinor     int64  `json:"minWonAmountMinor,omitempty" minimum:"0" maximum:"1000000000000000" doc:"Won deal volume in minor units of currency within the period"`
+	Currency              string `json:"currency,omitempty" maxLength:"3" pattern:"^([A-Z]{3})?$"`
+	PeriodDays            int    `json:"periodDays,omitempty" minimum:"0" maximum:"3650" doc:"The look-back window in days; 365 when absent"`
+	MinCertifiedUsers     int    `json:"minCertifiedUsers,omitempty" minimum:"0" maximum:"100000" doc:"Active users holding a certificate in force now (not bound to the period)"`
+	CertificationCourseID string `json:"certificationCourseId,omitempty" maxLength:"36" doc:"Count certificates of this course only; of any course when absent"`
 }
 
 // Level is a partner tier.
@@ -58,11 +60,13 @@ type Level struct {
 func levelOf(l *models.Level) Level {
 	r := l.Reqs()
 	return Level{ID: l.ID, Name: l.Name, Rank: l.Rank, Benefits: l.Benefits, IsDefault: l.IsDefault, CreatedAt: l.CreatedAt,
-		Requirements: LevelRequirements{MinWonDeals: r.MinWonDeals, MinWonAmountMinor: r.MinWonAmountMinor, Currency: r.Currency, PeriodDays: r.PeriodDays}}
+		Requirements: LevelRequirements{MinWonDeals: r.MinWonDeals, MinWonAmountMinor: r.MinWonAmountMinor, Currency: r.Currency, PeriodDays: r.PeriodDays,
+			MinCertifiedUsers: r.MinCertifiedUsers, CertificationCourseID: r.CertificationCourseID}}
 }
 
 func (r LevelRequirements) model() models.LevelRequirements {
-	return models.LevelRequirements{MinWonDeals: r.MinWonDeals, MinWonAmountMinor: r.MinWonAmountMinor, Currency: r.Currency, PeriodDays: r.PeriodDays}
+	return models.LevelRequirements{MinWonDeals: r.MinWonDeals, MinWonAmountMinor: r.MinWonAmountMinor, Currency: r.Currency, PeriodDays: r.PeriodDays,
+		MinCertifiedUsers: r.MinCertifiedUsers, CertificationCourseID: r.CertificationCourseID}
 }
 
 // CreateLevelInput adds a level.
@@ -95,6 +99,7 @@ type LevelEvaluation struct {
 	TargetLevel    string           `json:"targetLevel" doc:"The highest-ranked level whose requirements are met; empty without levels"`
 	WonDeals       int              `json:"wonDeals"`
 	WonAmountMinor map[string]int64 `json:"wonAmountMinor" doc:"Won volume per currency, in minor units"`
+	CertifiedUsers map[string]int   `json:"certifiedUsers,omitempty" doc:"Active users holding a certificate in force, per course id asked by a level (\"\" for any course)"`
 }
 
 // LevelProposal is a level change the review suggests.
@@ -225,7 +230,7 @@ func (s *Server) evaluatePartnerLevel(ctx context.Context, in *IDPath) (*LevelEv
 		return nil, err
 	}
 	out := &LevelEvaluationOutput{Body: LevelEvaluation{PartnerID: ev.PartnerID, CurrentLevel: ev.CurrentLevel, TargetLevel: ev.TargetLevel,
-		WonDeals: ev.Performance.WonDeals, WonAmountMinor: ev.Performance.WonAmountMinor}}
+		WonDeals: ev.Performance.WonDeals, WonAmountMinor: ev.Performance.WonAmountMinor, CertifiedUsers: ev.Performance.CertifiedUsers}}
 	if out.Body.WonAmountMinor == nil {
 		out.Body.WonAmountMinor = map[string]int64{}
 	}

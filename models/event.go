@@ -275,6 +275,9 @@ type EventRoutes struct {
 	// SurveyInvitations says whether the event asks partners' users by email to answer a
 	// survey (survey.requested).
 	SurveyInvitations bool
+	// ExpireCertificate is the certificate whose expiry timer the event starts
+	// (certification.earned).
+	ExpireCertificate string
 }
 
 // TicketSLASignal tells a ticket's SLA clock what happened to the ticket at At.

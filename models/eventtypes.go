@@ -70,6 +70,11 @@ const (
 	EventTaxRecordSubmitted          = "tax.record_submitted"
 	EventTaxRecordApproved           = "tax.record_approved"
 	EventTaxRecordRejected           = "tax.record_rejected"
+
+	EventCertificationCoursePublished = "certification.course_published"
+	EventCertificationCourseArchived  = "certification.course_archived"
+	EventCertificationEarned          = "certification.earned"
+	EventCertificationExpired         = "certification.expired"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -218,5 +223,9 @@ func EventCatalogue() []EventType {
 		{EventTaxRecordSubmitted, "A partner's tax details or signed form were submitted for review (never the tax id).", TaxRecordEventPayload{}},
 		{EventTaxRecordApproved, "Finance approved a partner's tax record: its withdrawals are no longer blocked or warned about.", TaxRecordEventPayload{}},
 		{EventTaxRecordRejected, "Finance rejected a partner's tax record, with the reason.", TaxRecordEventPayload{}},
+		{EventCertificationCoursePublished, "An operator published a certification course: partners who may see it can enrol; its quiz no longer changes.", CourseEventPayload{}},
+		{EventCertificationCourseArchived, "An operator archived a certification course: no new enrolments or attempts; certificates stay.", CourseEventPayload{}},
+		{EventCertificationEarned, "A partner user passed a course's quiz and holds a certificate until expiresAt; renews names the certificate it replaces. Never holds answers.", CertificationEventPayload{}},
+		{EventCertificationExpired, "A certificate reached its expiry without being renewed.", CertificationEventPayload{}},
 	}
 }

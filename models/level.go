@@ -31,6 +31,11 @@ type LevelRequirements struct {
 	Currency          string `json:"currency,omitempty"`
 	// PeriodDays is the look-back window; 365 when zero.
 	PeriodDays int `json:"periodDays,omitempty"`
+	// MinCertifiedUsers is how many of the partner's active users must hold a certificate in
+	// force now (of CertificationCourseID when set, of any course otherwise); not bound to
+	// PeriodDays.
+	MinCertifiedUsers     int    `json:"minCertifiedUsers,omitempty"`
+	CertificationCourseID string `json:"certificationCourseId,omitempty"`
 }
 
 // Reqs decodes the level's requirements.
@@ -48,11 +53,15 @@ type PartnerPerformance struct {
 	WonDeals int
 	// WonAmountMinor is the won volume per currency.
 	WonAmountMinor map[string]int64
+	// CertifiedUsers counts the active users holding a certificate in force, per course id
+	// ("" for any course).
+	CertifiedUsers map[string]int
 }
 
 // Meets reports whether performance satisfies r.
 func (r LevelRequirements) Meets(p PartnerPerformance) bool {
-	return p.WonDeals >= r.MinWonDeals && (r.MinWonAmountMinor == 0 || p.WonAmountMinor[r.Currency] >= r.MinWonAmountMinor)
+	return p.WonDeals >= r.MinWonDeals && (r.MinWonAmountMinor == 0 || p.WonAmountMinor[r.Currency] >= r.MinWonAmountMinor) &&
+		(r.MinCertifiedUsers == 0 || p.CertifiedUsers[r.CertificationCourseID] >= r.MinCertifiedUsers)
 }
 
 // Level change modes of a tenant's level review.

@@ -12,15 +12,17 @@ import (
 
 // Deps are the activity structs with their dependencies filled in.
 type Deps struct {
-	System    *activities.System
-	Events    *activities.Events
-	Webhooks  *activities.Webhooks
-	Deals     *activities.Deals
-	Levels    *activities.Levels
-	Mail      *activities.Mail
-	Money     *activities.Money
-	Playbooks *activities.Playbooks
-	Desk      *activities.Desk
+	System   *activities.System
+	Events   *activities.Events
+	Webhooks *activities.Webhooks
+	Deals    *activities.Deals
+	Levels   *activities.Levels
+	// Certifications expires certificates.
+	Certifications *activities.Certifications
+	Mail           *activities.Mail
+	Money          *activities.Money
+	Playbooks      *activities.Playbooks
+	Desk           *activities.Desk
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -36,6 +38,7 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.Payout)
 	r.RegisterWorkflow(workflows.PlaybookRun)
 	r.RegisterWorkflow(workflows.TicketSLA)
+	r.RegisterWorkflow(workflows.CertificateExpiry)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -45,6 +48,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Deals != nil {
 		r.RegisterActivity(deps.Deals)
+	}
+	if deps.Certifications != nil {
+		r.RegisterActivity(deps.Certifications)
 	}
 	if deps.Levels != nil {
 		r.RegisterActivity(deps.Levels)

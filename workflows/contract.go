@@ -62,6 +62,8 @@ type EventFanoutResult struct {
 	Signalled []string
 	// TicketSLA is the ticket whose SLA clock the event started or reached.
 	TicketSLA string
+	// CertificateExpiry is the certificate whose expiry timer was started.
+	CertificateExpiry string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -103,6 +105,17 @@ type DealProtectionInput struct {
 
 // DealProtectionWorkflowID is the id of a deal's protection timer: one per deal.
 func DealProtectionWorkflowID(dealID string) string { return "deal-protection-" + dealID }
+
+// CertificateExpiryInput names the certificate an expiry timer watches.
+type CertificateExpiryInput struct {
+	TenantID      string
+	CertificateID string
+}
+
+// CertificateExpiryWorkflowID is the id of a certificate's expiry timer: one per certificate.
+func CertificateExpiryWorkflowID(certificateID string) string {
+	return "certificate-expiry-" + certificateID
+}
 
 // TicketSLAInput names the ticket an SLA clock watches. Clock and Priority carry a running
 // clock across continue-as-new; a new clock starts from OpenedAt.

@@ -36,6 +36,13 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		}
 		res.DealProtection = routes.ProtectDeal
 	}
+	if routes.ExpireCertificate != "" {
+		expiry := CertificateExpiryInput{TenantID: in.TenantID, CertificateID: routes.ExpireCertificate}
+		if err := startChild(ctx, CertificateExpiryWorkflowID(routes.ExpireCertificate), CertificateExpiry, expiry); err != nil {
+			return res, err
+		}
+		res.CertificateExpiry = routes.ExpireCertificate
+	}
 	if err := ticketSLARoutes(ctx, in, routes, &res); err != nil {
 		return res, err
 	}

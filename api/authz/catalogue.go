@@ -109,6 +109,13 @@ const (
 	TaxRead   Permission = "tax:read"
 	TaxWrite  Permission = "tax:write"
 	TaxReview Permission = "tax:review"
+	// CertificationsRead shows courses (partners: the published ones visible to them, without
+	// the quiz's answers), quiz attempts and certificates (partners: their own organisation's);
+	// CertificationsManage writes, publishes and archives courses; CertificationsLearn enrols
+	// in a course, completes its items and takes its quiz (a user for itself).
+	CertificationsRead   Permission = "certifications:read"
+	CertificationsManage Permission = "certifications:manage"
+	CertificationsLearn  Permission = "certifications:learn"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -169,6 +176,9 @@ var catalogue = []Entry{
 	{TaxRead, "See tax records, their signed forms and their review, tax ids masked (partners: their own)."},
 	{TaxWrite, "Submit tax details and upload the signed tax form (partners: their own)."},
 	{TaxReview, "Approve or reject tax records, set whether withdrawals need an approved one and export yearly payout totals (finance)."},
+	{CertificationsRead, "See certification courses, quiz attempts and certificates (partners: the published courses visible to them, never the quiz's answers, and their own organisation's attempts and certificates)."},
+	{CertificationsManage, "Write, publish and archive certification courses: their content items, quiz, pass mark, attempts limit, validity and who sees them (operators)."},
+	{CertificationsLearn, "Enrol in a course, mark its items completed and take its quiz, for oneself; a partner user's pass earns a certificate (operators' attempts are graded only)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -21,6 +21,10 @@ var operatorsOnly = map[string]string{
 	"adjust-balance":                 "ledger adjustments",
 	"approve-application":            "applications",
 	"send-surveys":                   "surveys",
+	"create-course":                  "certification courses",
+	"update-course":                  "certification courses",
+	"publish-course":                 "certification courses",
+	"archive-course":                 "certification courses",
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"approve-tax-record":             "tax record reviews",

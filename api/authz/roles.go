@@ -60,7 +60,7 @@ func builtinRoles() []Role {
 			PipelinesRead, PipelinesWrite, DealsRead, DealsWrite, DealsApprove, TasksRead, TasksWrite,
 			ApplicationsRead, ApplicationsWrite, CommissionsRead, LedgerRead, WithdrawalsRead,
 			PlaybooksRead, PlaybooksWrite, ContentRead, ContentWrite, AgreementsRead, AgreementsManage, AgreementsAccept,
-			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend,
+			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead, CertificationsManage, CertificationsLearn,
 		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
@@ -71,7 +71,7 @@ func builtinRoles() []Role {
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
 			CustomersRead, EventsRead, WebhooksRead, PipelinesRead, DealsRead, TasksRead, TasksWrite, ContentRead, AgreementsRead,
-			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend,
+			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead,
 		}, Description: "Helps partners: reads partners, their people, customers and deals, events and webhook deliveries."},
 		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead, MailRead, TaxRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},
@@ -80,13 +80,13 @@ func builtinRoles() []Role {
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite,
 			LedgerRead, WithdrawalsRead, WithdrawalsWrite, ContentRead, AgreementsRead, AgreementsAccept,
-			TicketsRead, TicketsWrite, SurveysRead, TaxRead, TaxWrite,
+			TicketsRead, TicketsWrite, SurveysRead, TaxRead, TaxWrite, CertificationsRead, CertificationsLearn,
 		}, Description: "Manages its own partner organisation, its people, customers and deals."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite, LedgerRead, WithdrawalsRead, ContentRead, AgreementsRead, AgreementsAccept,
-			TicketsRead, TicketsWrite,
+			TicketsRead, TicketsWrite, CertificationsRead, CertificationsLearn,
 		}, Description: "A member of a partner organisation."},
 	}
 }

@@ -44,6 +44,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0028_content_grant_lookup", Migrate: migrate0028ContentGrantLookup},
 		{ID: "0032_agreement_pdf", Migrate: migrate0032AgreementPDF},
 		{ID: "0035_tax_records", Migrate: migrate0035TaxRecords},
+		{ID: "0030_certifications", Migrate: migrate0030Certifications},
 	}
 }
 

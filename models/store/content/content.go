@@ -606,3 +606,21 @@ func (sc *Scoped) RecordContentDownload(ctx context.Context, it *models.ContentI
 		return err
 	})
 }
+
+// VisibleContentItems are the items among ids that the principal may see (for a partner:
+// active, unexpired, with a file or a link, visible to it), in no particular order.
+func (sc *Scoped) VisibleContentItems(ctx context.Context, ids []string) ([]models.ContentItem, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	db := sc.s.core.DB(ctx)
+	q, err := sc.visible(db, db.Model(&models.ContentItem{}))
+	if err != nil {
+		return nil, err
+	}
+	var items []models.ContentItem
+	if err := q.Where("id IN ?", ids).Find(&items).Error; err != nil {
+		return nil, err
+	}
+	return items, nil
+}

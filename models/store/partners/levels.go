@@ -15,7 +15,7 @@ import (
 )
 
 func requirementsJSON(r models.LevelRequirements) (string, error) {
-	if r.MinWonAmountMinor < 0 || r.MinWonDeals < 0 || r.PeriodDays < 0 {
+	if r.MinWonAmountMinor < 0 || r.MinWonDeals < 0 || r.PeriodDays < 0 || r.MinCertifiedUsers < 0 {
 		return "", models.Invalid("INVALID_REQUIREMENTS", "requirements are not negative", models.FieldError{Location: "body.requirements", Message: "not negative"})
 	}
 	if r.MinWonAmountMinor > 0 && len(r.Currency) != 3 {
@@ -167,6 +167,19 @@ func evaluateLevel(tx *gorm.DB, p *models.Partner, now time.Time) (*models.Level
 			}
 			perf[r.PeriodDays] = got
 		}
+		if r.MinCertifiedUsers > 0 {
+			if got.CertifiedUsers == nil {
+				got.CertifiedUsers = map[string]int{}
+			}
+			if _, ok := got.CertifiedUsers[r.CertificationCourseID]; !ok {
+				n, err := certifiedUsers(tx, p, r.CertificationCourseID, now)
+				if err != nil {
+					return nil, err
+				}
+				got.CertifiedUsers[r.CertificationCourseID] = n
+				perf[r.PeriodDays] = got
+			}
+		}
 		if r.Meets(got) {
 			out.TargetLevel, out.Performance = l.Name, got
 			return out, nil
@@ -176,6 +189,21 @@ func evaluateLevel(tx *gorm.DB, p *models.Partner, now time.Time) (*models.Level
 		out.Performance = perf[levels[len(levels)-1].Reqs().PeriodDays]
 	}
 	return out, nil
+}
+
+// certifiedUsers counts the partner's active users holding a certificate in force at now, of
+// the course named or of any course.
+func certifiedUsers(tx *gorm.DB, p *models.Partner, courseID string, now time.Time) (int, error) {
+	sc := store.System(p.TenantID)
+	active := sc.Rows(tx.Session(&gorm.Session{NewDB: true}).Model(&models.User{})).Select("id").Where("partner_id = ? AND status = ?", p.ID, models.UserStatusActive)
+	q := sc.Rows(tx.Model(&models.Certificate{})).Where("partner_id = ? AND status = ? AND expires_at > ? AND user_id IN (?)",
+		p.ID, models.CertificateActive, now, active)
+	if courseID != "" {
+		q = q.Where("course_id = ?", courseID)
+	}
+	var n int64
+	err := q.Distinct("user_id").Count(&n).Error
+	return int(n), err
 }
 
 // EvaluatePartnerLevel says which level a partner qualifies for now; partners see their own.
@@ -250,6 +278,9 @@ func (s *Store) propose(ctx context.Context, p *models.Partner, ev *models.Level
 		prop := &models.LevelProposal{ID: models.NewID(), TenantID: p.TenantID, PartnerID: p.ID, FromLevel: p.Level, ToLevel: ev.TargetLevel,
 			Status: models.ProposalPending, CreatedAt: now,
 			Reason: fmt.Sprintf("%d won deals in the review period; volume %v", ev.Performance.WonDeals, ev.Performance.WonAmountMinor)}
+		if len(ev.Performance.CertifiedUsers) > 0 {
+			prop.Reason += fmt.Sprintf("; certified users %v", ev.Performance.CertifiedUsers)
+		}
 		created = true
 		if err := tx.Create(prop).Error; err != nil {
 			return err

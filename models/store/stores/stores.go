@@ -9,6 +9,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/agreements"
+	"github.com/partnerd/partnerd/models/store/certifications"
 	"github.com/partnerd/partnerd/models/store/content"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
@@ -32,6 +33,10 @@ type (
 	Agreements = agreements.Store
 	// ScopedAgreements is the agreements as one principal sees them.
 	ScopedAgreements = agreements.Scoped
+	// Certifications keeps courses, enrolments, quiz attempts and certificates.
+	Certifications = certifications.Store
+	// ScopedCertifications is certifications as one principal sees them.
+	ScopedCertifications = certifications.Scoped
 	// Content keeps the content library.
 	Content = content.Store
 	// ScopedContent is the content library as one principal sees it.
@@ -92,6 +97,7 @@ type (
 type Set struct {
 	*store.Store
 	*Agreements
+	*Certifications
 	*Content
 	*Customers
 	*Deals
@@ -125,27 +131,29 @@ func New(core *store.Store) *Set {
 	deal, partner, customer := deals.New(core), partners.New(core), customers.New(core, engine)
 	pay := money.New(core, partner)
 	survey := surveys.New(core)
+	library := content.New(core)
 	core.AddTenantSetup(deals.SetUpTenant)
 	set := &Set{
-		Store:        core,
-		IngestEngine: engine,
-		Agreements:   agreements.New(core),
-		Content:      content.New(core),
-		Customers:    customer,
-		Deals:        deal,
-		Desk:         desk.New(core, survey),
-		Identity:     identity.New(core),
-		Idempotency:  idempotency.New(core),
-		Mail:         mail.New(core),
-		Metrics:      metrics.New(core),
-		Money:        pay,
-		Onboarding:   onboarding.New(core, deal, customer, partner),
-		Partners:     partner,
-		Playbooks:    playbooks.New(core, partner, pay, survey),
-		Surveys:      survey,
-		Webhooks:     webhooks.New(core),
+		Store:          core,
+		IngestEngine:   engine,
+		Agreements:     agreements.New(core),
+		Certifications: certifications.New(core, library),
+		Content:        library,
+		Customers:      customer,
+		Deals:          deal,
+		Desk:           desk.New(core, survey),
+		Identity:       identity.New(core),
+		Idempotency:    idempotency.New(core),
+		Mail:           mail.New(core),
+		Metrics:        metrics.New(core),
+		Money:          pay,
+		Onboarding:     onboarding.New(core, deal, customer, partner),
+		Partners:       partner,
+		Playbooks:      playbooks.New(core, partner, pay, survey),
+		Surveys:        survey,
+		Webhooks:       webhooks.New(core),
 	}
-	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys)
+	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys, set.Certifications)
 	return set
 }
 
@@ -156,6 +164,7 @@ func (s *Set) Core() *store.Store { return s.Store }
 type Scoped struct {
 	*store.Scoped
 	*ScopedAgreements
+	*ScopedCertifications
 	*ScopedContent
 	*ScopedCustomers
 	*ScopedDeals
@@ -174,20 +183,21 @@ type Scoped struct {
 // For returns every store scoped to p.
 func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
-		Scoped:           s.Store.For(p),
-		ScopedAgreements: s.Agreements.For(p),
-		ScopedContent:    s.Content.For(p),
-		ScopedCustomers:  s.Customers.For(p),
-		ScopedDeals:      s.Deals.For(p),
-		ScopedDesk:       s.Desk.For(p),
-		ScopedIdentity:   s.Identity.For(p),
-		ScopedMail:       s.Mail.For(p),
-		ScopedMetrics:    s.Metrics.For(p),
-		ScopedMoney:      s.Money.For(p),
-		ScopedOnboarding: s.Onboarding.For(p),
-		ScopedPartners:   s.Partners.For(p),
-		ScopedPlaybooks:  s.Playbooks.For(p),
-		ScopedSurveys:    s.Surveys.For(p),
-		ScopedWebhooks:   s.Webhooks.For(p),
+		Scoped:               s.Store.For(p),
+		ScopedAgreements:     s.Agreements.For(p),
+		ScopedCertifications: s.Certifications.For(p),
+		ScopedContent:        s.Content.For(p),
+		ScopedCustomers:      s.Customers.For(p),
+		ScopedDeals:          s.Deals.For(p),
+		ScopedDesk:           s.Desk.For(p),
+		ScopedIdentity:       s.Identity.For(p),
+		ScopedMail:           s.Mail.For(p),
+		ScopedMetrics:        s.Metrics.For(p),
+		ScopedMoney:          s.Money.For(p),
+		ScopedOnboarding:     s.Onboarding.For(p),
+		ScopedPartners:       s.Partners.For(p),
+		ScopedPlaybooks:      s.Playbooks.For(p),
+		ScopedSurveys:        s.Surveys.For(p),
+		ScopedWebhooks:       s.Webhooks.For(p),
 	}
 }
