@@ -63,11 +63,11 @@ type MetricFilterBody struct {
 type Metric struct {
 	ID        string             `json:"id"`
 	Name      string             `json:"name"`
-	Kind      string             `json:"kind" enum:"count,sum,unique"`
+	Kind      string             `json:"kind" enum:"count,sum,unique,csat,nps"`
 	EventType string             `json:"eventType"`
 	Field     string             `json:"field,omitempty"`
 	Filters   []MetricFilterBody `json:"filters" nullable:"false"`
-	Unit      string             `json:"unit" enum:"count,money" doc:"count: plain numbers; money: minor units of currency"`
+	Unit      string             `json:"unit" enum:"count,money,score" doc:"count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero"`
 	Currency  string             `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
 	CreatedAt time.Time          `json:"createdAt"`
 	UpdatedAt time.Time          `json:"updatedAt"`
@@ -93,11 +93,11 @@ func filtersOf(in []MetricFilterBody) []models.MetricFilter {
 // MetricBody is a metric definition as clients send it.
 type MetricBody struct {
 	Name      string             `json:"name" minLength:"1" maxLength:"200"`
-	Kind      string             `json:"kind" enum:"count,sum,unique" doc:"count: matching events; sum: the integer payload field added up; unique: distinct values of the field"`
-	EventType string             `json:"eventType" maxLength:"128" doc:"An event type, or a pattern with * wildcards (invoice.*)"`
+	Kind      string             `json:"kind" enum:"count,sum,unique,csat,nps" doc:"count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score)."`
+	EventType string             `json:"eventType,omitempty" maxLength:"128" doc:"An event type, or a pattern with * wildcards (invoice.*); required except for csat and nps"`
 	Field     string             `json:"field,omitempty" maxLength:"200" doc:"For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped."`
 	Filters   []MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
-	Unit      string             `json:"unit,omitempty" enum:"count,money" doc:"count (the default): plain numbers; money: a sum of amounts in minor units of currency"`
+	Unit      string             `json:"unit,omitempty" enum:"count,money,score" doc:"count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)"`
 	Currency  string             `json:"currency,omitempty" maxLength:"3" doc:"ISO 4217 code (EUR); required for money, refused otherwise"`
 }
 
@@ -112,11 +112,11 @@ type UpdateMetricInput struct {
 	ID   string `path:"id" maxLength:"36"`
 	Body struct {
 		Name      *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Kind      *string             `json:"kind,omitempty" enum:"count,sum,unique"`
+		Kind      *string             `json:"kind,omitempty" enum:"count,sum,unique,csat,nps" doc:"Becoming csat or nps sets eventType, field and unit to survey.responded, score and score"`
 		EventType *string             `json:"eventType,omitempty" maxLength:"128"`
 		Field     *string             `json:"field,omitempty" maxLength:"200"`
 		Filters   *[]MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
-		Unit      *string             `json:"unit,omitempty" enum:"count,money"`
+		Unit      *string             `json:"unit,omitempty" enum:"count,money,score"`
 		Currency  *string             `json:"currency,omitempty" maxLength:"3" doc:"Empty for count metrics"`
 	}
 }
@@ -144,30 +144,48 @@ type ComputeMetricInput struct {
 // MetricPoint is one interval of a time series.
 type MetricPoint struct {
 	Start time.Time `json:"start"`
-	Value int64     `json:"value"`
+	Value *int64    `json:"value" doc:"The interval's value; null only for a csat or nps interval without answers"`
+	// Responses is set for csat and nps.
+	Responses *int64 `json:"responses,omitempty" doc:"csat and nps: the answers of the interval"`
 }
 
 // MetricValue is a computed metric.
 type MetricValue struct {
-	MetricID string        `json:"metricId"`
-	Name     string        `json:"name" doc:"The metric's name"`
-	Kind     string        `json:"kind" enum:"count,sum,unique"`
-	Unit     string        `json:"unit" enum:"count,money" doc:"money: value and series are minor units of currency"`
-	Currency string        `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
-	From     time.Time     `json:"from" doc:"The start actually computed"`
-	To       time.Time     `json:"to" doc:"The end actually computed, exclusive"`
-	Interval string        `json:"interval,omitempty"`
-	Value    int64         `json:"value" doc:"The count, the integer sum or the number of distinct values"`
-	Skipped  int64         `json:"skipped" doc:"Matching events left out because their field was missing or, for sums, not an integer"`
-	Series   []MetricPoint `json:"series,omitempty"`
+	MetricID string    `json:"metricId"`
+	Name     string    `json:"name" doc:"The metric's name"`
+	Kind     string    `json:"kind" enum:"count,sum,unique,csat,nps"`
+	Unit     string    `json:"unit" enum:"count,money,score" doc:"money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)"`
+	Currency string    `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
+	From     time.Time `json:"from" doc:"The start actually computed"`
+	To       time.Time `json:"to" doc:"The end actually computed, exclusive"`
+	Interval string    `json:"interval,omitempty"`
+	Value    *int64    `json:"value" doc:"The count, the integer sum, the number of distinct values, or the csat or nps score; null only for a csat or nps metric without answers in the range"`
+	// Responses is set for csat and nps.
+	Responses *int64        `json:"responses,omitempty" doc:"csat and nps: the survey answers the score is computed from"`
+	Skipped   int64         `json:"skipped" doc:"Matching events left out because their field was missing or, for sums, not an integer (csat and nps: not a score of the kind's range)"`
+	Series    []MetricPoint `json:"series,omitempty"`
 }
 
 func metricValueOf(id, interval string, r *models.MetricResult) MetricValue {
-	v := MetricValue{MetricID: id, Name: r.Name, Kind: r.Kind, Unit: r.Unit, Currency: r.Currency, From: r.From, To: r.To, Interval: interval, Value: r.Value, Skipped: r.Skipped}
+	v := MetricValue{MetricID: id, Name: r.Name, Kind: r.Kind, Unit: r.Unit, Currency: r.Currency, From: r.From, To: r.To, Interval: interval, Skipped: r.Skipped}
+	score := models.ScoreMetric(r.Kind)
+	if r.HasValue() {
+		v.Value = &r.Value
+	}
+	if score {
+		v.Responses = &r.Responses
+	}
 	if interval != "" {
 		v.Series = make([]MetricPoint, 0, len(r.Series))
 		for _, p := range r.Series {
-			v.Series = append(v.Series, MetricPoint{Start: p.Start, Value: p.Value})
+			pt := MetricPoint{Start: p.Start}
+			if p.HasValue(r.Kind) {
+				pt.Value = &p.Value
+			}
+			if score {
+				pt.Responses = &p.Responses
+			}
+			v.Series = append(v.Series, pt)
 		}
 	}
 	return v

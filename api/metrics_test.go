@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -228,13 +229,13 @@ func TestMetricComputeValuesSeriesAndLimits(t *testing.T) {
 
 		t.Run("without interval the value alone is returned", func(t *testing.T) {
 			v := env.value(t, env.ownerToken, sum.ID, span)
-			if v.Value != 123 || v.Skipped != 1 || v.Series != nil || !v.From.Equal(from) || !v.To.Equal(to) || v.Kind != "sum" {
+			if num(v.Value) != 123 || v.Skipped != 1 || v.Series != nil || !v.From.Equal(from) || !v.To.Equal(to) || v.Kind != "sum" {
 				t.Fatalf("value = %+v", v)
 			}
-			if v := env.value(t, env.ownerToken, count.ID, span); v.Value != 5 {
+			if v := env.value(t, env.ownerToken, count.ID, span); num(v.Value) != 5 {
 				t.Fatalf("count = %d", v.Value)
 			}
-			if v := env.value(t, env.ownerToken, customers.ID, span); v.Value != 3 {
+			if v := env.value(t, env.ownerToken, customers.ID, span); num(v.Value) != 3 {
 				t.Fatalf("unique customers = %d", v.Value)
 			}
 		})
@@ -243,18 +244,18 @@ func TestMetricComputeValuesSeriesAndLimits(t *testing.T) {
 			v := env.value(t, env.ownerToken, sum.ID, q)
 			var got []int64
 			for i, p := range v.Series {
-				got = append(got, p.Value)
+				got = append(got, num(p.Value))
 				if !p.Start.Equal(from.AddDate(0, 0, i)) {
 					t.Fatalf("point %d starts %v", i, p.Start)
 				}
 			}
-			if fmt.Sprint(got) != "[0 120 0 3 0]" || v.Value != 123 || v.Interval != "day" {
+			if fmt.Sprint(got) != "[0 120 0 3 0]" || num(v.Value) != 123 || v.Interval != "day" {
 				t.Fatalf("daily series %v, value %d", got, v.Value)
 			}
 			hourly := env.value(t, env.ownerToken, sum.ID, url.Values{"from": {rfc(env.base.Add(-h))}, "to": {rfc(env.base.Add(3 * h))}, "interval": {"hour"}})
 			got = got[:0]
 			for _, p := range hourly.Series {
-				got = append(got, p.Value)
+				got = append(got, num(p.Value))
 			}
 			if fmt.Sprint(got) != "[0 100 20 0]" {
 				t.Fatalf("hourly series %v", got)
@@ -262,15 +263,15 @@ func TestMetricComputeValuesSeriesAndLimits(t *testing.T) {
 			u := env.value(t, env.ownerToken, customers.ID, q)
 			got = got[:0]
 			for _, p := range u.Series {
-				got = append(got, p.Value)
+				got = append(got, num(p.Value))
 			}
-			if fmt.Sprint(got) != "[0 2 0 1 0]" || u.Value != 3 {
+			if fmt.Sprint(got) != "[0 2 0 1 0]" || num(u.Value) != 3 {
 				t.Fatalf("unique series %v, value %d", got, u.Value)
 			}
 		})
 		t.Run("the range defaults to the last 30 days", func(t *testing.T) {
 			v := env.value(t, env.ownerToken, sum.ID, nil)
-			if v.Value != 123 || v.To.Before(time.Now().Add(-time.Hour)) || v.To.Sub(v.From) < 30*24*h {
+			if num(v.Value) != 123 || v.To.Before(time.Now().Add(-time.Hour)) || v.To.Sub(v.From) < 30*24*h {
 				t.Fatalf("default range = %+v", v)
 			}
 		})
@@ -321,7 +322,7 @@ func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
 		total := func(v MetricValue) int64 {
 			var n int64
 			for _, p := range v.Series {
-				n += p.Value
+				n += num(p.Value)
 			}
 			return n
 		}
@@ -335,7 +336,7 @@ func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
 				{q("partnerLevel", "Gold"), 24},
 				{q("partnerLevel", "Platinum"), 0},
 			} {
-				if v := env.value(t, env.ownerToken, sum.ID, tc.query); v.Value != tc.want || total(v) != tc.want {
+				if v := env.value(t, env.ownerToken, sum.ID, tc.query); num(v.Value) != tc.want || total(v) != tc.want {
 					t.Errorf("%s: %d (series %d), want %d", tc.query.Encode(), v.Value, total(v), tc.want)
 				}
 			}
@@ -357,7 +358,7 @@ func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
 						want int64
 					}{{sum.ID, tc.sum}, {count.ID, tc.count}, {customers.ID, tc.uniques}} {
 						v := env.value(t, who.token, m.id, tc.query)
-						if v.Value != m.want || (m.id != customers.ID && total(v) != m.want) {
+						if num(v.Value) != m.want || (m.id != customers.ID && total(v) != m.want) {
 							t.Errorf("%s: %d (series %d), want %d", tc.query.Encode(), v.Value, total(v), m.want)
 						}
 					}
@@ -375,7 +376,7 @@ func TestPartnersComputeOnlyOverTheirOwnCustomersEvents(t *testing.T) {
 			})
 		}
 		t.Run("Bravo's user gets only Bravo's numbers", func(t *testing.T) {
-			if v := env.value(t, env.bravoUser, sum.ID, q("partnerLevel", "Silver")); v.Value != 700 {
+			if v := env.value(t, env.bravoUser, sum.ID, q("partnerLevel", "Silver")); num(v.Value) != 700 {
 				t.Fatalf("bravo = %d", v.Value)
 			}
 		})
@@ -403,7 +404,7 @@ func TestMoneySumsStayExactIntegers(t *testing.T) {
 			t.Fatalf("the EUR sum lost digits: %s", res.Body)
 		}
 		v := env.value(t, env.ownerToken, usd.ID, q)
-		if v.Value != 9223372036854775806 || v.Skipped != 2 {
+		if num(v.Value) != 9223372036854775806 || v.Skipped != 2 {
 			t.Fatalf("USD sum = %d, skipped %d; want 9223372036854775806 and 2 (a fraction and an exponent)", v.Value, v.Skipped)
 		}
 		res = env.compute(t, env.ownerToken, all.ID, q)
@@ -411,4 +412,12 @@ func TestMoneySumsStayExactIntegers(t *testing.T) {
 			t.Fatalf("a sum beyond 64 bits = %d %s", res.Status, res.Body)
 		}
 	})
+}
+
+// num is a computed value, or the smallest int64 for a value absent (null).
+func num(v *int64) int64 {
+	if v == nil {
+		return math.MinInt64
+	}
+	return *v
 }

@@ -744,6 +744,8 @@ func (e MeOutputBodyKind) Valid() bool {
 // Defines values for MetricKind.
 const (
 	MetricKindCount  MetricKind = "count"
+	MetricKindCsat   MetricKind = "csat"
+	MetricKindNps    MetricKind = "nps"
 	MetricKindSum    MetricKind = "sum"
 	MetricKindUnique MetricKind = "unique"
 )
@@ -752,6 +754,10 @@ const (
 func (e MetricKind) Valid() bool {
 	switch e {
 	case MetricKindCount:
+		return true
+	case MetricKindCsat:
+		return true
+	case MetricKindNps:
 		return true
 	case MetricKindSum:
 		return true
@@ -766,6 +772,7 @@ func (e MetricKind) Valid() bool {
 const (
 	MetricUnitCount MetricUnit = "count"
 	MetricUnitMoney MetricUnit = "money"
+	MetricUnitScore MetricUnit = "score"
 )
 
 // Valid indicates whether the value is a known member of the MetricUnit enum.
@@ -775,6 +782,8 @@ func (e MetricUnit) Valid() bool {
 		return true
 	case MetricUnitMoney:
 		return true
+	case MetricUnitScore:
+		return true
 	default:
 		return false
 	}
@@ -783,6 +792,8 @@ func (e MetricUnit) Valid() bool {
 // Defines values for MetricBodyKind.
 const (
 	MetricBodyKindCount  MetricBodyKind = "count"
+	MetricBodyKindCsat   MetricBodyKind = "csat"
+	MetricBodyKindNps    MetricBodyKind = "nps"
 	MetricBodyKindSum    MetricBodyKind = "sum"
 	MetricBodyKindUnique MetricBodyKind = "unique"
 )
@@ -791,6 +802,10 @@ const (
 func (e MetricBodyKind) Valid() bool {
 	switch e {
 	case MetricBodyKindCount:
+		return true
+	case MetricBodyKindCsat:
+		return true
+	case MetricBodyKindNps:
 		return true
 	case MetricBodyKindSum:
 		return true
@@ -805,6 +820,7 @@ func (e MetricBodyKind) Valid() bool {
 const (
 	MetricBodyUnitCount MetricBodyUnit = "count"
 	MetricBodyUnitMoney MetricBodyUnit = "money"
+	MetricBodyUnitScore MetricBodyUnit = "score"
 )
 
 // Valid indicates whether the value is a known member of the MetricBodyUnit enum.
@@ -813,6 +829,8 @@ func (e MetricBodyUnit) Valid() bool {
 	case MetricBodyUnitCount:
 		return true
 	case MetricBodyUnitMoney:
+		return true
+	case MetricBodyUnitScore:
 		return true
 	default:
 		return false
@@ -840,6 +858,8 @@ func (e MetricFilterBodyOp) Valid() bool {
 // Defines values for MetricValueKind.
 const (
 	MetricValueKindCount  MetricValueKind = "count"
+	MetricValueKindCsat   MetricValueKind = "csat"
+	MetricValueKindNps    MetricValueKind = "nps"
 	MetricValueKindSum    MetricValueKind = "sum"
 	MetricValueKindUnique MetricValueKind = "unique"
 )
@@ -848,6 +868,10 @@ const (
 func (e MetricValueKind) Valid() bool {
 	switch e {
 	case MetricValueKindCount:
+		return true
+	case MetricValueKindCsat:
+		return true
+	case MetricValueKindNps:
 		return true
 	case MetricValueKindSum:
 		return true
@@ -862,6 +886,7 @@ func (e MetricValueKind) Valid() bool {
 const (
 	MetricValueUnitCount MetricValueUnit = "count"
 	MetricValueUnitMoney MetricValueUnit = "money"
+	MetricValueUnitScore MetricValueUnit = "score"
 )
 
 // Valid indicates whether the value is a known member of the MetricValueUnit enum.
@@ -870,6 +895,8 @@ func (e MetricValueUnit) Valid() bool {
 	case MetricValueUnitCount:
 		return true
 	case MetricValueUnitMoney:
+		return true
+	case MetricValueUnitScore:
 		return true
 	default:
 		return false
@@ -1872,6 +1899,8 @@ func (e TokenOutputBodyTokenType) Valid() bool {
 // Defines values for UpdateMetricInputBodyKind.
 const (
 	UpdateMetricInputBodyKindCount  UpdateMetricInputBodyKind = "count"
+	UpdateMetricInputBodyKindCsat   UpdateMetricInputBodyKind = "csat"
+	UpdateMetricInputBodyKindNps    UpdateMetricInputBodyKind = "nps"
 	UpdateMetricInputBodyKindSum    UpdateMetricInputBodyKind = "sum"
 	UpdateMetricInputBodyKindUnique UpdateMetricInputBodyKind = "unique"
 )
@@ -1880,6 +1909,10 @@ const (
 func (e UpdateMetricInputBodyKind) Valid() bool {
 	switch e {
 	case UpdateMetricInputBodyKindCount:
+		return true
+	case UpdateMetricInputBodyKindCsat:
+		return true
+	case UpdateMetricInputBodyKindNps:
 		return true
 	case UpdateMetricInputBodyKindSum:
 		return true
@@ -1894,6 +1927,7 @@ func (e UpdateMetricInputBodyKind) Valid() bool {
 const (
 	UpdateMetricInputBodyUnitCount UpdateMetricInputBodyUnit = "count"
 	UpdateMetricInputBodyUnitMoney UpdateMetricInputBodyUnit = "money"
+	UpdateMetricInputBodyUnitScore UpdateMetricInputBodyUnit = "score"
 )
 
 // Valid indicates whether the value is a known member of the UpdateMetricInputBodyUnit enum.
@@ -1902,6 +1936,8 @@ func (e UpdateMetricInputBodyUnit) Valid() bool {
 	case UpdateMetricInputBodyUnitCount:
 		return true
 	case UpdateMetricInputBodyUnitMoney:
+		return true
+	case UpdateMetricInputBodyUnitScore:
 		return true
 	default:
 		return false
@@ -4577,7 +4613,7 @@ type Metric struct {
 	Kind      MetricKind         `json:"kind"`
 	Name      string             `json:"name"`
 
-	// Unit count: plain numbers; money: minor units of currency
+	// Unit count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero
 	Unit      MetricUnit `json:"unit"`
 	UpdatedAt time.Time  `json:"updatedAt"`
 }
@@ -4585,7 +4621,7 @@ type Metric struct {
 // MetricKind defines model for Metric.Kind.
 type MetricKind string
 
-// MetricUnit count: plain numbers; money: minor units of currency
+// MetricUnit count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero
 type MetricUnit string
 
 // MetricBody defines model for MetricBody.
@@ -4593,25 +4629,25 @@ type MetricBody struct {
 	// Currency ISO 4217 code (EUR); required for money, refused otherwise
 	Currency *string `json:"currency,omitempty"`
 
-	// EventType An event type, or a pattern with * wildcards (invoice.*)
-	EventType string `json:"eventType"`
+	// EventType An event type, or a pattern with * wildcards (invoice.*); required except for csat and nps
+	EventType *string `json:"eventType,omitempty"`
 
 	// Field For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped.
 	Field   *string             `json:"field,omitempty"`
 	Filters *[]MetricFilterBody `json:"filters,omitempty"`
 
-	// Kind count: matching events; sum: the integer payload field added up; unique: distinct values of the field
+	// Kind count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score).
 	Kind MetricBodyKind `json:"kind"`
 	Name string         `json:"name"`
 
-	// Unit count (the default): plain numbers; money: a sum of amounts in minor units of currency
+	// Unit count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)
 	Unit *MetricBodyUnit `json:"unit,omitempty"`
 }
 
-// MetricBodyKind count: matching events; sum: the integer payload field added up; unique: distinct values of the field
+// MetricBodyKind count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score).
 type MetricBodyKind string
 
-// MetricBodyUnit count (the default): plain numbers; money: a sum of amounts in minor units of currency
+// MetricBodyUnit count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)
 type MetricBodyUnit string
 
 // MetricFilterBody defines model for MetricFilterBody.
@@ -4631,8 +4667,12 @@ type MetricFilterBodyOp string
 
 // MetricPoint defines model for MetricPoint.
 type MetricPoint struct {
-	Start time.Time `json:"start"`
-	Value int64     `json:"value"`
+	// Responses csat and nps: the answers of the interval
+	Responses *int64    `json:"responses,omitempty"`
+	Start     time.Time `json:"start"`
+
+	// Value The interval's value; null only for a csat or nps interval without answers
+	Value *int64 `json:"value"`
 }
 
 // MetricValue defines model for MetricValue.
@@ -4647,26 +4687,29 @@ type MetricValue struct {
 	MetricId string          `json:"metricId"`
 
 	// Name The metric's name
-	Name   string         `json:"name"`
-	Series *[]MetricPoint `json:"series,omitempty"`
+	Name string `json:"name"`
 
-	// Skipped Matching events left out because their field was missing or, for sums, not an integer
+	// Responses csat and nps: the survey answers the score is computed from
+	Responses *int64         `json:"responses,omitempty"`
+	Series    *[]MetricPoint `json:"series,omitempty"`
+
+	// Skipped Matching events left out because their field was missing or, for sums, not an integer (csat and nps: not a score of the kind's range)
 	Skipped int64 `json:"skipped"`
 
 	// To The end actually computed, exclusive
 	To time.Time `json:"to"`
 
-	// Unit money: value and series are minor units of currency
+	// Unit money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)
 	Unit MetricValueUnit `json:"unit"`
 
-	// Value The count, the integer sum or the number of distinct values
-	Value int64 `json:"value"`
+	// Value The count, the integer sum, the number of distinct values, or the csat or nps score; null only for a csat or nps metric without answers in the range
+	Value *int64 `json:"value"`
 }
 
 // MetricValueKind defines model for MetricValue.Kind.
 type MetricValueKind string
 
-// MetricValueUnit money: value and series are minor units of currency
+// MetricValueUnit money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)
 type MetricValueUnit string
 
 // MoveDealInputBody defines model for MoveDealInputBody.
@@ -6437,16 +6480,18 @@ type UpdateLevelInputBody struct {
 // UpdateMetricInputBody defines model for UpdateMetricInputBody.
 type UpdateMetricInputBody struct {
 	// Currency Empty for count metrics
-	Currency  *string                    `json:"currency,omitempty"`
-	EventType *string                    `json:"eventType,omitempty"`
-	Field     *string                    `json:"field,omitempty"`
-	Filters   *[]MetricFilterBody        `json:"filters,omitempty"`
-	Kind      *UpdateMetricInputBodyKind `json:"kind,omitempty"`
-	Name      *string                    `json:"name,omitempty"`
-	Unit      *UpdateMetricInputBodyUnit `json:"unit,omitempty"`
+	Currency  *string             `json:"currency,omitempty"`
+	EventType *string             `json:"eventType,omitempty"`
+	Field     *string             `json:"field,omitempty"`
+	Filters   *[]MetricFilterBody `json:"filters,omitempty"`
+
+	// Kind Becoming csat or nps sets eventType, field and unit to survey.responded, score and score
+	Kind *UpdateMetricInputBodyKind `json:"kind,omitempty"`
+	Name *string                    `json:"name,omitempty"`
+	Unit *UpdateMetricInputBodyUnit `json:"unit,omitempty"`
 }
 
-// UpdateMetricInputBodyKind defines model for UpdateMetricInputBody.Kind.
+// UpdateMetricInputBodyKind Becoming csat or nps sets eventType, field and unit to survey.responded, score and score
 type UpdateMetricInputBodyKind string
 
 // UpdateMetricInputBodyUnit defines model for UpdateMetricInputBody.Unit.

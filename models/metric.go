@@ -20,10 +20,26 @@ const (
 	MetricSum = "sum"
 	// MetricUnique counts the distinct values of a payload field (or distinct customers).
 	MetricUnique = "unique"
+	// MetricCSAT is the CSAT score of the CSAT surveys answered: the percentage of answers
+	// scoring 4 or 5.
+	MetricCSAT = "csat"
+	// MetricNPS is the NPS of the NPS surveys answered: the percentage of promoters (9–10) minus
+	// that of detractors (0–6).
+	MetricNPS = "nps"
 )
 
 // MetricKinds lists the metric kinds.
-var MetricKinds = []string{MetricCount, MetricSum, MetricUnique}
+var MetricKinds = []string{MetricCount, MetricSum, MetricUnique, MetricCSAT, MetricNPS}
+
+// ScoreMetric reports whether a metric kind is a survey score (csat or nps): computed over
+// survey.responded events, in whole percentage points, with no value without answers.
+func ScoreMetric(kind string) bool { return kind == MetricCSAT || kind == MetricNPS }
+
+// Survey score metrics read the score of survey.responded events.
+const (
+	ScoreMetricEventType = EventSurveyResponded
+	ScoreMetricField     = "score"
+)
 
 // Metric units: what a metric's numbers are.
 const (
@@ -31,10 +47,12 @@ const (
 	UnitCount = "count"
 	// UnitMoney: minor units of the metric's currency (a sum of amounts such as 1999 for 19.99 EUR).
 	UnitMoney = "money"
+	// UnitScore: whole percentage points rounded towards zero (CSAT 0 to 100, NPS -100 to 100).
+	UnitScore = "score"
 )
 
 // MetricUnits lists the metric units.
-var MetricUnits = []string{UnitCount, UnitMoney}
+var MetricUnits = []string{UnitCount, UnitMoney, UnitScore}
 
 // MetricFieldCustomer is the field of a unique metric that counts distinct customers.
 const MetricFieldCustomer = "customer"
@@ -121,7 +139,13 @@ type MetricQuery struct {
 type MetricPoint struct {
 	Start time.Time
 	Value int64
+	// Responses counts the answers of a csat or nps point; without answers the point has no
+	// score (Value is 0 and means nothing).
+	Responses int64
 }
+
+// HasValue reports whether the point has a value: a csat or nps point needs answers.
+func (p MetricPoint) HasValue(kind string) bool { return !ScoreMetric(kind) || p.Responses > 0 }
 
 // MetricResult is a computed metric.
 type MetricResult struct {
@@ -136,8 +160,37 @@ type MetricResult struct {
 	// Skipped counts matching events whose field held no usable value: a missing field, or for
 	// sums a value that is not an integer JSON number within int64.
 	Skipped int64
-	// Series is set when an interval was asked for; empty buckets hold zero.
+	// Responses counts the answers a csat or nps metric was computed from; without answers
+	// there is no score (Value is 0 and means nothing).
+	Responses int64
+	// Series is set when an interval was asked for; empty buckets hold zero (csat and nps: no
+	// answers, no score).
 	Series []MetricPoint
+}
+
+// HasValue reports whether the result has a value: a csat or nps score needs answers.
+func (r *MetricResult) HasValue() bool { return !ScoreMetric(r.Kind) || r.Responses > 0 }
+
+// ScoreOf is the score of a csat or nps metric from its answers: total is the number satisfied
+// (CSAT) or promoters minus detractors (NPS). Like SurveyScore.Finish: × 100 / responses,
+// rounded towards zero; 0 without responses.
+func ScoreOf(total, responses int64) int64 {
+	if responses <= 0 {
+		return 0
+	}
+	return total * 100 / responses
+}
+
+// NormalizeMetric fills in what a csat or nps metric always reads (survey.responded, its score,
+// unit score) and the default unit (count) of the others.
+func NormalizeMetric(m *Metric) {
+	if ScoreMetric(m.Kind) {
+		m.EventType, m.Field, m.Unit, m.Currency = ScoreMetricEventType, ScoreMetricField, UnitScore, ""
+		return
+	}
+	if m.Unit == "" {
+		m.Unit = UnitCount
+	}
 }
 
 // MaxSeriesPoints bounds the length of a computed time series.
@@ -171,8 +224,12 @@ func ValidateMetric(m *Metric, filters []MetricFilter, prefix string) *Error {
 		if !ValidPayloadPath(m.Field) {
 			problems = append(problems, FieldError{Location: prefix + "field", Message: "a unique count needs a dotted payload path or customer", Value: m.Field})
 		}
+	case MetricCSAT, MetricNPS:
+		if m.EventType != ScoreMetricEventType || m.Field != ScoreMetricField {
+			problems = append(problems, FieldError{Location: prefix + "eventType", Message: "csat and nps metrics read the score of survey.responded", Value: m.EventType})
+		}
 	default:
-		problems = append(problems, FieldError{Location: prefix + "kind", Message: "must be count, sum or unique", Value: m.Kind})
+		problems = append(problems, FieldError{Location: prefix + "kind", Message: "must be count, sum, unique, csat or nps", Value: m.Kind})
 	}
 	switch m.Unit {
 	case UnitCount:
@@ -186,8 +243,15 @@ func ValidateMetric(m *Metric, filters []MetricFilter, prefix string) *Error {
 		if !ValidCurrency(m.Currency) {
 			problems = append(problems, FieldError{Location: prefix + "currency", Message: "a money metric needs an ISO 4217 currency such as EUR", Value: m.Currency})
 		}
+	case UnitScore:
+		if !ScoreMetric(m.Kind) {
+			problems = append(problems, FieldError{Location: prefix + "unit", Message: "only csat and nps metrics are scores", Value: m.Unit})
+		}
 	default:
 		problems = append(problems, FieldError{Location: prefix + "unit", Message: "must be count or money", Value: m.Unit})
+	}
+	if ScoreMetric(m.Kind) && m.Unit != UnitScore {
+		problems = append(problems, FieldError{Location: prefix + "unit", Message: "csat and nps metrics are scores", Value: m.Unit})
 	}
 	if !ValidEventPattern(m.EventType) {
 		problems = append(problems, FieldError{Location: prefix + "eventType", Message: "must be an event type or a pattern with * wildcards", Value: m.EventType})
@@ -246,6 +310,10 @@ func (m *Metric) Evaluator() *MetricEvaluator {
 	if m.Field != "" && m.Field != MetricFieldCustomer {
 		e.path = strings.Split(m.Field, ".")
 	}
+	if ScoreMetric(m.Kind) {
+		// The answers to surveys of the metric's kind only.
+		e.filters = append(e.filters, compiledFilter{path: []string{"kind"}, want: m.Kind})
+	}
 	for _, f := range m.FilterList() {
 		e.filters = append(e.filters, compiledFilter{path: strings.Split(f.Path, "."), neq: f.Op == FilterNeq, want: decodeScalar(f.Value)})
 	}
@@ -295,6 +363,28 @@ func (e *MetricEvaluator) Observe(eventType string, customerID *string, payload 
 					o.Usable, o.Amount = true, i
 				}
 			}
+		}
+	case MetricCSAT, MetricNPS:
+		// A score within the kind's range; Amount is 1 for a satisfied CSAT answer, +1 for an
+		// NPS promoter and -1 for a detractor.
+		v, ok := lookup(doc, e.path)
+		n, isNum := v.(json.Number)
+		if !ok || !isNum {
+			break
+		}
+		score, err := strconv.Atoi(string(n))
+		lo, hi := SurveyScoreRange(e.kind)
+		if err != nil || score < lo || score > hi {
+			break
+		}
+		o.Usable = true
+		switch {
+		case e.kind == MetricCSAT && CSATSatisfied(score):
+			o.Amount = 1
+		case e.kind == MetricNPS && NPSClass(score) == NPSPromoter:
+			o.Amount = 1
+		case e.kind == MetricNPS && NPSClass(score) == NPSDetractor:
+			o.Amount = -1
 		}
 	case MetricUnique:
 		if e.field == MetricFieldCustomer {

@@ -123,9 +123,7 @@ func metricNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) 
 
 // CreateMetric adds a metric to the principal's tenant.
 func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error {
-	if m.Unit == "" {
-		m.Unit = models.UnitCount
-	}
+	models.NormalizeMetric(m)
 	if err := models.ValidateMetric(m, filters, "body."); err != nil {
 		return err
 	}
@@ -177,6 +175,19 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 		if f := filtersJSON(*ch.Filters); f != m.Filters {
 			m.Filters, filters = f, *ch.Filters
 			changed = append(changed, "filters")
+		}
+	}
+	if models.ScoreMetric(m.Kind) {
+		// A csat or nps metric always reads survey.responded's score.
+		before := *m
+		models.NormalizeMetric(m)
+		for _, f := range []struct {
+			name    string
+			was, is string
+		}{{"eventType", before.EventType, m.EventType}, {"field", before.Field, m.Field}, {"unit", before.Unit, m.Unit}, {"currency", before.Currency, m.Currency}} {
+			if f.was != f.is && !slices.Contains(changed, f.name) {
+				changed = append(changed, f.name)
+			}
 		}
 	}
 	if len(changed) == 0 {
@@ -901,11 +912,24 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 	return rows, nil
 }
 
+// point is the index of the series point holding bucket, -1 without a series.
+func (c *computation) point(bucket int64) int {
+	if c.interval == "" {
+		return -1
+	}
+	t := time.Unix(bucket, 0).UTC()
+	i, _ := slices.BinarySearchFunc(c.starts, t, func(p, t time.Time) int { return p.Compare(t) })
+	if i == len(c.starts) || c.starts[i].After(t) {
+		i--
+	}
+	return i
+}
+
 // fill sets the result's value and series from hourly or daily sums, or for unique metrics
 // from day sets sorted by day.
 func (c *computation) fill(sums []bucketSums, sets []metricUniqueSet) error {
 	res := c.res
-	res.Value, res.Skipped = 0, 0
+	res.Value, res.Skipped, res.Responses = 0, 0, 0
 	res.Series = nil
 	if c.interval != "" {
 		res.Series = make([]models.MetricPoint, len(c.starts))
@@ -913,17 +937,7 @@ func (c *computation) fill(sums []bucketSums, sets []metricUniqueSet) error {
 			res.Series[i].Start = s
 		}
 	}
-	point := func(bucket int64) int {
-		if c.interval == "" {
-			return -1
-		}
-		t := time.Unix(bucket, 0).UTC()
-		i, _ := slices.BinarySearchFunc(c.starts, t, func(p, t time.Time) int { return p.Compare(t) })
-		if i == len(c.starts) || c.starts[i].After(t) {
-			i--
-		}
-		return i
-	}
+	point := c.point
 	if c.m.Kind == models.MetricUnique {
 		for _, b := range sums {
 			res.Skipped += b.Skipped
@@ -950,6 +964,9 @@ func (c *computation) fill(sums []bucketSums, sets []metricUniqueSet) error {
 		res.Value = all.count()
 		return nil
 	}
+	if models.ScoreMetric(c.m.Kind) {
+		return c.fillScores(sums)
+	}
 	var err error
 	for _, b := range sums {
 		res.Skipped += b.Skipped
@@ -965,6 +982,30 @@ func (c *computation) fill(sums []bucketSums, sets []metricUniqueSet) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// fillScores sets a csat or nps result from hourly or daily sums: events with a usable score are
+// answers, total is the number satisfied (CSAT) or promoters minus detractors (NPS). The value
+// and each point are scored over their own answers only.
+func (c *computation) fillScores(sums []bucketSums) error {
+	res := c.res
+	var total int64
+	totals := make([]int64, len(res.Series))
+	for _, b := range sums {
+		res.Skipped += b.Skipped
+		answers := b.Events - b.Skipped
+		res.Responses += answers
+		total += b.Total
+		if i := c.point(b.BucketStart); i >= 0 {
+			res.Series[i].Responses += answers
+			totals[i] += b.Total
+		}
+	}
+	res.Value = models.ScoreOf(total, res.Responses)
+	for i := range res.Series {
+		res.Series[i].Value = models.ScoreOf(totals[i], res.Series[i].Responses)
 	}
 	return nil
 }

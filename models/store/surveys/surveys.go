@@ -294,7 +294,9 @@ func (s *Store) AnswerSurvey(ctx context.Context, token string, score int, comme
 			return err
 		}
 		partner := sv.PartnerID
-		_, err = ev.Emit(ctx, tx, sv.TenantID, models.NewEvent{Type: models.EventSurveyResponded, SubjectID: &sv.ID, PartnerID: &partner,
+		// The event occurs at the answer's time, so that csat and nps metrics over these events
+		// count an answer in the same period as the scores do.
+		_, err = ev.Emit(ctx, tx, sv.TenantID, models.NewEvent{Type: models.EventSurveyResponded, SubjectID: &sv.ID, PartnerID: &partner, OccurredAt: t,
 			Payload: store.MustJSON(models.SurveyEventPayload{SurveyID: sv.ID, BatchID: sv.BatchID, Kind: sv.Kind, PartnerID: partner,
 				TicketID: sv.TicketID, Score: &score, Class: class})})
 		return err

@@ -4645,35 +4645,35 @@ export interface components {
             filters: components["schemas"]["MetricFilterBody"][];
             id: string;
             /** @enum {string} */
-            kind: "count" | "sum" | "unique";
+            kind: "count" | "sum" | "unique" | "csat" | "nps";
             name: string;
             /**
-             * @description count: plain numbers; money: minor units of currency
+             * @description count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero
              * @enum {string}
              */
-            unit: "count" | "money";
+            unit: "count" | "money" | "score";
             /** Format: date-time */
             updatedAt: string;
         };
         MetricBody: {
             /** @description ISO 4217 code (EUR); required for money, refused otherwise */
             currency?: string;
-            /** @description An event type, or a pattern with * wildcards (invoice.*) */
-            eventType: string;
+            /** @description An event type, or a pattern with * wildcards (invoice.*); required except for csat and nps */
+            eventType?: string;
             /** @description For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped. */
             field?: string;
             filters?: components["schemas"]["MetricFilterBody"][] | null;
             /**
-             * @description count: matching events; sum: the integer payload field added up; unique: distinct values of the field
+             * @description count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score).
              * @enum {string}
              */
-            kind: "count" | "sum" | "unique";
+            kind: "count" | "sum" | "unique" | "csat" | "nps";
             name: string;
             /**
-             * @description count (the default): plain numbers; money: a sum of amounts in minor units of currency
+             * @description count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)
              * @enum {string}
              */
-            unit?: "count" | "money";
+            unit?: "count" | "money" | "score";
         };
         MetricFilterBody: {
             /**
@@ -4687,10 +4687,18 @@ export interface components {
             value: unknown;
         };
         MetricPoint: {
+            /**
+             * Format: int64
+             * @description csat and nps: the answers of the interval
+             */
+            responses?: number;
             /** Format: date-time */
             start: string;
-            /** Format: int64 */
-            value: number;
+            /**
+             * Format: int64
+             * @description The interval's value; null only for a csat or nps interval without answers
+             */
+            value: number | null;
         };
         MetricValue: {
             /** @description ISO 4217 code of a money metric */
@@ -4702,14 +4710,19 @@ export interface components {
             from: string;
             interval?: string;
             /** @enum {string} */
-            kind: "count" | "sum" | "unique";
+            kind: "count" | "sum" | "unique" | "csat" | "nps";
             metricId: string;
             /** @description The metric's name */
             name: string;
+            /**
+             * Format: int64
+             * @description csat and nps: the survey answers the score is computed from
+             */
+            responses?: number;
             series?: components["schemas"]["MetricPoint"][] | null;
             /**
              * Format: int64
-             * @description Matching events left out because their field was missing or, for sums, not an integer
+             * @description Matching events left out because their field was missing or, for sums, not an integer (csat and nps: not a score of the kind's range)
              */
             skipped: number;
             /**
@@ -4718,15 +4731,15 @@ export interface components {
              */
             to: string;
             /**
-             * @description money: value and series are minor units of currency
+             * @description money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)
              * @enum {string}
              */
-            unit: "count" | "money";
+            unit: "count" | "money" | "score";
             /**
              * Format: int64
-             * @description The count, the integer sum or the number of distinct values
+             * @description The count, the integer sum, the number of distinct values, or the csat or nps score; null only for a csat or nps metric without answers in the range
              */
-            value: number;
+            value: number | null;
         };
         MoveDealInputBody: {
             /** @description Required when the stage is a lost stage */
@@ -6322,11 +6335,14 @@ export interface components {
             eventType?: string;
             field?: string;
             filters?: components["schemas"]["MetricFilterBody"][];
-            /** @enum {string} */
-            kind?: "count" | "sum" | "unique";
+            /**
+             * @description Becoming csat or nps sets eventType, field and unit to survey.responded, score and score
+             * @enum {string}
+             */
+            kind?: "count" | "sum" | "unique" | "csat" | "nps";
             name?: string;
             /** @enum {string} */
-            unit?: "count" | "money";
+            unit?: "count" | "money" | "score";
         };
         UpdatePartnerInputBody: {
             level?: string;

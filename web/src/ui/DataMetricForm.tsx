@@ -29,6 +29,7 @@ function usePayloadFields(eventType: string) {
 export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricValues>> }) {
   const types = useEventTypes();
   const { kind, unit } = form.values;
+  const score = kind === 'csat' || kind === 'nps';
   const fields = usePayloadFields(form.values.eventType.trim());
   const fieldChoices = kind === 'sum'
     ? fields.filter((f) => f.type === 'integer' || f.type === 'number').map((f) => f.path)
@@ -40,12 +41,21 @@ export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricV
         <Text size="sm" fw={500} id="metric-kind">Kind</Text>
         <SegmentedControl aria-labelledby="metric-kind" data={[
           { value: 'count', label: 'Count events' }, { value: 'sum', label: 'Sum a field' }, { value: 'unique', label: 'Distinct values' },
+          { value: 'csat', label: 'CSAT' }, { value: 'nps', label: 'NPS' },
         ]} {...form.getInputProps('kind')} />
         {form.errors.kind && <Text size="xs" c="red">{form.errors.kind}</Text>}
       </Stack>
-      <Autocomplete label="Event type" required description="From the event catalogue, an ingested type, or a pattern with * (invoice.*)"
-        data={(types.data ?? []).map((t) => t.name).sort()} limit={50} {...form.getInputProps('eventType')} />
-      {kind !== 'count' && (
+      {score && (
+        <Text size="sm" c="dimmed" data-testid="score-kind-help">
+          {kind === 'csat'
+            ? 'The percentage of CSAT survey answers scoring 4 or 5, in whole percent rounded down.'
+            : 'The percentage of NPS promoters (9–10) minus that of detractors (0–6), from -100 to 100.'}
+          {' '}Computed from survey answers (survey.responded); a period without answers has no score. Partners see their own.
+        </Text>
+      )}
+      {!score && <Autocomplete label="Event type" required description="From the event catalogue, an ingested type, or a pattern with * (invoice.*)"
+        data={(types.data ?? []).map((t) => t.name).sort()} limit={50} {...form.getInputProps('eventType')} />}
+      {kind !== 'count' && !score && (
         <Autocomplete label="Field" required data={[...new Set(fieldChoices)]} limit={50}
           description={kind === 'sum'
             ? `Dotted payload path of an integer${fields.length ? ', from the event type\'s fields' : ', e.g. amount or invoice.total'}; other values are skipped`

@@ -3,7 +3,7 @@ import type { Schemas } from '../api/client';
 type Metric = Schemas['Metric'];
 type Kind = Metric['kind'];
 interface FilterRow { path: string; op: 'eq' | 'neq'; value: string }
-export interface MetricValues { name: string; kind: Kind; eventType: string; field: string; filters: FilterRow[]; unit: 'count' | 'money'; currency: string }
+export interface MetricValues { name: string; kind: Kind; eventType: string; field: string; filters: FilterRow[]; unit: 'count' | 'money' | 'score'; currency: string }
 
 /** A filter value as a person reads it: strings bare unless they would read as another scalar. */
 export function scalarToText(v: unknown): string {
@@ -38,6 +38,10 @@ export function metricValues(m?: Metric): MetricValues {
 }
 
 export function metricBody(v: MetricValues): Schemas['MetricBody'] {
+  // CSAT and NPS always read the score of survey.responded: the service sets what they read.
+  if (v.kind === 'csat' || v.kind === 'nps') {
+    return { name: v.name.trim(), kind: v.kind, filters: v.filters.map((f) => ({ path: f.path.trim(), op: f.op, value: textToScalar(f.value) })) };
+  }
   return {
     name: v.name.trim(), kind: v.kind, eventType: v.eventType.trim(),
     ...(v.kind !== 'count' && v.field.trim() ? { field: v.field.trim() } : {}),

@@ -8,6 +8,7 @@ import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { kindLabel, requiredOf, useAgreementDocument, type AgreementVersion } from '../../ui/agreementData';
 import { AgreementText } from '../../ui/Agreements';
+import { Certificate } from '../../ui/AgreementCertificate';
 import { PartnerName, PartnerSelect } from '../../ui/DataPartnerSelect';
 import { notify } from '../../ui/DataNotify';
 import { DateTime } from '../../ui/DateTime';
@@ -237,6 +238,8 @@ function Acceptances({ agreementId, versions }: { agreementId: string; versions:
   const [partnerId, setPartnerId] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [cert, setCert] = useState<Acceptance | null>(null);
+  const [recording, setRecording] = useState(false);
+  const canAccept = useCan('agreements:accept');
   const filter = { agreementId, versionId: versionId || undefined, partnerId: partnerId ?? undefined };
   const exportCsv = useMutation({
     mutationFn: () => downloadFile(`/api/agreement-acceptances/export${qs(filter)}`, 'acceptances.csv'),
@@ -247,7 +250,10 @@ function Acceptances({ agreementId, versions }: { agreementId: string; versions:
       <Stack gap="xs">
         <Group justify="space-between">
           <Title order={2} size="h4" id="acc-title">Acceptances</Title>
-          <Button variant="default" loading={exportCsv.isPending} onClick={() => { setError(null); exportCsv.mutate(); }}>Export CSV</Button>
+          <Group gap="xs">
+            {canAccept && versions.length > 0 && <Button variant="default" onClick={() => { setRecording(true); }}>Record an acceptance</Button>}
+            <Button variant="default" loading={exportCsv.isPending} onClick={() => { setError(null); exportCsv.mutate(); }}>Export CSV</Button>
+          </Group>
         </Group>
         <Group gap="sm" align="flex-end">
           <NativeSelect label="Version" value={versionId} onChange={(e) => { setVersionId(e.currentTarget.value); }}
@@ -270,6 +276,9 @@ function Acceptances({ agreementId, versions }: { agreementId: string; versions:
           ]}
         />
       </Stack>
+      <Modal opened={recording} onClose={() => { setRecording(false); }} title="Record an acceptance on a partner's behalf" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+        {recording && <RecordAcceptance agreementId={agreementId} versions={versions} onDone={(a) => { setRecording(false); setCert(a); }} />}
+      </Modal>
       <Modal opened={!!cert} onClose={() => { setCert(null); }} title="Acceptance certificate" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
         {cert && <Certificate acceptance={cert} />}
       </Modal>
@@ -277,34 +286,41 @@ function Acceptances({ agreementId, versions }: { agreementId: string; versions:
   );
 }
 
-function Certificate({ acceptance }: { acceptance: Acceptance }) {
-  const cert = useQuery({
-    queryKey: ['agreements', 'certificate', acceptance.id], staleTime: Infinity,
-    queryFn: async () => unwrap(await api.GET('/api/agreement-acceptances/{id}/certificate', { params: { path: { id: acceptance.id } } })),
+/**
+ * Records an acceptance a partner gave outside the portal (on paper, by email): the version, the
+ * partner, and the document's SHA-256 as this page shows it, so that a version changed meanwhile
+ * is refused rather than recorded.
+ */
+function RecordAcceptance({ agreementId, versions, onDone }: { agreementId: string; versions: AgreementVersion[]; onDone: (a: Acceptance) => void }) {
+  const queryClient = useQueryClient();
+  const [versionId, setVersionId] = useState(versions[versions.length - 1]?.id ?? '');
+  const [partnerId, setPartnerId] = useState('');
+  const [confirmed, setConfirmed] = useState(false);
+  const version = versions.find((v) => v.id === versionId);
+  const record = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/agreements/{id}/versions/{versionId}/accept', {
+      params: { path: { id: agreementId, versionId } }, body: { partnerId, sha256: version?.sha256 ?? '' },
+    })),
+    onSuccess: async (a) => {
+      notify(`Acceptance of version ${String(a.versionNumber)} recorded`);
+      await queryClient.invalidateQueries({ queryKey: ['agreements'] });
+      onDone(a);
+    },
   });
-  if (cert.isPending) return <Loader size="sm" aria-label="Loading certificate" />;
-  if (cert.isError) return <ErrorAlert error={cert.error} />;
-  const c = cert.data.certificate;
-  const download = () => {
-    const url = URL.createObjectURL(new Blob([JSON.stringify(cert.data, null, 2)], { type: 'application/json' }));
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = `acceptance-${acceptance.id}.json`;
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => { URL.revokeObjectURL(url); }, 1000);
-  };
-  const rows: [string, string][] = [
-    ['Agreement', `${c.agreement} · version ${String(c.versionNumber)}`], ['Partner', c.partner], ['Accepted by', c.userEmail],
-    ['Accepted at', new Date(c.acceptedAt).toLocaleString()], ['From', `${c.clientAddress} · ${c.userAgent}`], ['SHA-256', c.sha256],
-  ];
   return (
-    <Stack gap="xs">
-      {rows.map(([k, v]) => <Text key={k} size="sm" style={{ overflowWrap: 'anywhere' }}><b>{k}:</b> {v}</Text>)}
-      <Text size="xs" c="dimmed">Signed (JWS, EdDSA); anyone verifies it with the public keys at /api/agreement-certificate-keys.</Text>
-      <Code block style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>{cert.data.jws}</Code>
-      <Group justify="flex-end"><Button onClick={download}>Download certificate</Button></Group>
-    </Stack>
+    <form onSubmit={(e) => { e.preventDefault(); record.mutate(); }}>
+      <Stack>
+        <Text size="sm">For an acceptance the partner gave outside the portal. It is recorded as given on the partner's behalf, by you, with this browser's address.</Text>
+        <ErrorAlert error={record.error} />
+        <NativeSelect label="Version accepted" required value={versionId} onChange={(e) => { setVersionId(e.currentTarget.value); }}
+          data={versions.map((v) => ({ value: v.id, label: `Version ${String(v.number)}${v.summary ? ` · ${v.summary}` : ''}` }))} />
+        {version && <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>Document SHA-256: <Code>{version.sha256}</Code></Text>}
+        <PartnerSelect label="Partner" required value={partnerId} onChange={(p) => { setPartnerId(p); }} />
+        <Checkbox label="The partner accepted this version" checked={confirmed} onChange={(e) => { setConfirmed(e.currentTarget.checked); }} />
+        <Group justify="flex-end">
+          <Button type="submit" disabled={!versionId || !partnerId || !confirmed} loading={record.isPending}>Record acceptance</Button>
+        </Group>
+      </Stack>
+    </form>
   );
 }

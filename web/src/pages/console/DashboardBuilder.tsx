@@ -72,6 +72,48 @@ function Preview({ w, metrics, chartHeight }: { w: Widget; metrics: Metric[]; ch
 }
 
 /** The side panel configuring one widget, with its preview. */
+/** The metric picker's choices: survey scores (CSAT, NPS) apart from the metrics over events. */
+function metricChoices(metrics: Metric[]) {
+  const scores = metrics.filter((m) => m.kind === 'csat' || m.kind === 'nps');
+  const others = metrics.filter((m) => m.kind !== 'csat' && m.kind !== 'nps');
+  return [
+    ...(others.length ? [{ group: 'Metrics over events', items: others.map((m) => ({ value: m.id, label: m.name })) }] : []),
+    ...(scores.length ? [{ group: 'Survey scores', items: scores.map((m) => ({ value: m.id, label: `${m.name} (${m.kind.toUpperCase()})` })) }] : []),
+  ];
+}
+
+/**
+ * Offers the survey scores the tenant has no metric for yet: one click defines the CSAT or NPS
+ * metric and puts it on the widget.
+ */
+function ScoreMetrics({ metrics, onCreated }: { metrics: Metric[]; onCreated: (id: string) => void }) {
+  const canWrite = useCan('metrics:write');
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: async (kind: 'csat' | 'nps') => unwrap(await api.POST('/api/metrics', { body: { name: kind === 'csat' ? 'CSAT' : 'NPS', kind } })),
+    onSuccess: async (m) => {
+      await queryClient.invalidateQueries({ queryKey: ['metrics'] });
+      notify(`Metric ${m.name} defined`);
+      onCreated(m.id);
+    },
+  });
+  const missing = (['csat', 'nps'] as const).filter((k) => !metrics.some((m) => m.kind === k));
+  if (!canWrite || missing.length === 0) return null;
+  return (
+    <Stack gap={4}>
+      <Text size="xs" c="dimmed">Survey scores from CSAT and NPS answers (each partner sees its own):</Text>
+      <Group gap="xs">
+        {missing.map((k) => (
+          <Button key={k} size="xs" variant="default" loading={create.isPending && create.variables === k} onClick={() => { create.mutate(k); }}>
+            Add {k.toUpperCase()} metric
+          </Button>
+        ))}
+      </Group>
+      <ErrorAlert error={create.error} />
+    </Stack>
+  );
+}
+
 function WidgetPanel({ item, metrics, onChange, onClose }: {
   item: Item; metrics: Metric[]; onChange: (w: Widget) => void; onClose: () => void;
 }) {
@@ -87,8 +129,9 @@ function WidgetPanel({ item, metrics, onChange, onClose }: {
         {w.kind !== 'event-list' && (
           <>
             <Select label="Metric" required searchable allowDeselect={false} placeholder={metrics.length ? 'Choose a metric' : 'Define a metric first'}
-              data={metrics.map((m) => ({ value: m.id, label: m.name }))} value={w.metricId ?? null}
+              data={metricChoices(metrics)} value={w.metricId ?? null}
               onChange={(v) => { set({ metricId: v ?? undefined, ...(metrics.find((m) => m.id === v)?.kind === 'unique' && w.interval === 'hour' ? { interval: 'day' } : {}) }); }} />
+            <ScoreMetrics metrics={metrics} onCreated={(id) => { set({ metricId: id }); }} />
             <Select label="Range" allowDeselect={false} data={Object.entries(rangeLabels).map(([value, label]) => ({ value, label }))}
               value={w.range ?? 'last_30_days'} onChange={(v) => { set({ range: (v ?? 'last_30_days') as Widget['range'] }); }} />
           </>

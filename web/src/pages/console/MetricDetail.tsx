@@ -17,9 +17,14 @@ import { ConfirmButton } from '../../ui/DataConfirm';
 import { MetricFields } from '../../ui/DataMetricForm';
 import { metricBody, metricFields, metricValues, scalarToText, type MetricValues } from '../../ui/DataValues';
 import { formatDateTime, localInputToISO } from '../../ui/format';
+import { formatValue } from '../../ui/dash/widgets';
 
 type Metric = Schemas['Metric'];
 type Interval = 'hour' | 'day' | 'week' | 'month';
+
+const kindText: Record<Metric['kind'], string> = {
+  count: 'Count of events', sum: 'Sum of a field', unique: 'Distinct values', csat: 'CSAT (% of answers scoring 4–5)', nps: 'NPS (% promoters − % detractors)',
+};
 
 function EditMetric({ metric, onClose }: { metric: Metric; onClose: () => void }) {
   const queryClient = useQueryClient();
@@ -96,7 +101,8 @@ function Compute({ metric }: { metric: Metric }) {
     setAsked(q);
   };
   const money = metric.kind === 'sum' && currency;
-  const show = (n: number) => money ? <Money minor={n} currency={currency} /> : n.toLocaleString();
+  const score = metric.kind === 'csat' || metric.kind === 'nps';
+  const show = (n: number | null) => n === null ? '—' : money ? <Money minor={n} currency={currency} /> : formatValue(n, { unit: metric.unit, kind: metric.kind });
   const r = result.data;
   const intervals = metric.kind === 'unique' ? ['day', 'week', 'month'] : ['hour', 'day', 'week', 'month'];
   return (
@@ -125,6 +131,7 @@ function Compute({ metric }: { metric: Metric }) {
             <Group align="baseline" gap="md">
               <Text fz={32} fw={700} aria-label="Value">{show(r.value)}</Text>
               <Text size="sm" c="dimmed">from {formatDateTime(r.from)} to {formatDateTime(r.to)}</Text>
+              {score && <Text size="sm" data-testid="metric-responses">{r.responses ? `${String(r.responses)} answer(s)` : 'No answers in this period'}</Text>}
               {r.skipped > 0 && <Badge color="orange" variant="dot">{r.skipped} event(s) skipped: field missing{metric.kind === 'sum' ? ' or not an integer' : ''}</Badge>}
             </Group>
             {metric.kind === 'unique' && r.series && <Text size="xs" c="dimmed">Each point counts the distinct values of its interval, so points do not add up to the value.</Text>}
@@ -132,11 +139,11 @@ function Compute({ metric }: { metric: Metric }) {
               <Table.ScrollContainer minWidth={320} mah={420}>
                 <Table striped aria-label="Series" stickyHeader>
                   <Table.Thead>
-                    <Table.Tr><Table.Th>{r.interval ? `${r.interval[0]?.toUpperCase() ?? ''}${r.interval.slice(1)} starting` : 'Start'}</Table.Th><Table.Th ta="right">Value</Table.Th></Table.Tr>
+                    <Table.Tr><Table.Th>{r.interval ? `${r.interval[0]?.toUpperCase() ?? ''}${r.interval.slice(1)} starting` : 'Start'}</Table.Th><Table.Th ta="right">Value</Table.Th>{score && <Table.Th ta="right">Answers</Table.Th>}</Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
                     {r.series.map((p) => (
-                      <Table.Tr key={p.start}><Table.Td><DateTime value={p.start} /></Table.Td><Table.Td ta="right">{show(p.value)}</Table.Td></Table.Tr>
+                      <Table.Tr key={p.start}><Table.Td><DateTime value={p.start} /></Table.Td><Table.Td ta="right">{show(p.value)}</Table.Td>{score && <Table.Td ta="right">{p.responses ?? 0}</Table.Td>}</Table.Tr>
                     ))}
                   </Table.Tbody>
                 </Table>
@@ -187,7 +194,7 @@ export default function MetricDetail() {
         <>
           <Card withBorder>
             <SimpleGrid cols={{ base: 1, sm: 4 }}>
-              <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Kind</Text><Text size="sm">{m.kind === 'count' ? 'Count of events' : m.kind === 'sum' ? 'Sum of a field' : 'Distinct values'}</Text></Stack>
+              <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Kind</Text><Text size="sm">{kindText[m.kind]}</Text></Stack>
               <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Event type</Text><Code w="fit-content">{m.eventType}</Code></Stack>
               <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Field</Text>{m.field ? <Code w="fit-content">{m.field}</Code> : <Text size="sm">—</Text>}</Stack>
               <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Updated</Text><Text size="sm"><DateTime value={m.updatedAt} /></Text></Stack>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Checkbox, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Card, Checkbox, Group, Loader, Modal, Stack, Text, Title } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { kindLabel, usePendingAgreements } from '../../ui/agreementData';
@@ -9,8 +9,15 @@ import { notify } from '../../ui/DataNotify';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
+import { PagedTable } from '../../ui/PagedTable';
+import { Certificate } from '../../ui/AgreementCertificate';
 
-/** The agreements the partner must accept: each version's exact text, its SHA-256, and "I accept". */
+type Acceptance = Schemas['AgreementAcceptance'];
+
+/**
+ * The agreements the partner must accept (each version's exact text, its SHA-256, and "I accept"),
+ * then the acceptances its organisation gave, each with its signed certificate.
+ */
 export default function PortalAgreements() {
   const pending = usePendingAgreements(true);
   if (pending.isPending) return <Loader aria-label="Loading agreements" />;
@@ -23,7 +30,46 @@ export default function PortalAgreements() {
         : 'The agreements your organisation is asked to accept.'} />
       {list.length === 0 && <Text>Your organisation has accepted every agreement asked of it.</Text>}
       {list.map((p) => <Pending key={p.versionId} pending={p} />)}
+      <Accepted />
     </Stack>
+  );
+}
+
+/** An agreement's title, or a plain word when it is no longer shown to the partner. */
+function AgreementTitle({ id }: { id: string }) {
+  const a = useQuery({
+    queryKey: ['agreements', 'one', id], staleTime: 60_000, retry: false,
+    queryFn: async () => unwrap(await api.GET('/api/agreements/{id}', { params: { path: { id } } })),
+  });
+  return <>{a.data?.title ?? 'Agreement'}</>;
+}
+
+/** The acceptances of the partner's organisation, newest last, each with its certificate. */
+function Accepted() {
+  const [cert, setCert] = useState<Acceptance | null>(null);
+  return (
+    <Card withBorder component="section" aria-labelledby="accepted-title">
+      <Stack gap="xs">
+        <Title order={2} size="h4" id="accepted-title">Accepted agreements</Title>
+        <Text size="sm" c="dimmed">Every acceptance of your organisation, with a signed certificate anyone can verify.</Text>
+        <PagedTable<Acceptance>
+          label="Accepted agreements"
+          queryKey={['agreements', 'acceptances', 'mine']}
+          fetchPage={async (cursor) => unwrap(await api.GET('/api/agreement-acceptances', { params: { query: { cursor, limit: 25 } } }))}
+          rowKey={(x) => x.id}
+          empty="Your organisation has not accepted an agreement yet."
+          columns={[
+            { header: 'Agreement', render: (x) => <AgreementTitle id={x.agreementId} /> },
+            { header: 'Version', render: (x) => <>v{x.versionNumber}{x.onBehalf ? ' (recorded for you)' : ''}</> },
+            { header: 'Accepted', render: (x) => <DateTime value={x.acceptedAt} /> },
+            { header: 'Certificate', render: (x) => <Button size="compact-sm" variant="light" aria-label={`Certificate of version ${String(x.versionNumber)} accepted ${new Date(x.acceptedAt).toLocaleString()}`} onClick={() => { setCert(x); }}>Certificate</Button> },
+          ]}
+        />
+      </Stack>
+      <Modal opened={!!cert} onClose={() => { setCert(null); }} title="Acceptance certificate" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+        {cert && <Certificate acceptance={cert} />}
+      </Modal>
+    </Card>
   );
 }
 

@@ -16,6 +16,7 @@ export const portalPages: PageDef[] = [
   { path: '/portal/documents/:id', title: 'Document', face: 'portal', permission: 'tasks:read', load: () => import('./Document') },
   { path: '/portal/tickets', title: 'Support tickets', face: 'portal', permission: 'tickets:read', group: 'Program', load: () => import('./Tickets') },
   { path: '/portal/tickets/:id', title: 'Ticket', face: 'portal', permission: 'tickets:read', load: () => import('./Ticket') },
+  { path: '/portal/survey-scores', title: 'Survey scores', face: 'portal', permission: 'surveys:read', group: 'Program', load: () => import('./SurveyScores') },
   { path: '/portal/resources', title: 'Resources', face: 'portal', permission: 'content:read', group: 'Program', load: () => import('./Resources') },
   { path: '/portal/agreements', title: 'Agreements', face: 'portal', permission: 'agreements:read', group: 'Account', load: () => import('./Agreements') },
   { path: '/portal/profile', title: 'Profile', face: 'portal', permission: 'profile:read', group: 'Account', load: () => import('./Profile') },

@@ -19,7 +19,7 @@ export default function Chart({ value, label, height }: { value: MetricValue; la
     const series = value.series ?? [];
     const xs = series.map((p) => Date.parse(p.start) / 1000);
     const ys = series.map((p) => p.value);
-    const fmt = (n: number) => formatValue(n, value);
+    const fmt = (n: number | null) => formatValue(n, value);
     const style = getComputedStyle(el);
     const stroke = style.getPropertyValue('--mantine-primary-color-filled').trim() || '#1c7ed6';
     const text = style.getPropertyValue('--mantine-color-text').trim() || '#000';
@@ -42,7 +42,7 @@ export default function Chart({ value, label, height }: { value: MetricValue; la
           if (i === null || i === undefined || u.cursor.left === undefined || u.cursor.left < 0) { setTip(null); return; }
           const start = series[i]?.start;
           const y = ys[i];
-          if (start === undefined || y === undefined) { setTip(null); return; }
+          if (start === undefined || y === undefined || y === null) { setTip(null); return; }
           setTip({ left: Math.min(u.valToPos(xs[i] ?? 0, 'x') + u.over.offsetLeft + 12, el.clientWidth - 180), top: u.valToPos(y, 'y') + u.over.offsetTop, text: `${formatDateTime(start)}: ${fmt(y)}` });
         }],
       },

@@ -56,14 +56,26 @@ export function widgetTitle(w: Widget, value?: MetricValue, metricName?: string)
 
 const plain = new Intl.NumberFormat();
 
-/** A metric's number as a person reads it: money in its currency, or a plain number. */
-export function formatValue(n: number, v: Pick<MetricValue, 'unit' | 'currency'> | undefined): string {
+/** Whether a metric kind is a survey score (CSAT or NPS), in whole percentage points. */
+export const isScore = (kind?: string) => kind === 'csat' || kind === 'nps';
+
+/**
+ * A metric's number as a person reads it: money in its currency, CSAT as a percentage, NPS with
+ * its sign, or a plain number. A score without answers (null) reads as a dash.
+ */
+export function formatValue(n: number | null | undefined, v: Pick<MetricValue, 'unit' | 'currency'> & { kind?: string } | undefined): string {
+  if (n === null || n === undefined) return '—';
   if (v?.unit === 'money' && v.currency) return formatMoney(Math.round(n), v.currency);
+  if (v?.kind === 'csat') return `${plain.format(n)} %`;
+  if (v?.kind === 'nps') return n > 0 ? `+${plain.format(n)}` : plain.format(n);
   return plain.format(n);
 }
 
-/** The series of a time-series widget as CSV: bucket start (UTC, ISO 8601) and value. */
+/** The series of a time-series widget as CSV: bucket start (UTC, ISO 8601) and value (empty for a score without answers). */
 export function seriesCSV(v: MetricValue): string {
-  const head = v.unit === 'money' ? `start,value_minor_${v.currency ?? ''}` : 'start,value';
-  return [head, ...(v.series ?? []).map((p) => `${p.start},${String(p.value)}`)].join('\n') + '\n';
+  const score = isScore(v.kind);
+  const head = v.unit === 'money' ? `start,value_minor_${v.currency ?? ''}` : score ? `start,${v.kind},responses` : 'start,value';
+  return [head, ...(v.series ?? []).map((p) => score
+    ? `${p.start},${p.value === null ? '' : String(p.value)},${String(p.responses ?? 0)}`
+    : `${p.start},${String(p.value)}`)].join('\n') + '\n';
 }
