@@ -99,6 +99,8 @@ type Deps struct {
 	Webhooks WebhookDeps
 	// Applications takes applications on the tenants' public recruitment pages.
 	Applications ApplicationIntake
+	// Brands answers the public brand of a portal and its images.
+	Brands PublicBrands
 	// SurveyLinks answers survey links on the public answer page.
 	SurveyLinks SurveyLinks
 	// Idempotency keeps the Idempotency-Key of idempotent operations; without it they run
@@ -166,6 +168,7 @@ type Modules struct {
 	Agreements   func(*models.Principal) AgreementStore
 	Surveys      func(*models.Principal) SurveyStore
 	Desk         func(*models.Principal) DeskStore
+	Branding     func(*models.Principal) BrandingStore
 }
 
 // Server is the assembled HTTP interface.
@@ -282,6 +285,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerSurveyRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
+	registerBrandingRoutes(s)
 	return s
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -63,6 +64,9 @@ type request struct {
 	method, path string
 	body         any
 }
+
+// rawBody is a request body sent as its bytes, not encoded as JSON (uploads).
+type rawBody []byte
 
 // matrixCase says how to call one operation. Every operation of the live document needs one.
 type matrixCase struct {
@@ -249,7 +253,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 
 		send := func(r request, credential string) response {
 			var body io.Reader
-			if r.body != nil {
+			if raw, ok := r.body.(rawBody); ok {
+				body = bytes.NewReader(raw)
+			} else if r.body != nil {
 				body = jsonBody(t, r.body)
 			}
 			// Operations that require an Idempotency-Key get a new one per call; others ignore it.

@@ -67,6 +67,11 @@ const (
 	EventAgreementGraceGranted       = "agreement.grace_granted"
 	EventSurveyRequested             = "survey.requested"
 	EventSurveyResponded             = "survey.responded"
+	EventDomainAdded                 = "domain.added"
+	EventDomainVerified              = "domain.verified"
+	EventDomainFailed                = "domain.failed"
+	EventDomainUnverified            = "domain.unverified"
+	EventDomainRemoved               = "domain.removed"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -212,5 +217,10 @@ func EventCatalogue() []EventType {
 		{EventAgreementGraceGranted, "An operator let a partner act without its pending agreements until graceUntil.", AgreementEventPayload{}},
 		{EventSurveyRequested, "Survey invitations were created (batchId, kind, count); each recipient is emailed a single-use link.", SurveyEventPayload{}},
 		{EventSurveyResponded, "A partner user answered a survey: its kind, score and class per partnerId (the comment is not in the event).", SurveyEventPayload{}},
+		{EventDomainAdded, "An operator added a custom domain for the tenant's portal or a partner's (host, partnerId); it is verified by a DNS TXT record.", DomainEventPayload{}},
+		{EventDomainVerified, "A custom domain's TXT record was found: the host now serves the portal.", DomainEventPayload{}},
+		{EventDomainFailed, "A custom domain's TXT record was not found within the verification window (72 h).", DomainEventPayload{}},
+		{EventDomainUnverified, "A verified custom domain's TXT record stayed missing through the grace period: the host no longer serves the portal.", DomainEventPayload{}},
+		{EventDomainRemoved, "An operator removed a custom domain.", DomainEventPayload{}},
 	}
 }

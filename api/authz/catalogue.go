@@ -103,6 +103,10 @@ const (
 	// (partners: their own organisation's); SurveysSend sends surveys to partners' users.
 	SurveysRead Permission = "surveys:read"
 	SurveysSend Permission = "surveys:send"
+	// BrandingRead shows the tenant's portal brand and partners' co-brands (operators);
+	// BrandingWrite changes them and uploads logos and favicons.
+	BrandingRead  Permission = "branding:read"
+	BrandingWrite Permission = "branding:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -160,6 +164,8 @@ var catalogue = []Entry{
 	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
 	{SurveysRead, "See CSAT and NPS survey invitations, their answers and the scores per partner or level (partners: their own organisation's)."},
 	{SurveysSend, "Send CSAT and NPS surveys by email to the users of partners or levels (operators)."},
+	{BrandingRead, "See the tenant's portal brand (name, colours, support email, CSS variables, logo, favicon) and partners' co-brand logos (operators)."},
+	{BrandingWrite, "Change the tenant's portal brand, upload its logo and favicon and partners' co-brand logos (operators)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

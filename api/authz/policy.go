@@ -12,7 +12,8 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend,
+	BrandingRead, BrandingWrite}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -21,6 +22,13 @@ var operatorsOnly = map[string]string{
 	"adjust-balance":                 "ledger adjustments",
 	"approve-application":            "applications",
 	"send-surveys":                   "surveys",
+	"get-branding":                   "the portal brand",
+	"update-branding":                "the portal brand",
+	"upload-brand-image":             "the portal brand",
+	"delete-brand-image":             "the portal brand",
+	"get-partner-branding":           "the portal brand",
+	"upload-partner-logo":            "the portal brand",
+	"delete-partner-logo":            "the portal brand",
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"archive-commission-plan":        "commission plans",

@@ -92,6 +92,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
 		SurveyLinks:  st,
+		Brands:       st,
 		Idempotency:  st,
 		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
@@ -159,6 +160,7 @@ func modules(st *stores.Set) api.Modules {
 		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
 		Agreements:   func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 		Surveys:      func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
+		Branding:     func(p *models.Principal) api.BrandingStore { return st.Branding.For(p) },
 	}
 }
 

@@ -42,6 +42,8 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0026_surveys", Migrate: migrate0026Surveys},
 		{ID: "0027_text_search", Migrate: migrate0027TextSearch},
 		{ID: "0028_content_grant_lookup", Migrate: migrate0028ContentGrantLookup},
+		{ID: "0031_branding", Migrate: migrate0031Branding},
+		{ID: "0034_custom_domains", Migrate: migrate0034CustomDomains},
 	}
 }
 

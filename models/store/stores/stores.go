@@ -9,10 +9,12 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/agreements"
+	"github.com/partnerd/partnerd/models/store/branding"
 	"github.com/partnerd/partnerd/models/store/content"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/desk"
+	"github.com/partnerd/partnerd/models/store/domains"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
@@ -32,6 +34,14 @@ type (
 	Agreements = agreements.Store
 	// ScopedAgreements is the agreements as one principal sees them.
 	ScopedAgreements = agreements.Scoped
+	// Branding keeps portal brands and partners' co-brand logos.
+	Branding = branding.Store
+	// ScopedBranding is the brands as one principal sees them.
+	ScopedBranding = branding.Scoped
+	// Domains keeps custom domains and their verification.
+	Domains = domains.Store
+	// ScopedDomains is the custom domains as one principal sees them.
+	ScopedDomains = domains.Scoped
 	// Content keeps the content library.
 	Content = content.Store
 	// ScopedContent is the content library as one principal sees it.
@@ -92,10 +102,12 @@ type (
 type Set struct {
 	*store.Store
 	*Agreements
+	*Branding
 	*Content
 	*Customers
 	*Deals
 	*Desk
+	*Domains
 	*Identity
 	*Idempotency
 	*Mail
@@ -130,10 +142,12 @@ func New(core *store.Store) *Set {
 		Store:        core,
 		IngestEngine: engine,
 		Agreements:   agreements.New(core),
+		Branding:     branding.New(core),
 		Content:      content.New(core),
 		Customers:    customer,
 		Deals:        deal,
 		Desk:         desk.New(core, survey),
+		Domains:      domains.New(core),
 		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
@@ -156,10 +170,12 @@ func (s *Set) Core() *store.Store { return s.Store }
 type Scoped struct {
 	*store.Scoped
 	*ScopedAgreements
+	*ScopedBranding
 	*ScopedContent
 	*ScopedCustomers
 	*ScopedDeals
 	*ScopedDesk
+	*ScopedDomains
 	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
@@ -176,10 +192,12 @@ func (s *Set) For(p *models.Principal) *Scoped {
 	return &Scoped{
 		Scoped:           s.Store.For(p),
 		ScopedAgreements: s.Agreements.For(p),
+		ScopedBranding:   s.Branding.For(p),
 		ScopedContent:    s.Content.For(p),
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
 		ScopedDesk:       s.Desk.For(p),
+		ScopedDomains:    s.Domains.For(p),
 		ScopedIdentity:   s.Identity.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),
