@@ -96,9 +96,9 @@ type BrandingOutput struct{ Body Branding }
 // UpdateBrandingInput changes the tenant's brand; absent fields stay as they are.
 type UpdateBrandingInput struct {
 	Body struct {
-		Name         *string           `json:"name,omitempty" maxLength:"100"`
-		Theme        *Theme            `json:"theme,omitempty" doc:"Replaces every colour"`
-		SupportEmail *string           `json:"supportEmail,omitempty" maxLength:"254" doc:"Empty removes it"`
+		Name         *string       `json:"name,omitempty" maxLength:"100"`
+		Theme        *Theme        `json:"theme,omitempty" doc:"Replaces every colour"`
+		SupportEmail *string       `json:"supportEmail,omitempty" maxLength:"254" doc:"Empty removes it"`
 		CSSVariables []CSSVariable `json:"cssVariables,omitempty" maxItems:"30" nullable:"false" doc:"Replaces every variable (an empty list removes them): values are plain CSS tokens (lengths, colours, numbers, keywords, rgb(), hsl(), calc(), var()); never url(), strings or blocks"`
 	}
 }

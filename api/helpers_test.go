@@ -63,6 +63,7 @@ func modulesOf(st *stores.Set) Modules {
 		Agreements:   func(p *models.Principal) AgreementStore { return st.For(p) },
 		Surveys:      func(p *models.Principal) SurveyStore { return st.For(p) },
 		Branding:     func(p *models.Principal) BrandingStore { return st.For(p) },
+		Domains:      func(p *models.Principal) DomainStore { return st.For(p) },
 	}
 }
 

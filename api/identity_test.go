@@ -50,6 +50,7 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		Applications: st,
 		SurveyLinks:  st,
 		Brands:       st,
+		Domains:      &fakeDomains{},
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
 		Idempotency:  st,

@@ -107,6 +107,10 @@ const (
 	// BrandingWrite changes them and uploads logos and favicons.
 	BrandingRead  Permission = "branding:read"
 	BrandingWrite Permission = "branding:write"
+	// DomainsRead shows the tenant's custom domains and their verification (operators);
+	// DomainsWrite adds, verifies and removes them.
+	DomainsRead  Permission = "domains:read"
+	DomainsWrite Permission = "domains:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -166,6 +170,8 @@ var catalogue = []Entry{
 	{SurveysSend, "Send CSAT and NPS surveys by email to the users of partners or levels (operators)."},
 	{BrandingRead, "See the tenant's portal brand (name, colours, support email, CSS variables, logo, favicon) and partners' co-brand logos (operators)."},
 	{BrandingWrite, "Change the tenant's portal brand, upload its logo and favicon and partners' co-brand logos (operators)."},
+	{DomainsRead, "See the tenant's custom domains, the DNS TXT record each needs and its verification status (operators)."},
+	{DomainsWrite, "Add custom domains for the tenant's portal or a partner's co-branded portal, start their verification again and remove them (operators)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

@@ -13,7 +13,7 @@ import "slices"
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
 	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend,
-	BrandingRead, BrandingWrite}
+	BrandingRead, BrandingWrite, DomainsRead, DomainsWrite}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -23,6 +23,11 @@ var operatorsOnly = map[string]string{
 	"approve-application":            "applications",
 	"send-surveys":                   "surveys",
 	"get-branding":                   "the portal brand",
+	"list-domains":                   "custom domains",
+	"add-domain":                     "custom domains",
+	"get-domain":                     "custom domains",
+	"verify-domain":                  "custom domains",
+	"remove-domain":                  "custom domains",
 	"update-branding":                "the portal brand",
 	"upload-brand-image":             "the portal brand",
 	"delete-brand-image":             "the portal brand",

@@ -195,7 +195,7 @@ func (s *Store) RecordDomainCheck(ctx context.Context, sys models.Scope, id stri
 		case d.Status == models.DomainPending && final:
 			d.Status = models.DomainFailed
 			event = models.EventDomainFailed
-		case d.Status == models.DomainVerified:
+		case d.Status == models.DomainVerified && check.Problem == "":
 			if d.MissingSince == nil {
 				d.MissingSince = &at
 			}
