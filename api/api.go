@@ -40,7 +40,11 @@ const DefaultMaxBodyBytes = 1 << 20
 type Config struct {
 	// Version is the build version shown in the OpenAPI document.
 	Version string
-	// TrustedProxies are the addresses whose X-Forwarded-For is believed; none by default.
+	// OwnHosts are the installation's own host names, served as they are. With OwnHosts set and
+	// Deps.Hosts, any other host serves the portal of the verified custom domain it is, or 421.
+	OwnHosts []string
+	// TrustedProxies are the addresses whose X-Forwarded-For (and, for host routing,
+	// X-Forwarded-Host) is believed; none by default.
 	TrustedProxies []string
 	// CursorKey signs list cursors; random per process when empty.
 	CursorKey []byte
@@ -101,6 +105,14 @@ type Deps struct {
 	Webhooks WebhookDeps
 	// Applications takes applications on the tenants' public recruitment pages.
 	Applications ApplicationIntake
+	// Domains starts custom domains' verification; without it adding or verifying a domain
+	// answers 503.
+	Domains DomainVerifier
+	// Hosts resolves the hosts of verified custom domains (host routing); without it every
+	// request is served as on the installation's own host.
+	Hosts HostResolver
+	// Brands answers the public brand of a portal and its images.
+	Brands PublicBrands
 	// SurveyLinks answers survey links on the public answer page.
 	SurveyLinks SurveyLinks
 	// Idempotency keeps the Idempotency-Key of idempotent operations; without it they run
@@ -170,6 +182,8 @@ type Modules struct {
 	Tax            func(*models.Principal) TaxStore
 	Desk           func(*models.Principal) DeskStore
 	Certifications func(*models.Principal) CertificationStore
+	Branding       func(*models.Principal) BrandingStore
+	Domains        func(*models.Principal) DomainStore
 }
 
 // Server is the assembled HTTP interface.
@@ -186,6 +200,8 @@ type Server struct {
 	limiterWarned atomic.Int64
 	// dummyHash is verified when no account matches, so that timing does not tell.
 	dummyHash func() string
+	// hosts routes requests on custom domains; nil without host routing.
+	hosts *hostRouter
 	// docs is the API reference's renderer from the console build.
 	docs docsBundle
 }
@@ -228,6 +244,10 @@ func New(cfg Config, deps Deps) *Server {
 		engine.Use(s.requestID, s.accessLog, s.recoverPanics)
 	} else {
 		engine.Use(s.requestID, s.observe, s.accessLog, s.recoverPanics)
+	}
+	if deps.Hosts != nil && len(cfg.OwnHosts) > 0 {
+		s.hosts = newHostRouter(deps.Hosts, cfg.OwnHosts, cfg.TrustedProxies)
+		engine.Use(s.routeHost)
 	}
 	engine.NoRoute(s.noRoute)
 	engine.NoMethod(s.noMethod)
@@ -288,6 +308,8 @@ func New(cfg Config, deps Deps) *Server {
 	registerCertificationRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
+	registerBrandingRoutes(s)
+	registerDomainRoutes(s)
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,6 +215,10 @@ func (s *Server) login(ctx context.Context, in *LoginInput) (*TokenOutput, error
 	users, err := s.deps.Identity.UsersByEmail(ctx, email, in.Body.Tenant)
 	if err != nil {
 		return nil, err
+	}
+	if site, ok := portalFrom(ctx); ok {
+		// A custom domain's sign-in knows its tenant: no slug needed, no other tenant's account.
+		users = slices.DeleteFunc(users, func(u models.User) bool { return u.TenantID != site.TenantID })
 	}
 	var matches []models.User
 	for _, u := range users {

@@ -64,6 +64,8 @@ func modulesOf(st *stores.Set) Modules {
 		Surveys:        func(p *models.Principal) SurveyStore { return st.For(p) },
 		Tax:            func(p *models.Principal) TaxStore { return st.For(p) },
 		Certifications: func(p *models.Principal) CertificationStore { return st.For(p) },
+		Branding:       func(p *models.Principal) BrandingStore { return st.For(p) },
+		Domains:        func(p *models.Principal) DomainStore { return st.For(p) },
 	}
 }
 

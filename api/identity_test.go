@@ -49,6 +49,8 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		Webhooks:     WebhookDeps{Keyring: webhookTestKeys, Starter: &fakeStarter{}},
 		Applications: st,
 		SurveyLinks:  st,
+		Brands:       st,
+		Domains:      &fakeDomains{},
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
 		Idempotency:  st,

@@ -65,6 +65,9 @@ type request struct {
 	body         any
 }
 
+// rawBody is a request body sent as its bytes, not encoded as JSON (uploads).
+type rawBody []byte
+
 // matrixCase says how to call one operation. Every operation of the live document needs one.
 type matrixCase struct {
 	call func(f *fixture, role string) request
@@ -75,9 +78,6 @@ type matrixCase struct {
 	// public operations answer this status without credentials.
 	publicStatus int
 }
-
-// rawBody is a request body sent as these bytes (an upload), not as JSON.
-type rawBody []byte
 
 func get(path string) func(*fixture, string) request {
 	return func(*fixture, string) request { return request{method: http.MethodGet, path: path} }

@@ -75,6 +75,11 @@ const (
 	EventCertificationCourseArchived  = "certification.course_archived"
 	EventCertificationEarned          = "certification.earned"
 	EventCertificationExpired         = "certification.expired"
+	EventDomainAdded                  = "domain.added"
+	EventDomainVerified               = "domain.verified"
+	EventDomainFailed                 = "domain.failed"
+	EventDomainUnverified             = "domain.unverified"
+	EventDomainRemoved                = "domain.removed"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -227,5 +232,10 @@ func EventCatalogue() []EventType {
 		{EventCertificationCourseArchived, "An operator archived a certification course: no new enrolments or attempts; certificates stay.", CourseEventPayload{}},
 		{EventCertificationEarned, "A partner user passed a course's quiz and holds a certificate until expiresAt; renews names the certificate it replaces. Never holds answers.", CertificationEventPayload{}},
 		{EventCertificationExpired, "A certificate reached its expiry without being renewed.", CertificationEventPayload{}},
+		{EventDomainAdded, "An operator added a custom domain for the tenant's portal or a partner's (host, partnerId); it is verified by a DNS TXT record.", DomainEventPayload{}},
+		{EventDomainVerified, "A custom domain's TXT record was found: the host now serves the portal.", DomainEventPayload{}},
+		{EventDomainFailed, "A custom domain's TXT record was not found within the verification window (72 h).", DomainEventPayload{}},
+		{EventDomainUnverified, "A verified custom domain's TXT record stayed missing through the grace period: the host no longer serves the portal.", DomainEventPayload{}},
+		{EventDomainRemoved, "An operator removed a custom domain.", DomainEventPayload{}},
 	}
 }

@@ -23,6 +23,7 @@ type Deps struct {
 	Money          *activities.Money
 	Playbooks      *activities.Playbooks
 	Desk           *activities.Desk
+	Domains        *activities.Domains
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -39,9 +40,13 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.PlaybookRun)
 	r.RegisterWorkflow(workflows.TicketSLA)
 	r.RegisterWorkflow(workflows.CertificateExpiry)
+	r.RegisterWorkflow(workflows.DomainVerification)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
+	}
+	if deps.Domains != nil {
+		r.RegisterActivity(deps.Domains)
 	}
 	if deps.Webhooks != nil {
 		r.RegisterActivity(deps.Webhooks)

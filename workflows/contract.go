@@ -197,3 +197,16 @@ const LevelReviewWorkflowID = "level-review"
 type LevelReviewInput struct {
 	Interval time.Duration
 }
+
+// DomainInput names the custom domain a verification watches. Watching is false while the
+// domain waits for its TXT record (from Since, for models.DomainVerifyWindow) and true once it
+// is verified (checked again every models.DomainRecheckEvery, one check per run).
+type DomainInput struct {
+	TenantID string
+	DomainID string
+	Watching bool
+	Since    time.Time
+}
+
+// DomainWorkflowID is the id of a custom domain's verification: one per domain.
+func DomainWorkflowID(domainID string) string { return "domain-" + domainID }

@@ -116,6 +116,14 @@ const (
 	CertificationsRead   Permission = "certifications:read"
 	CertificationsManage Permission = "certifications:manage"
 	CertificationsLearn  Permission = "certifications:learn"
+	// BrandingRead shows the tenant's portal brand and partners' co-brands (operators);
+	// BrandingWrite changes them and uploads logos and favicons.
+	BrandingRead  Permission = "branding:read"
+	BrandingWrite Permission = "branding:write"
+	// DomainsRead shows the tenant's custom domains and their verification (operators);
+	// DomainsWrite adds, verifies and removes them.
+	DomainsRead  Permission = "domains:read"
+	DomainsWrite Permission = "domains:write"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -179,6 +187,10 @@ var catalogue = []Entry{
 	{CertificationsRead, "See certification courses, quiz attempts and certificates (partners: the published courses visible to them, never the quiz's answers, and their own organisation's attempts and certificates)."},
 	{CertificationsManage, "Write, publish and archive certification courses: their content items, quiz, pass mark, attempts limit, validity and who sees them (operators)."},
 	{CertificationsLearn, "Enrol in a course, mark its items completed and take its quiz, for oneself; a partner user's pass earns a certificate (operators' attempts are graded only)."},
+	{BrandingRead, "See the tenant's portal brand (name, colours, support email, CSS variables, logo, favicon) and partners' co-brand logos (operators)."},
+	{BrandingWrite, "Change the tenant's portal brand, upload its logo and favicon and partners' co-brand logos (operators)."},
+	{DomainsRead, "See the tenant's custom domains, the DNS TXT record each needs and its verification status (operators)."},
+	{DomainsWrite, "Add custom domains for the tenant's portal or a partner's co-branded portal, start their verification again and remove them (operators)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

@@ -12,7 +12,8 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage,
+	BrandingRead, BrandingWrite, DomainsRead, DomainsWrite}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -25,6 +26,18 @@ var operatorsOnly = map[string]string{
 	"update-course":                  "certification courses",
 	"publish-course":                 "certification courses",
 	"archive-course":                 "certification courses",
+	"get-branding":                   "the portal brand",
+	"list-domains":                   "custom domains",
+	"add-domain":                     "custom domains",
+	"get-domain":                     "custom domains",
+	"verify-domain":                  "custom domains",
+	"remove-domain":                  "custom domains",
+	"update-branding":                "the portal brand",
+	"upload-brand-image":             "the portal brand",
+	"delete-brand-image":             "the portal brand",
+	"get-partner-branding":           "the portal brand",
+	"upload-partner-logo":            "the portal brand",
+	"delete-partner-logo":            "the portal brand",
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"approve-tax-record":             "tax record reviews",

@@ -56,8 +56,13 @@ type config struct {
 	BootstrapEmail    string
 	BootstrapPassword string
 	TrustedProxies    []string
-	ShutdownTimeout   time.Duration
-	Signup            bool
+	// OwnHosts are the installation's own host names; with them set, other hosts serve only
+	// as verified custom domains.
+	OwnHosts []string
+	// DNSResolver is host:port of the DNS server custom-domain verification asks.
+	DNSResolver     string
+	ShutdownTimeout time.Duration
+	Signup          bool
 	// ConsoleDir serves the web console from this directory instead of the built-in one.
 	ConsoleDir string
 	// WebhookAllowedNetworks are private or loopback networks webhook deliveries may reach.
@@ -232,6 +237,20 @@ var settings = []setting{
 			}
 			c.TrustedProxies = append(c.TrustedProxies, proxy)
 		})},
+	{flag: "own-hosts", env: "PARTNERD_OWN_HOSTS", usage: "comma-separated host names of the installation itself; when set, any other host serves only as a verified custom domain (else 421); empty turns host routing off",
+		parse: list(func(c *config, host string, p *problems) {
+			c.OwnHosts = append(c.OwnHosts, host)
+		})},
+	{flag: "dns-resolver", env: "PARTNERD_DNS_RESOLVER", usage: "host:port of the DNS server custom-domain verification asks for TXT records (default: the first nameserver of /etc/resolv.conf)",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				return
+			}
+			if _, _, err := net.SplitHostPort(v); err != nil {
+				p.bad("%q is not host:port", v)
+			}
+			c.DNSResolver = v
+		}},
 	{flag: "shutdown-timeout", env: "PARTNERD_SHUTDOWN_TIMEOUT", def: "20s", usage: "how long SIGTERM waits for requests and workflows to drain",
 		parse: positiveDuration(func(c *config) *time.Duration { return &c.ShutdownTimeout }, "20s")},
 	{flag: "signup", env: "PARTNERD_SIGNUP", def: "true", usage: "allow anyone to open a tenant with POST /api/signup",

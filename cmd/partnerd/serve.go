@@ -217,6 +217,8 @@ func appConfig(cfg config) app.Config {
 	return app.Config{
 		Version:                version,
 		TrustedProxies:         cfg.TrustedProxies,
+		OwnHosts:               cfg.OwnHosts,
+		DNSResolver:            cfg.DNSResolver,
 		Signup:                 cfg.Signup,
 		ConsoleDir:             cfg.ConsoleDir,
 		WebhookAllowedNetworks: cfg.WebhookAllowedNetworks,

@@ -57,6 +57,12 @@ type Config struct {
 	RateLimits *api.RateLimits
 	// PublicURL is the service's public base URL, under which emailed links point.
 	PublicURL string
+	// OwnHosts are the installation's own host names; with them set, any other host serves only
+	// as a verified custom domain.
+	OwnHosts []string
+	// DNSResolver is host:port of the DNS server custom-domain verification asks; empty is the
+	// system's first nameserver.
+	DNSResolver string
 }
 
 // DefaultRateLimits are the API's quotas when none are configured.
@@ -92,6 +98,8 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Authorizer:   authz.NewAuthorizer(st),
 		Applications: st,
 		SurveyLinks:  st,
+		Brands:       st,
+		Hosts:        st,
 		Idempotency:  st,
 		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
@@ -107,6 +115,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		deps.Payouts = &worker.PayoutSignals{Client: tc}
 		deps.Runs = &worker.RunCancels{Client: tc}
 		deps.Webhooks.Starter = &worker.WebhookStarter{Client: tc}
+		deps.Domains = &worker.DomainStarter{Client: tc}
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "temporal", Check: func(ctx context.Context) error {
 			_, err := tc.CheckHealth(ctx, &client.CheckHealthRequest{})
 			return err
@@ -115,6 +124,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 	return api.New(api.Config{
 		Version:        cfg.Version,
 		TrustedProxies: cfg.TrustedProxies,
+		OwnHosts:       cfg.OwnHosts,
 		CursorKey:      cursorKey,
 		SignupEnabled:  cfg.Signup,
 		Console:        console(cfg.ConsoleDir),
@@ -161,6 +171,8 @@ func modules(st *stores.Set) api.Modules {
 		Surveys:        func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
 		Tax:            func(p *models.Principal) api.TaxStore { return st.Money.For(p) },
 		Certifications: func(p *models.Principal) api.CertificationStore { return st.Certifications.For(p) },
+		Branding:       func(p *models.Principal) api.BrandingStore { return st.Branding.For(p) },
+		Domains:        func(p *models.Principal) api.DomainStore { return st.Domains.For(p) },
 	}
 }
 
@@ -202,6 +214,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		}},
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
 		Desk:      &activities.Desk{Store: st.Desk},
+		Domains:   &activities.Domains{Store: st, Resolver: activities.DNSResolver{Server: cfg.DNSResolver}},
 	}
 }
 

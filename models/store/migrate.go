@@ -45,6 +45,8 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0032_agreement_pdf", Migrate: migrate0032AgreementPDF},
 		{ID: "0035_tax_records", Migrate: migrate0035TaxRecords},
 		{ID: "0030_certifications", Migrate: migrate0030Certifications},
+		{ID: "0031_branding", Migrate: migrate0031Branding},
+		{ID: "0034_custom_domains", Migrate: migrate0034CustomDomains},
 	}
 }
 

@@ -9,11 +9,13 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/agreements"
+	"github.com/partnerd/partnerd/models/store/branding"
 	"github.com/partnerd/partnerd/models/store/certifications"
 	"github.com/partnerd/partnerd/models/store/content"
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/desk"
+	"github.com/partnerd/partnerd/models/store/domains"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
@@ -37,6 +39,14 @@ type (
 	Certifications = certifications.Store
 	// ScopedCertifications is certifications as one principal sees them.
 	ScopedCertifications = certifications.Scoped
+	// Branding keeps portal brands and partners' co-brand logos.
+	Branding = branding.Store
+	// ScopedBranding is the brands as one principal sees them.
+	ScopedBranding = branding.Scoped
+	// Domains keeps custom domains and their verification.
+	Domains = domains.Store
+	// ScopedDomains is the custom domains as one principal sees them.
+	ScopedDomains = domains.Scoped
 	// Content keeps the content library.
 	Content = content.Store
 	// ScopedContent is the content library as one principal sees it.
@@ -98,10 +108,12 @@ type Set struct {
 	*store.Store
 	*Agreements
 	*Certifications
+	*Branding
 	*Content
 	*Customers
 	*Deals
 	*Desk
+	*Domains
 	*Identity
 	*Idempotency
 	*Mail
@@ -152,6 +164,8 @@ func New(core *store.Store) *Set {
 		Playbooks:      playbooks.New(core, partner, pay, survey),
 		Surveys:        survey,
 		Webhooks:       webhooks.New(core),
+		Branding:       branding.New(core),
+		Domains:        domains.New(core),
 	}
 	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys, set.Certifications)
 	return set
@@ -165,10 +179,12 @@ type Scoped struct {
 	*store.Scoped
 	*ScopedAgreements
 	*ScopedCertifications
+	*ScopedBranding
 	*ScopedContent
 	*ScopedCustomers
 	*ScopedDeals
 	*ScopedDesk
+	*ScopedDomains
 	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
@@ -199,5 +215,7 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		ScopedPlaybooks:      s.Playbooks.For(p),
 		ScopedSurveys:        s.Surveys.For(p),
 		ScopedWebhooks:       s.Webhooks.For(p),
+		ScopedBranding:       s.Branding.For(p),
+		ScopedDomains:        s.Domains.For(p),
 	}
 }
