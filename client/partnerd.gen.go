@@ -192,6 +192,27 @@ func (e BusinessWindowDay) Valid() bool {
 	}
 }
 
+// Defines values for CertificateStatus.
+const (
+	CertificateStatusActive  CertificateStatus = "active"
+	CertificateStatusExpired CertificateStatus = "expired"
+	CertificateStatusRenewed CertificateStatus = "renewed"
+)
+
+// Valid indicates whether the value is a known member of the CertificateStatus enum.
+func (e CertificateStatus) Valid() bool {
+	switch e {
+	case CertificateStatusActive:
+		return true
+	case CertificateStatusExpired:
+		return true
+	case CertificateStatusRenewed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CommissionPlanStatus.
 const (
 	CommissionPlanStatusActive   CommissionPlanStatus = "active"
@@ -240,6 +261,27 @@ func (e ContentItemStatus) Valid() bool {
 	case ContentItemStatusActive:
 		return true
 	case ContentItemStatusArchived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CourseStatus.
+const (
+	CourseStatusArchived  CourseStatus = "archived"
+	CourseStatusDraft     CourseStatus = "draft"
+	CourseStatusPublished CourseStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the CourseStatus enum.
+func (e CourseStatus) Valid() bool {
+	switch e {
+	case CourseStatusArchived:
+		return true
+	case CourseStatusDraft:
+		return true
+	case CourseStatusPublished:
 		return true
 	default:
 		return false
@@ -2316,6 +2358,27 @@ func (e ListApplicationsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ListCertificatesParamsStatus.
+const (
+	ListCertificatesParamsStatusActive  ListCertificatesParamsStatus = "active"
+	ListCertificatesParamsStatusExpired ListCertificatesParamsStatus = "expired"
+	ListCertificatesParamsStatusRenewed ListCertificatesParamsStatus = "renewed"
+)
+
+// Valid indicates whether the value is a known member of the ListCertificatesParamsStatus enum.
+func (e ListCertificatesParamsStatus) Valid() bool {
+	switch e {
+	case ListCertificatesParamsStatusActive:
+		return true
+	case ListCertificatesParamsStatusExpired:
+		return true
+	case ListCertificatesParamsStatusRenewed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListCommissionPlansParamsStatus.
 const (
 	ListCommissionPlansParamsStatusActive   ListCommissionPlansParamsStatus = "active"
@@ -2346,6 +2409,27 @@ func (e ListContentItemsParamsKind) Valid() bool {
 	case ListContentItemsParamsKindFile:
 		return true
 	case ListContentItemsParamsKindLink:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCoursesParamsStatus.
+const (
+	ListCoursesParamsStatusArchived  ListCoursesParamsStatus = "archived"
+	ListCoursesParamsStatusDraft     ListCoursesParamsStatus = "draft"
+	ListCoursesParamsStatusPublished ListCoursesParamsStatus = "published"
+)
+
+// Valid indicates whether the value is a known member of the ListCoursesParamsStatus enum.
+func (e ListCoursesParamsStatus) Valid() bool {
+	switch e {
+	case ListCoursesParamsStatusArchived:
+		return true
+	case ListCoursesParamsStatusDraft:
+		return true
+	case ListCoursesParamsStatusPublished:
 		return true
 	default:
 		return false
@@ -3350,6 +3434,15 @@ type AssignOwnerInputBody struct {
 	UserId string `json:"userId"`
 }
 
+// AttemptResultBody defines model for AttemptResultBody.
+type AttemptResultBody struct {
+	Attempt QuizAttempt `json:"attempt"`
+
+	// AttemptsLeft Attempts left before a pass
+	AttemptsLeft int64        `json:"attemptsLeft"`
+	Certificate  *Certificate `json:"certificate,omitempty"`
+}
+
 // AuditEntry defines model for AuditEntry.
 type AuditEntry struct {
 	Action        string    `json:"action"`
@@ -3455,6 +3548,28 @@ type CSSVariable struct {
 type CancelWithdrawalInputBody struct {
 	Reason *string `json:"reason,omitempty"`
 }
+
+// Certificate defines model for Certificate.
+type Certificate struct {
+	AttemptId   string `json:"attemptId"`
+	CourseId    string `json:"courseId"`
+	CourseTitle string `json:"courseTitle"`
+
+	// EndedAt When it was renewed or expired
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	ExpiresAt time.Time  `json:"expiresAt"`
+	Id        string     `json:"id"`
+	IssuedAt  time.Time  `json:"issuedAt"`
+	PartnerId string     `json:"partnerId"`
+	Score     int64      `json:"score"`
+
+	// Status expired once expiresAt passed, even before the expiry is recorded
+	Status CertificateStatus `json:"status"`
+	UserId string            `json:"userId"`
+}
+
+// CertificateStatus expired once expiresAt passed, even before the expiry is recorded
+type CertificateStatus string
 
 // CertificateKey defines model for CertificateKey.
 type CertificateKey struct {
@@ -3627,6 +3742,38 @@ type ContentVisibilityInput struct {
 	PartnerIds *[]string `json:"partnerIds,omitempty"`
 }
 
+// Course defines model for Course.
+type Course struct {
+	CreatedAt   time.Time `json:"createdAt"`
+	Description *string   `json:"description,omitempty"`
+	Id          string    `json:"id"`
+
+	// ItemIds The content items to study, in order (partners: those visible to them)
+	ItemIds []string `json:"itemIds"`
+
+	// MaxAttempts Attempts a learner has before a pass; a pass gives them back
+	MaxAttempts int64 `json:"maxAttempts"`
+
+	// PassMark The lowest score, in percent of the questions answered right, that passes
+	PassMark    int64      `json:"passMark"`
+	PublishedAt *time.Time `json:"publishedAt,omitempty"`
+
+	// Questions The quiz (partners never see which options are right)
+	Questions []QuizQuestion `json:"questions"`
+	Status    CourseStatus   `json:"status"`
+	Title     string         `json:"title"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+
+	// ValidityDays How long a certificate of the course is valid
+	ValidityDays int64 `json:"validityDays"`
+
+	// Visibility Who sees the course (operators only)
+	Visibility *ContentVisibility `json:"visibility,omitempty"`
+}
+
+// CourseStatus defines model for Course.Status.
+type CourseStatus string
+
 // CreateAgreementInputBody defines model for CreateAgreementInputBody.
 type CreateAgreementInputBody struct {
 	// Description Examples: The terms every reseller accepts.
@@ -3703,6 +3850,37 @@ type CreateContentItemInputBody struct {
 //
 // Examples: file
 type CreateContentItemInputBodyKind string
+
+// CreateCourseInputBody defines model for CreateCourseInputBody.
+type CreateCourseInputBody struct {
+	// Description Examples: Deal registration, pricing and support.
+	Description *string `json:"description,omitempty"`
+
+	// ItemIds Content items to study, in order
+	//
+	// Examples: ["0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"]
+	ItemIds *[]string `json:"itemIds,omitempty"`
+
+	// MaxAttempts 3 when 0 or absent
+	//
+	// Examples: 3
+	MaxAttempts *int64 `json:"maxAttempts,omitempty"`
+
+	// PassMark Examples: 80
+	PassMark int64 `json:"passMark"`
+
+	// Questions The quiz; at least one question to publish
+	Questions *[]QuizQuestionInput `json:"questions,omitempty"`
+
+	// Title Examples: Reseller basics
+	Title string `json:"title"`
+
+	// ValidityDays Examples: 365
+	ValidityDays int64 `json:"validityDays"`
+
+	// Visibility Who sees the course once published; nobody but operators when absent
+	Visibility *ContentVisibilityInput `json:"visibility,omitempty"`
+}
 
 // CreateCustomerInputBody defines model for CreateCustomerInputBody.
 type CreateCustomerInputBody struct {
@@ -4010,6 +4188,18 @@ type Domain struct {
 // DomainStatus pending: looking for the record (up to 72 h, with backoff); verified: the host serves the portal, checked daily; failed: the record was not found in time; unverified: the record was missing through the grace period
 type DomainStatus string
 
+// Enrolment defines model for Enrolment.
+type Enrolment struct {
+	// Attempts Every attempt made
+	Attempts int64 `json:"attempts"`
+
+	// AttemptsUsed Attempts since the last pass
+	AttemptsUsed     int64     `json:"attemptsUsed"`
+	CompletedItemIds []string  `json:"completedItemIds"`
+	CourseId         string    `json:"courseId"`
+	EnrolledAt       time.Time `json:"enrolledAt"`
+}
+
 // Entry defines model for Entry.
 type Entry struct {
 	Description string `json:"description"`
@@ -4223,8 +4413,10 @@ type Level struct {
 
 // LevelEvaluation defines model for LevelEvaluation.
 type LevelEvaluation struct {
-	CurrentLevel string `json:"currentLevel"`
-	PartnerId    string `json:"partnerId"`
+	// CertifiedUsers Active users holding a certificate in force, per course id asked by a level ("" for any course)
+	CertifiedUsers *map[string]int64 `json:"certifiedUsers,omitempty"`
+	CurrentLevel   string            `json:"currentLevel"`
+	PartnerId      string            `json:"partnerId"`
 
 	// TargetLevel The highest-ranked level whose requirements are met; empty without levels
 	TargetLevel string `json:"targetLevel"`
@@ -4251,7 +4443,12 @@ type LevelProposalStatus string
 
 // LevelRequirements defines model for LevelRequirements.
 type LevelRequirements struct {
-	Currency *string `json:"currency,omitempty"`
+	// CertificationCourseId Count certificates of this course only; of any course when absent
+	CertificationCourseId *string `json:"certificationCourseId,omitempty"`
+	Currency              *string `json:"currency,omitempty"`
+
+	// MinCertifiedUsers Active users holding a certificate in force now (not bound to the period)
+	MinCertifiedUsers *int64 `json:"minCertifiedUsers,omitempty"`
 
 	// MinWonAmountMinor Won deal volume in minor units of currency within the period
 	MinWonAmountMinor *int64 `json:"minWonAmountMinor,omitempty"`
@@ -4319,6 +4516,14 @@ type ListBodyAuditEntry struct {
 	NextCursor string `json:"nextCursor"`
 }
 
+// ListBodyCertificate defines model for ListBodyCertificate.
+type ListBodyCertificate struct {
+	Data []Certificate `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
 // ListBodyCommissionPlan defines model for ListBodyCommissionPlan.
 type ListBodyCommissionPlan struct {
 	Data []CommissionPlan `json:"data"`
@@ -4354,6 +4559,14 @@ type ListBodyContentItem struct {
 // ListBodyContentVersion defines model for ListBodyContentVersion.
 type ListBodyContentVersion struct {
 	Data []ContentVersion `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyCourse defines model for ListBodyCourse.
+type ListBodyCourse struct {
+	Data []Course `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -4506,6 +4719,14 @@ type ListBodyPlaybookRun struct {
 // ListBodyPlaybookVersion defines model for ListBodyPlaybookVersion.
 type ListBodyPlaybookVersion struct {
 	Data []PlaybookVersion `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyQuizAttempt defines model for ListBodyQuizAttempt.
+type ListBodyQuizAttempt struct {
+	Data []QuizAttempt `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -5807,6 +6028,80 @@ type PutSLAPolicyInputBody struct {
 	WarnPercent *int64 `json:"warnPercent,omitempty"`
 }
 
+// QuizAnswerInput defines model for QuizAnswerInput.
+type QuizAnswerInput struct {
+	// OptionIds Examples: ["q1o2"]
+	OptionIds *[]string `json:"optionIds"`
+
+	// QuestionId Examples: q1
+	QuestionId string `json:"questionId"`
+}
+
+// QuizAttempt defines model for QuizAttempt.
+type QuizAttempt struct {
+	// Answers The options chosen
+	Answers []QuizAnswerInput `json:"answers"`
+
+	// CertificateId The certificate the pass issued (partner users)
+	CertificateId *string `json:"certificateId,omitempty"`
+
+	// Correct Questions answered right
+	Correct   int64     `json:"correct"`
+	CourseId  string    `json:"courseId"`
+	CreatedAt time.Time `json:"createdAt"`
+	Id        string    `json:"id"`
+	Number    int64     `json:"number"`
+	PartnerId *string   `json:"partnerId,omitempty"`
+	Passed    bool      `json:"passed"`
+	Questions int64     `json:"questions"`
+
+	// Score Percent of the questions answered right, rounded down
+	Score  int64  `json:"score"`
+	UserId string `json:"userId"`
+}
+
+// QuizOption defines model for QuizOption.
+type QuizOption struct {
+	// Correct Whether the option is right (operators only; never shown to partners)
+	Correct *bool `json:"correct,omitempty"`
+
+	// Id Examples: q1o2
+	Id   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// QuizOptionInput defines model for QuizOptionInput.
+type QuizOptionInput struct {
+	// Correct Examples: true
+	Correct *bool `json:"correct,omitempty"`
+
+	// Text Examples: The partner's claim on the customer
+	Text string `json:"text"`
+}
+
+// QuizQuestion defines model for QuizQuestion.
+type QuizQuestion struct {
+	// Id Examples: q1
+	Id string `json:"id"`
+
+	// Multiple Several options may be right, and all of them must be chosen
+	Multiple bool         `json:"multiple"`
+	Options  []QuizOption `json:"options"`
+	Text     string       `json:"text"`
+}
+
+// QuizQuestionInput defines model for QuizQuestionInput.
+type QuizQuestionInput struct {
+	// Multiple Several options may be right
+	//
+	// Examples: false
+	Multiple *bool              `json:"multiple,omitempty"`
+	Options  *[]QuizOptionInput `json:"options"`
+
+	// Text Examples: What does a deal registration protect?
+	Text string `json:"text"`
+}
+
 // ReadyOutputBody defines model for ReadyOutputBody.
 type ReadyOutputBody struct {
 	// Checks Each dependency and its state
@@ -6205,6 +6500,12 @@ type SubmitApplicationInputBody struct {
 
 // SubmitApplicationInputBodyPartnerType defines model for SubmitApplicationInputBody.PartnerType.
 type SubmitApplicationInputBodyPartnerType string
+
+// SubmitQuizAttemptInputBody defines model for SubmitQuizAttemptInputBody.
+type SubmitQuizAttemptInputBody struct {
+	// Answers One per question at most; a question left out is wrong
+	Answers *[]QuizAnswerInput `json:"answers"`
+}
 
 // SubmitTaxDetailsInputBody defines model for SubmitTaxDetailsInputBody.
 type SubmitTaxDetailsInputBody struct {
@@ -6640,6 +6941,31 @@ type UpdateContentItemInputBody struct {
 	Url *string `json:"url,omitempty"`
 
 	// Visibility Replaces who sees the item
+	Visibility *ContentVisibilityInput `json:"visibility,omitempty"`
+}
+
+// UpdateCourseInputBody defines model for UpdateCourseInputBody.
+type UpdateCourseInputBody struct {
+	// Description Examples: Updated for 2027.
+	Description *string `json:"description,omitempty"`
+
+	// ItemIds Examples: []
+	ItemIds *[]string `json:"itemIds,omitempty"`
+
+	// MaxAttempts Examples: 5
+	MaxAttempts *int64 `json:"maxAttempts,omitempty"`
+
+	// PassMark Examples: 75
+	PassMark  *int64               `json:"passMark,omitempty"`
+	Questions *[]QuizQuestionInput `json:"questions,omitempty"`
+
+	// Title Examples: Reseller basics 2027
+	Title *string `json:"title,omitempty"`
+
+	// ValidityDays Examples: 730
+	ValidityDays *int64 `json:"validityDays,omitempty"`
+
+	// Visibility Replaces who sees the course
 	Visibility *ContentVisibilityInput `json:"visibility,omitempty"`
 }
 
@@ -7160,6 +7486,24 @@ type GetPublicBrandingParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// ListCertificatesParams defines parameters for ListCertificates.
+type ListCertificatesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+	CourseId  *string `form:"courseId,omitempty" json:"courseId,omitempty"`
+	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	UserId    *string `form:"userId,omitempty" json:"userId,omitempty"`
+
+	// Status active: in force now; expired: past their expiry
+	Status *ListCertificatesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// ListCertificatesParamsStatus defines parameters for ListCertificates.
+type ListCertificatesParamsStatus string
+
 // ListCommissionPlansParams defines parameters for ListCommissionPlans.
 type ListCommissionPlansParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -7238,6 +7582,24 @@ type UploadContentFileParams struct {
 	// FileName The file's name, shown on download
 	FileName string `form:"fileName" json:"fileName"`
 }
+
+// ListCoursesParams defines parameters for ListCourses.
+type ListCoursesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Operators; partners see published courses only
+	Status *ListCoursesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Q Text in the title or description
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+}
+
+// ListCoursesParamsStatus defines parameters for ListCourses.
+type ListCoursesParamsStatus string
 
 // ListCustomersParams defines parameters for ListCustomers.
 type ListCustomersParams struct {
@@ -7617,6 +7979,18 @@ type ListPlaybookVersionsParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListQuizAttemptsParams defines parameters for ListQuizAttempts.
+type ListQuizAttemptsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+	CourseId  *string `form:"courseId,omitempty" json:"courseId,omitempty"`
+	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	UserId    *string `form:"userId,omitempty" json:"userId,omitempty"`
+}
+
 // ListRolesParams defines parameters for ListRoles.
 type ListRolesParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -7922,6 +8296,15 @@ type CreateContentItemJSONRequestBody = CreateContentItemInputBody
 
 // UpdateContentItemJSONRequestBody defines body for UpdateContentItem for application/json ContentType.
 type UpdateContentItemJSONRequestBody = UpdateContentItemInputBody
+
+// CreateCourseJSONRequestBody defines body for CreateCourse for application/json ContentType.
+type CreateCourseJSONRequestBody = CreateCourseInputBody
+
+// UpdateCourseJSONRequestBody defines body for UpdateCourse for application/json ContentType.
+type UpdateCourseJSONRequestBody = UpdateCourseInputBody
+
+// SubmitQuizAttemptJSONRequestBody defines body for SubmitQuizAttempt for application/json ContentType.
+type SubmitQuizAttemptJSONRequestBody = SubmitQuizAttemptInputBody
 
 // CreateCustomerJSONRequestBody defines body for CreateCustomer for application/json ContentType.
 type CreateCustomerJSONRequestBody = CreateCustomerInputBody
@@ -8565,6 +8948,20 @@ type ClientInterface interface {
 	// Corresponds with GET /api/branding/images/{sha256} (the `GetBrandImage` operationId).
 	GetBrandImage(ctx context.Context, sha256 string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListCertificates List certificates
+	//
+	// Partners see their own organisation's.
+	//
+	// Corresponds with GET /api/certificates (the `ListCertificates` operationId).
+	ListCertificates(ctx context.Context, params *ListCertificatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCertificate Get a certificate
+	//
+	// Another organisation's certificate is 404 to partners.
+	//
+	// Corresponds with GET /api/certificates/{id} (the `GetCertificate` operationId).
+	GetCertificate(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCommissionPlans List commission plans
 	//
 	// Operators only.
@@ -8731,6 +9128,109 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
 	UploadContentFileWithBody(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCourses List certification courses
+	//
+	// Partners see the published courses visible to all partners, to their level or to them by name, without the quiz's answers.
+	//
+	// Corresponds with GET /api/courses (the `ListCourses` operationId).
+	ListCourses(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCourseWithBody Write a draft certification course
+	//
+	// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+	CreateCourseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCourse Write a draft certification course
+	//
+	// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+	CreateCourse(ctx context.Context, body CreateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCourse Get a course
+	//
+	// Operators see the right options; partners see only the items visible to them and never the answers. A course the caller may not see is 404.
+	//
+	// Corresponds with GET /api/courses/{id} (the `GetCourse` operationId).
+	GetCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCourseWithBody Change a course
+	//
+	// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+	UpdateCourseWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCourse Change a course
+	//
+	// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+	UpdateCourse(ctx context.Context, id string, body UpdateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ArchiveCourse Archive a course
+	//
+	// No new enrolments or attempts; its certificates stay until they expire.
+	//
+	// Corresponds with POST /api/courses/{id}/archive (the `ArchiveCourse` operationId).
+	ArchiveCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitQuizAttemptWithBody Take a course's quiz
+	//
+	// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+	SubmitQuizAttemptWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitQuizAttempt Take a course's quiz
+	//
+	// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+	SubmitQuizAttempt(ctx context.Context, id string, body SubmitQuizAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetEnrolment The caller's progress in a course
+	//
+	// 404 ENROLMENT_NOT_FOUND before the caller enrols.
+	//
+	// Corresponds with GET /api/courses/{id}/enrolment (the `GetEnrolment` operationId).
+	GetEnrolment(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnrolCourse Enrol in a course
+	//
+	// For the caller itself; enrolling again answers the enrolment.
+	//
+	// Corresponds with POST /api/courses/{id}/enrolment (the `EnrolCourse` operationId).
+	EnrolCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CompleteCourseItem Mark an item of a course completed
+	//
+	// For the caller itself, enrolling it when needed; again changes nothing.
+	//
+	// Corresponds with POST /api/courses/{id}/items/{itemId}/completion (the `CompleteCourseItem` operationId).
+	CompleteCourseItem(ctx context.Context, id string, itemId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PublishCourse Publish a draft course
+	//
+	// Partners who may see it can enrol; its quiz no longer changes. Emits certification.course_published.
+	//
+	// Corresponds with POST /api/courses/{id}/publish (the `PublishCourse` operationId).
+	PublishCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCustomers List customers
 	//
@@ -9796,6 +10296,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/public/{slug}/applications (the `SubmitApplication` operationId).
 	SubmitApplication(ctx context.Context, slug string, body SubmitApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListQuizAttempts List graded quiz attempts
+	//
+	// Partners see their own organisation's.
+	//
+	// Corresponds with GET /api/quiz-attempts (the `ListQuizAttempts` operationId).
+	ListQuizAttempts(ctx context.Context, params *ListQuizAttemptsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRoles List roles: the built-in ones, then the tenant's own
 	//
@@ -11466,6 +11973,40 @@ func (c *Client) GetBrandImage(ctx context.Context, sha256 string, reqEditors ..
 	return c.Client.Do(req)
 }
 
+// ListCertificates List certificates
+//
+// Partners see their own organisation's.
+//
+// Corresponds with GET /api/certificates (the `ListCertificates` operationId).
+func (c *Client) ListCertificates(ctx context.Context, params *ListCertificatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCertificatesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCertificate Get a certificate
+//
+// Another organisation's certificate is 404 to partners.
+//
+// Corresponds with GET /api/certificates/{id} (the `GetCertificate` operationId).
+func (c *Client) GetCertificate(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCertificateRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCommissionPlans List commission plans
 //
 // Operators only.
@@ -11853,6 +12394,239 @@ func (c *Client) ListContentVersions(ctx context.Context, id string, params *Lis
 // Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
 func (c *Client) UploadContentFileWithBody(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUploadContentFileRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCourses List certification courses
+//
+// Partners see the published courses visible to all partners, to their level or to them by name, without the quiz's answers.
+//
+// Corresponds with GET /api/courses (the `ListCourses` operationId).
+func (c *Client) ListCourses(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCoursesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCourseWithBody Write a draft certification course
+//
+// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+func (c *Client) CreateCourseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCourseRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCourse Write a draft certification course
+//
+// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+func (c *Client) CreateCourse(ctx context.Context, body CreateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCourseRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCourse Get a course
+//
+// Operators see the right options; partners see only the items visible to them and never the answers. A course the caller may not see is 404.
+//
+// Corresponds with GET /api/courses/{id} (the `GetCourse` operationId).
+func (c *Client) GetCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCourseRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCourseWithBody Change a course
+//
+// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+func (c *Client) UpdateCourseWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCourseRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCourse Change a course
+//
+// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+func (c *Client) UpdateCourse(ctx context.Context, id string, body UpdateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCourseRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ArchiveCourse Archive a course
+//
+// No new enrolments or attempts; its certificates stay until they expire.
+//
+// Corresponds with POST /api/courses/{id}/archive (the `ArchiveCourse` operationId).
+func (c *Client) ArchiveCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveCourseRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitQuizAttemptWithBody Take a course's quiz
+//
+// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+func (c *Client) SubmitQuizAttemptWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitQuizAttemptRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitQuizAttempt Take a course's quiz
+//
+// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+func (c *Client) SubmitQuizAttempt(ctx context.Context, id string, body SubmitQuizAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitQuizAttemptRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEnrolment The caller's progress in a course
+//
+// 404 ENROLMENT_NOT_FOUND before the caller enrols.
+//
+// Corresponds with GET /api/courses/{id}/enrolment (the `GetEnrolment` operationId).
+func (c *Client) GetEnrolment(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEnrolmentRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnrolCourse Enrol in a course
+//
+// For the caller itself; enrolling again answers the enrolment.
+//
+// Corresponds with POST /api/courses/{id}/enrolment (the `EnrolCourse` operationId).
+func (c *Client) EnrolCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnrolCourseRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CompleteCourseItem Mark an item of a course completed
+//
+// For the caller itself, enrolling it when needed; again changes nothing.
+//
+// Corresponds with POST /api/courses/{id}/items/{itemId}/completion (the `CompleteCourseItem` operationId).
+func (c *Client) CompleteCourseItem(ctx context.Context, id string, itemId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCompleteCourseItemRequest(c.Server, id, itemId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PublishCourse Publish a draft course
+//
+// Partners who may see it can enrol; its quiz no longer changes. Emits certification.course_published.
+//
+// Corresponds with POST /api/courses/{id}/publish (the `PublishCourse` operationId).
+func (c *Client) PublishCourse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPublishCourseRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -14428,6 +15202,23 @@ func (c *Client) SubmitApplicationWithBody(ctx context.Context, slug string, con
 // Corresponds with POST /api/public/{slug}/applications (the `SubmitApplication` operationId).
 func (c *Client) SubmitApplication(ctx context.Context, slug string, body SubmitApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSubmitApplicationRequest(c.Server, slug, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListQuizAttempts List graded quiz attempts
+//
+// Partners see their own organisation's.
+//
+// Corresponds with GET /api/quiz-attempts (the `ListQuizAttempts` operationId).
+func (c *Client) ListQuizAttempts(ctx context.Context, params *ListQuizAttemptsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListQuizAttemptsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -18224,6 +19015,154 @@ func NewGetBrandImageRequest(server string, sha256 string) (*http.Request, error
 	return req, nil
 }
 
+// NewListCertificatesRequest constructs an http.Request for the ListCertificates method
+func NewListCertificatesRequest(server string, params *ListCertificatesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/certificates")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CourseId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "courseId", *params.CourseId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UserId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "userId", *params.UserId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCertificateRequest constructs an http.Request for the GetCertificate method
+func NewGetCertificateRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/certificates/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListCommissionPlansRequest constructs an http.Request for the ListCommissionPlans method
 func NewListCommissionPlansRequest(server string, params *ListCommissionPlansParams) (*http.Request, error) {
 	var err error
@@ -19173,6 +20112,441 @@ func NewUploadContentFileRequestWithBody(server string, id string, params *Uploa
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListCoursesRequest constructs an http.Request for the ListCourses method
+func NewListCoursesRequest(server string, params *ListCoursesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateCourseRequest calls the generic CreateCourse builder with application/json body
+func NewCreateCourseRequest(server string, body CreateCourseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCourseRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateCourseRequestWithBody constructs an http.Request for the CreateCourse method, with any body, and a specified content type
+func NewCreateCourseRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCourseRequest constructs an http.Request for the GetCourse method
+func NewGetCourseRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCourseRequest calls the generic UpdateCourse builder with application/json body
+func NewUpdateCourseRequest(server string, id string, body UpdateCourseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCourseRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateCourseRequestWithBody constructs an http.Request for the UpdateCourse method, with any body, and a specified content type
+func NewUpdateCourseRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewArchiveCourseRequest constructs an http.Request for the ArchiveCourse method
+func NewArchiveCourseRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s/archive", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSubmitQuizAttemptRequest calls the generic SubmitQuizAttempt builder with application/json body
+func NewSubmitQuizAttemptRequest(server string, id string, body SubmitQuizAttemptJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSubmitQuizAttemptRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSubmitQuizAttemptRequestWithBody constructs an http.Request for the SubmitQuizAttempt method, with any body, and a specified content type
+func NewSubmitQuizAttemptRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s/attempts", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetEnrolmentRequest constructs an http.Request for the GetEnrolment method
+func NewGetEnrolmentRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s/enrolment", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewEnrolCourseRequest constructs an http.Request for the EnrolCourse method
+func NewEnrolCourseRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s/enrolment", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCompleteCourseItemRequest constructs an http.Request for the CompleteCourseItem method
+func NewCompleteCourseItemRequest(server string, id string, itemId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "itemId", itemId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s/items/%s/completion", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPublishCourseRequest constructs an http.Request for the PublishCourse method
+func NewPublishCourseRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/courses/%s/publish", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -24795,6 +26169,108 @@ func NewSubmitApplicationRequestWithBody(server string, slug string, contentType
 	return req, nil
 }
 
+// NewListQuizAttemptsRequest constructs an http.Request for the ListQuizAttempts method
+func NewListQuizAttemptsRequest(server string, params *ListQuizAttemptsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/quiz-attempts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CourseId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "courseId", *params.CourseId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UserId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "userId", *params.UserId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListRolesRequest constructs an http.Request for the ListRoles method
 func NewListRolesRequest(server string, params *ListRolesParams) (*http.Request, error) {
 	var err error
@@ -29162,6 +30638,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/branding/images/{sha256} (the `GetBrandImage` operationId).
 	GetBrandImageWithResponse(ctx context.Context, sha256 string, reqEditors ...RequestEditorFn) (*GetBrandImageResponse, error)
 
+	// ListCertificatesWithResponse List certificates
+	//
+	// Partners see their own organisation's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/certificates (the `ListCertificates` operationId).
+	ListCertificatesWithResponse(ctx context.Context, params *ListCertificatesParams, reqEditors ...RequestEditorFn) (*ListCertificatesResponse, error)
+
+	// GetCertificateWithResponse Get a certificate
+	//
+	// Another organisation's certificate is 404 to partners.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/certificates/{id} (the `GetCertificate` operationId).
+	GetCertificateWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCertificateResponse, error)
+
 	// ListCommissionPlansWithResponse List commission plans
 	//
 	// Operators only.
@@ -29348,6 +30842,123 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/content/items/{id}/versions (the `UploadContentFile` operationId).
 	UploadContentFileWithBodyWithResponse(ctx context.Context, id string, params *UploadContentFileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadContentFileResponse, error)
+
+	// ListCoursesWithResponse List certification courses
+	//
+	// Partners see the published courses visible to all partners, to their level or to them by name, without the quiz's answers.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/courses (the `ListCourses` operationId).
+	ListCoursesWithResponse(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*ListCoursesResponse, error)
+
+	// CreateCourseWithBodyWithResponse Write a draft certification course
+	//
+	// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+	CreateCourseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCourseResponse, error)
+
+	// CreateCourseWithResponse Write a draft certification course
+	//
+	// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+	CreateCourseWithResponse(ctx context.Context, body CreateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCourseResponse, error)
+
+	// GetCourseWithResponse Get a course
+	//
+	// Operators see the right options; partners see only the items visible to them and never the answers. A course the caller may not see is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/courses/{id} (the `GetCourse` operationId).
+	GetCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCourseResponse, error)
+
+	// UpdateCourseWithBodyWithResponse Change a course
+	//
+	// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+	UpdateCourseWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCourseResponse, error)
+
+	// UpdateCourseWithResponse Change a course
+	//
+	// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+	UpdateCourseWithResponse(ctx context.Context, id string, body UpdateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCourseResponse, error)
+
+	// ArchiveCourseWithResponse Archive a course
+	//
+	// No new enrolments or attempts; its certificates stay until they expire.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses/{id}/archive (the `ArchiveCourse` operationId).
+	ArchiveCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ArchiveCourseResponse, error)
+
+	// SubmitQuizAttemptWithBodyWithResponse Take a course's quiz
+	//
+	// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+	SubmitQuizAttemptWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitQuizAttemptResponse, error)
+
+	// SubmitQuizAttemptWithResponse Take a course's quiz
+	//
+	// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+	SubmitQuizAttemptWithResponse(ctx context.Context, id string, body SubmitQuizAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitQuizAttemptResponse, error)
+
+	// GetEnrolmentWithResponse The caller's progress in a course
+	//
+	// 404 ENROLMENT_NOT_FOUND before the caller enrols.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/courses/{id}/enrolment (the `GetEnrolment` operationId).
+	GetEnrolmentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEnrolmentResponse, error)
+
+	// EnrolCourseWithResponse Enrol in a course
+	//
+	// For the caller itself; enrolling again answers the enrolment.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses/{id}/enrolment (the `EnrolCourse` operationId).
+	EnrolCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*EnrolCourseResponse, error)
+
+	// CompleteCourseItemWithResponse Mark an item of a course completed
+	//
+	// For the caller itself, enrolling it when needed; again changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses/{id}/items/{itemId}/completion (the `CompleteCourseItem` operationId).
+	CompleteCourseItemWithResponse(ctx context.Context, id string, itemId string, reqEditors ...RequestEditorFn) (*CompleteCourseItemResponse, error)
+
+	// PublishCourseWithResponse Publish a draft course
+	//
+	// Partners who may see it can enrol; its quiz no longer changes. Emits certification.course_published.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/courses/{id}/publish (the `PublishCourse` operationId).
+	PublishCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*PublishCourseResponse, error)
 
 	// ListCustomersWithResponse List customers
 	//
@@ -30557,6 +32168,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/public/{slug}/applications (the `SubmitApplication` operationId).
 	SubmitApplicationWithResponse(ctx context.Context, slug string, body SubmitApplicationJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitApplicationResponse, error)
+
+	// ListQuizAttemptsWithResponse List graded quiz attempts
+	//
+	// Partners see their own organisation's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/quiz-attempts (the `ListQuizAttempts` operationId).
+	ListQuizAttemptsWithResponse(ctx context.Context, params *ListQuizAttemptsParams, reqEditors ...RequestEditorFn) (*ListQuizAttemptsResponse, error)
 
 	// ListRolesWithResponse List roles: the built-in ones, then the tenant's own
 	//
@@ -34393,6 +36013,158 @@ func (r GetBrandImageResponse) ContentType() string {
 	return ""
 }
 
+type ListCertificatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyCertificate
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCertificatesResponse) GetJSON200() *ListBodyCertificate {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListCertificatesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListCertificatesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListCertificatesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListCertificatesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListCertificatesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCertificatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCertificatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCertificatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCertificatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCertificateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Certificate
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCertificateResponse) GetJSON200() *Certificate {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetCertificateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetCertificateResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetCertificateResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetCertificateResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetCertificateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCertificateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCertificateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCertificateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCertificateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListCommissionPlansResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -35847,6 +37619,864 @@ func (r UploadContentFileResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UploadContentFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCoursesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyCourse
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCoursesResponse) GetJSON200() *ListBodyCourse {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListCoursesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListCoursesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListCoursesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListCoursesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListCoursesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCoursesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCoursesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCoursesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCoursesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateCourseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Course
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCourseResponse) GetJSON201() *Course {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateCourseResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCourseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCourseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCourseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCourseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCourseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Course
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCourseResponse) GetJSON200() *Course {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetCourseResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetCourseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetCourseResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetCourseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetCourseResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCourseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCourseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCourseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCourseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateCourseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Course
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCourseResponse) GetJSON200() *Course {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdateCourseResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCourseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCourseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCourseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCourseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ArchiveCourseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Course
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ArchiveCourseResponse) GetJSON200() *Course {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ArchiveCourseResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ArchiveCourseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ArchiveCourseResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ArchiveCourseResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ArchiveCourseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ArchiveCourseResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ArchiveCourseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ArchiveCourseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ArchiveCourseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ArchiveCourseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SubmitQuizAttemptResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AttemptResultBody
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SubmitQuizAttemptResponse) GetJSON201() *AttemptResultBody {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SubmitQuizAttemptResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitQuizAttemptResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitQuizAttemptResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitQuizAttemptResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitQuizAttemptResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetEnrolmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Enrolment
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEnrolmentResponse) GetJSON200() *Enrolment {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetEnrolmentResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetEnrolmentResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetEnrolmentResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetEnrolmentResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetEnrolmentResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEnrolmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEnrolmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEnrolmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEnrolmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type EnrolCourseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Enrolment
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EnrolCourseResponse) GetJSON200() *Enrolment {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r EnrolCourseResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r EnrolCourseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r EnrolCourseResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r EnrolCourseResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r EnrolCourseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r EnrolCourseResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r EnrolCourseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EnrolCourseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EnrolCourseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EnrolCourseResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CompleteCourseItemResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Enrolment
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CompleteCourseItemResponse) GetJSON200() *Enrolment {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CompleteCourseItemResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CompleteCourseItemResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CompleteCourseItemResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CompleteCourseItemResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CompleteCourseItemResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CompleteCourseItemResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CompleteCourseItemResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CompleteCourseItemResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CompleteCourseItemResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CompleteCourseItemResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PublishCourseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Course
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PublishCourseResponse) GetJSON200() *Course {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PublishCourseResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PublishCourseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PublishCourseResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PublishCourseResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PublishCourseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PublishCourseResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PublishCourseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PublishCourseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PublishCourseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PublishCourseResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -45185,6 +47815,82 @@ func (r SubmitApplicationResponse) ContentType() string {
 	return ""
 }
 
+type ListQuizAttemptsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyQuizAttempt
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListQuizAttemptsResponse) GetJSON200() *ListBodyQuizAttempt {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListQuizAttemptsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListQuizAttemptsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListQuizAttemptsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListQuizAttemptsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListQuizAttemptsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListQuizAttemptsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListQuizAttemptsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListQuizAttemptsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListQuizAttemptsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListRolesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -52737,6 +55443,36 @@ func (c *ClientWithResponses) GetBrandImageWithResponse(ctx context.Context, sha
 	return ParseGetBrandImageResponse(rsp)
 }
 
+// ListCertificatesWithResponse List certificates
+//
+// Partners see their own organisation's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/certificates (the `ListCertificates` operationId).
+func (c *ClientWithResponses) ListCertificatesWithResponse(ctx context.Context, params *ListCertificatesParams, reqEditors ...RequestEditorFn) (*ListCertificatesResponse, error) {
+	rsp, err := c.ListCertificates(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCertificatesResponse(rsp)
+}
+
+// GetCertificateWithResponse Get a certificate
+//
+// Another organisation's certificate is 404 to partners.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/certificates/{id} (the `GetCertificate` operationId).
+func (c *ClientWithResponses) GetCertificateWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCertificateResponse, error) {
+	rsp, err := c.GetCertificate(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCertificateResponse(rsp)
+}
+
 // ListCommissionPlansWithResponse List commission plans
 //
 // Operators only.
@@ -53060,6 +55796,201 @@ func (c *ClientWithResponses) UploadContentFileWithBodyWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseUploadContentFileResponse(rsp)
+}
+
+// ListCoursesWithResponse List certification courses
+//
+// Partners see the published courses visible to all partners, to their level or to them by name, without the quiz's answers.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/courses (the `ListCourses` operationId).
+func (c *ClientWithResponses) ListCoursesWithResponse(ctx context.Context, params *ListCoursesParams, reqEditors ...RequestEditorFn) (*ListCoursesResponse, error) {
+	rsp, err := c.ListCourses(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCoursesResponse(rsp)
+}
+
+// CreateCourseWithBodyWithResponse Write a draft certification course
+//
+// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+func (c *ClientWithResponses) CreateCourseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCourseResponse, error) {
+	rsp, err := c.CreateCourseWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCourseResponse(rsp)
+}
+
+// CreateCourseWithResponse Write a draft certification course
+//
+// Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses (the `CreateCourse` operationId).
+func (c *ClientWithResponses) CreateCourseWithResponse(ctx context.Context, body CreateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCourseResponse, error) {
+	rsp, err := c.CreateCourse(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCourseResponse(rsp)
+}
+
+// GetCourseWithResponse Get a course
+//
+// Operators see the right options; partners see only the items visible to them and never the answers. A course the caller may not see is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/courses/{id} (the `GetCourse` operationId).
+func (c *ClientWithResponses) GetCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCourseResponse, error) {
+	rsp, err := c.GetCourse(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCourseResponse(rsp)
+}
+
+// UpdateCourseWithBodyWithResponse Change a course
+//
+// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+func (c *ClientWithResponses) UpdateCourseWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCourseResponse, error) {
+	rsp, err := c.UpdateCourseWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCourseResponse(rsp)
+}
+
+// UpdateCourseWithResponse Change a course
+//
+// A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/courses/{id} (the `UpdateCourse` operationId).
+func (c *ClientWithResponses) UpdateCourseWithResponse(ctx context.Context, id string, body UpdateCourseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCourseResponse, error) {
+	rsp, err := c.UpdateCourse(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCourseResponse(rsp)
+}
+
+// ArchiveCourseWithResponse Archive a course
+//
+// No new enrolments or attempts; its certificates stay until they expire.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses/{id}/archive (the `ArchiveCourse` operationId).
+func (c *ClientWithResponses) ArchiveCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ArchiveCourseResponse, error) {
+	rsp, err := c.ArchiveCourse(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseArchiveCourseResponse(rsp)
+}
+
+// SubmitQuizAttemptWithBodyWithResponse Take a course's quiz
+//
+// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+func (c *ClientWithResponses) SubmitQuizAttemptWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitQuizAttemptResponse, error) {
+	rsp, err := c.SubmitQuizAttemptWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitQuizAttemptResponse(rsp)
+}
+
+// SubmitQuizAttemptWithResponse Take a course's quiz
+//
+// Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses/{id}/attempts (the `SubmitQuizAttempt` operationId).
+func (c *ClientWithResponses) SubmitQuizAttemptWithResponse(ctx context.Context, id string, body SubmitQuizAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitQuizAttemptResponse, error) {
+	rsp, err := c.SubmitQuizAttempt(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitQuizAttemptResponse(rsp)
+}
+
+// GetEnrolmentWithResponse The caller's progress in a course
+//
+// 404 ENROLMENT_NOT_FOUND before the caller enrols.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/courses/{id}/enrolment (the `GetEnrolment` operationId).
+func (c *ClientWithResponses) GetEnrolmentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEnrolmentResponse, error) {
+	rsp, err := c.GetEnrolment(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEnrolmentResponse(rsp)
+}
+
+// EnrolCourseWithResponse Enrol in a course
+//
+// For the caller itself; enrolling again answers the enrolment.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses/{id}/enrolment (the `EnrolCourse` operationId).
+func (c *ClientWithResponses) EnrolCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*EnrolCourseResponse, error) {
+	rsp, err := c.EnrolCourse(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnrolCourseResponse(rsp)
+}
+
+// CompleteCourseItemWithResponse Mark an item of a course completed
+//
+// For the caller itself, enrolling it when needed; again changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses/{id}/items/{itemId}/completion (the `CompleteCourseItem` operationId).
+func (c *ClientWithResponses) CompleteCourseItemWithResponse(ctx context.Context, id string, itemId string, reqEditors ...RequestEditorFn) (*CompleteCourseItemResponse, error) {
+	rsp, err := c.CompleteCourseItem(ctx, id, itemId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCompleteCourseItemResponse(rsp)
+}
+
+// PublishCourseWithResponse Publish a draft course
+//
+// Partners who may see it can enrol; its quiz no longer changes. Emits certification.course_published.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/courses/{id}/publish (the `PublishCourse` operationId).
+func (c *ClientWithResponses) PublishCourseWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*PublishCourseResponse, error) {
+	rsp, err := c.PublishCourse(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePublishCourseResponse(rsp)
 }
 
 // ListCustomersWithResponse List customers
@@ -55175,6 +58106,21 @@ func (c *ClientWithResponses) SubmitApplicationWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseSubmitApplicationResponse(rsp)
+}
+
+// ListQuizAttemptsWithResponse List graded quiz attempts
+//
+// Partners see their own organisation's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/quiz-attempts (the `ListQuizAttempts` operationId).
+func (c *ClientWithResponses) ListQuizAttemptsWithResponse(ctx context.Context, params *ListQuizAttemptsParams, reqEditors ...RequestEditorFn) (*ListQuizAttemptsResponse, error) {
+	rsp, err := c.ListQuizAttempts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListQuizAttemptsResponse(rsp)
 }
 
 // ListRolesWithResponse List roles: the built-in ones, then the tenant's own
@@ -59212,6 +62158,128 @@ func ParseGetBrandImageResponse(rsp *http.Response) (*GetBrandImageResponse, err
 	return response, nil
 }
 
+// ParseListCertificatesResponse parses an HTTP response from a ListCertificatesWithResponse call
+func ParseListCertificatesResponse(rsp *http.Response) (*ListCertificatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCertificatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyCertificate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCertificateResponse parses an HTTP response from a GetCertificateWithResponse call
+func ParseGetCertificateResponse(rsp *http.Response) (*GetCertificateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCertificateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Certificate
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListCommissionPlansResponse parses an HTTP response from a ListCommissionPlansWithResponse call
 func ParseListCommissionPlansResponse(rsp *http.Response) (*ListCommissionPlansResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -60414,6 +63482,714 @@ func ParseUploadContentFileResponse(rsp *http.Response) (*UploadContentFileRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListCoursesResponse parses an HTTP response from a ListCoursesWithResponse call
+func ParseListCoursesResponse(rsp *http.Response) (*ListCoursesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCoursesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyCourse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateCourseResponse parses an HTTP response from a CreateCourseWithResponse call
+func ParseCreateCourseResponse(rsp *http.Response) (*CreateCourseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCourseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Course
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCourseResponse parses an HTTP response from a GetCourseWithResponse call
+func ParseGetCourseResponse(rsp *http.Response) (*GetCourseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCourseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Course
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCourseResponse parses an HTTP response from a UpdateCourseWithResponse call
+func ParseUpdateCourseResponse(rsp *http.Response) (*UpdateCourseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCourseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Course
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseArchiveCourseResponse parses an HTTP response from a ArchiveCourseWithResponse call
+func ParseArchiveCourseResponse(rsp *http.Response) (*ArchiveCourseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ArchiveCourseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Course
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSubmitQuizAttemptResponse parses an HTTP response from a SubmitQuizAttemptWithResponse call
+func ParseSubmitQuizAttemptResponse(rsp *http.Response) (*SubmitQuizAttemptResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitQuizAttemptResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AttemptResultBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetEnrolmentResponse parses an HTTP response from a GetEnrolmentWithResponse call
+func ParseGetEnrolmentResponse(rsp *http.Response) (*GetEnrolmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEnrolmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Enrolment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseEnrolCourseResponse parses an HTTP response from a EnrolCourseWithResponse call
+func ParseEnrolCourseResponse(rsp *http.Response) (*EnrolCourseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EnrolCourseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Enrolment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCompleteCourseItemResponse parses an HTTP response from a CompleteCourseItemWithResponse call
+func ParseCompleteCourseItemResponse(rsp *http.Response) (*CompleteCourseItemResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CompleteCourseItemResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Enrolment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePublishCourseResponse parses an HTTP response from a PublishCourseWithResponse call
+func ParsePublishCourseResponse(rsp *http.Response) (*PublishCourseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PublishCourseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Course
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
 
 	}
 
@@ -68104,6 +71880,67 @@ func ParseSubmitApplicationResponse(rsp *http.Response) (*SubmitApplicationRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListQuizAttemptsResponse parses an HTTP response from a ListQuizAttemptsWithResponse call
+func ParseListQuizAttemptsResponse(rsp *http.Response) (*ListQuizAttemptsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListQuizAttemptsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyQuizAttempt
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Problem

@@ -566,6 +566,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List certificates
+         * @description Partners see their own organisation's.
+         */
+        get: operations["list-certificates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a certificate
+         * @description Another organisation's certificate is 404 to partners.
+         */
+        get: operations["get-certificate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/commission-plans": {
         parameters: {
             query?: never;
@@ -767,6 +807,158 @@ export interface paths {
          * @description The request body is the file's bytes (any Content-Type; the type is told from the bytes and must be a document, image, video, audio, archive or text type). The new version becomes the current one; earlier ones stay in the history. Over the size limit is 413 FILE_TOO_LARGE, a type outside the list 415 UNSUPPORTED_FILE_TYPE, both before anything is kept.
          */
         post: operations["upload-content-file"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List certification courses
+         * @description Partners see the published courses visible to all partners, to their level or to them by name, without the quiz's answers.
+         */
+        get: operations["list-courses"];
+        put?: never;
+        /**
+         * Write a draft certification course
+         * @description Content items in order and a quiz of 1 to 100 questions, each single or multiple choice with 2 to 10 options. Question and option ids are given from their positions (q1, q1o2).
+         */
+        post: operations["create-course"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a course
+         * @description Operators see the right options; partners see only the items visible to them and never the answers. A course the caller may not see is 404.
+         */
+        get: operations["get-course"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a course
+         * @description A published course keeps its questions, pass mark, attempts and validity (409 COURSE_PUBLISHED): write a new course to change them. An archived course does not change.
+         */
+        patch: operations["update-course"];
+        trace?: never;
+    };
+    "/api/courses/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a course
+         * @description No new enrolments or attempts; its certificates stay until they expire.
+         */
+        post: operations["archive-course"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a course's quiz
+         * @description Every item of the course the caller sees must be completed (409 ITEMS_INCOMPLETE). The answer says the score and how many questions were right, never which. Past the attempts limit: 409 ATTEMPTS_EXHAUSTED. A partner user's pass issues a certificate (emits certification.earned), replacing an earlier one of the course.
+         */
+        post: operations["submit-quiz-attempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses/{id}/enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's progress in a course
+         * @description 404 ENROLMENT_NOT_FOUND before the caller enrols.
+         */
+        get: operations["get-enrolment"];
+        put?: never;
+        /**
+         * Enrol in a course
+         * @description For the caller itself; enrolling again answers the enrolment.
+         */
+        post: operations["enrol-course"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses/{id}/items/{itemId}/completion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an item of a course completed
+         * @description For the caller itself, enrolling it when needed; again changes nothing.
+         */
+        post: operations["complete-course-item"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses/{id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a draft course
+         * @description Partners who may see it can enrol; its quiz no longer changes. Emits certification.course_published.
+         */
+        post: operations["publish-course"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2387,6 +2579,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/quiz-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List graded quiz attempts
+         * @description Partners see their own organisation's.
+         */
+        get: operations["list-quiz-attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/roles": {
         parameters: {
             query?: never;
@@ -3743,6 +3955,15 @@ export interface components {
         AssignOwnerInputBody: {
             userId: string;
         };
+        AttemptResultBody: {
+            attempt: components["schemas"]["QuizAttempt"];
+            /**
+             * Format: int64
+             * @description Attempts left before a pass
+             */
+            attemptsLeft: number;
+            certificate?: components["schemas"]["Certificate"];
+        };
         AuditEntry: {
             action: string;
             actorId: string;
@@ -3840,6 +4061,30 @@ export interface components {
         };
         CancelWithdrawalInputBody: {
             reason?: string;
+        };
+        Certificate: {
+            attemptId: string;
+            courseId: string;
+            courseTitle: string;
+            /**
+             * Format: date-time
+             * @description When it was renewed or expired
+             */
+            endedAt?: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /** Format: date-time */
+            issuedAt: string;
+            partnerId: string;
+            /** Format: int64 */
+            score: number;
+            /**
+             * @description expired once expiresAt passed, even before the expiry is recorded
+             * @enum {string}
+             */
+            status: "active" | "renewed" | "expired";
+            userId: string;
         };
         CertificateKey: {
             /** @example EdDSA */
@@ -4001,6 +4246,40 @@ export interface components {
              */
             partnerIds?: string[] | null;
         };
+        Course: {
+            /** Format: date-time */
+            createdAt: string;
+            description?: string;
+            id: string;
+            /** @description The content items to study, in order (partners: those visible to them) */
+            itemIds: string[];
+            /**
+             * Format: int64
+             * @description Attempts a learner has before a pass; a pass gives them back
+             */
+            maxAttempts: number;
+            /**
+             * Format: int64
+             * @description The lowest score, in percent of the questions answered right, that passes
+             */
+            passMark: number;
+            /** Format: date-time */
+            publishedAt?: string;
+            /** @description The quiz (partners never see which options are right) */
+            questions: components["schemas"]["QuizQuestion"][];
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: int64
+             * @description How long a certificate of the course is valid
+             */
+            validityDays: number;
+            /** @description Who sees the course (operators only) */
+            visibility?: components["schemas"]["ContentVisibility"];
+        };
         CreateAgreementInputBody: {
             /** @example The terms every reseller accepts. */
             description?: string;
@@ -4064,6 +4343,39 @@ export interface components {
              */
             url?: string;
             /** @description Who sees the item; nobody but operators when absent */
+            visibility?: components["schemas"]["ContentVisibilityInput"];
+        };
+        CreateCourseInputBody: {
+            /** @example Deal registration, pricing and support. */
+            description?: string;
+            /**
+             * @description Content items to study, in order
+             * @example [
+             *       "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"
+             *     ]
+             */
+            itemIds?: string[] | null;
+            /**
+             * Format: int64
+             * @description 3 when 0 or absent
+             * @example 3
+             */
+            maxAttempts?: number;
+            /**
+             * Format: int64
+             * @example 80
+             */
+            passMark: number;
+            /** @description The quiz; at least one question to publish */
+            questions?: components["schemas"]["QuizQuestionInput"][] | null;
+            /** @example Reseller basics */
+            title: string;
+            /**
+             * Format: int64
+             * @example 365
+             */
+            validityDays: number;
+            /** @description Who sees the course once published; nobody but operators when absent */
             visibility?: components["schemas"]["ContentVisibilityInput"];
         };
         CreateCustomerInputBody: {
@@ -4336,6 +4648,22 @@ export interface components {
             /** Format: date-time */
             verifiedAt?: string;
         };
+        Enrolment: {
+            /**
+             * Format: int64
+             * @description Every attempt made
+             */
+            attempts: number;
+            /**
+             * Format: int64
+             * @description Attempts since the last pass
+             */
+            attemptsUsed: number;
+            completedItemIds: string[];
+            courseId: string;
+            /** Format: date-time */
+            enrolledAt: string;
+        };
         Entry: {
             description: string;
             permission: string;
@@ -4513,6 +4841,10 @@ export interface components {
             requirements: components["schemas"]["LevelRequirements"];
         };
         LevelEvaluation: {
+            /** @description Active users holding a certificate in force, per course id asked by a level ("" for any course) */
+            certifiedUsers?: {
+                [key: string]: number;
+            };
             currentLevel: string;
             partnerId: string;
             /** @description The highest-ranked level whose requirements are met; empty without levels */
@@ -4538,7 +4870,14 @@ export interface components {
             toLevel: string;
         };
         LevelRequirements: {
+            /** @description Count certificates of this course only; of any course when absent */
+            certificationCourseId?: string;
             currency?: string;
+            /**
+             * Format: int64
+             * @description Active users holding a certificate in force now (not bound to the period)
+             */
+            minCertifiedUsers?: number;
             /**
              * Format: int64
              * @description Won deal volume in minor units of currency within the period
@@ -4590,6 +4929,11 @@ export interface components {
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
+        ListBodyCertificate: {
+            data: components["schemas"]["Certificate"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
         ListBodyCommissionPlan: {
             data: components["schemas"]["CommissionPlan"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
@@ -4612,6 +4956,11 @@ export interface components {
         };
         ListBodyContentVersion: {
             data: components["schemas"]["ContentVersion"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyCourse: {
+            data: components["schemas"]["Course"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -4707,6 +5056,11 @@ export interface components {
         };
         ListBodyPlaybookVersion: {
             data: components["schemas"]["PlaybookVersion"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyQuizAttempt: {
+            data: components["schemas"]["QuizAttempt"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -5846,6 +6200,74 @@ export interface components {
              */
             warnPercent?: number;
         };
+        QuizAnswerInput: {
+            /**
+             * @example [
+             *       "q1o2"
+             *     ]
+             */
+            optionIds: string[] | null;
+            /** @example q1 */
+            questionId: string;
+        };
+        QuizAttempt: {
+            /** @description The options chosen */
+            answers: components["schemas"]["QuizAnswerInput"][];
+            /** @description The certificate the pass issued (partner users) */
+            certificateId?: string;
+            /**
+             * Format: int64
+             * @description Questions answered right
+             */
+            correct: number;
+            courseId: string;
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /** Format: int64 */
+            number: number;
+            partnerId?: string;
+            passed: boolean;
+            /** Format: int64 */
+            questions: number;
+            /**
+             * Format: int64
+             * @description Percent of the questions answered right, rounded down
+             */
+            score: number;
+            userId: string;
+        };
+        QuizOption: {
+            /** @description Whether the option is right (operators only; never shown to partners) */
+            correct?: boolean;
+            /** @example q1o2 */
+            id: string;
+            text: string;
+        };
+        QuizOptionInput: {
+            /** @example true */
+            correct?: boolean;
+            /** @example The partner's claim on the customer */
+            text: string;
+        };
+        QuizQuestion: {
+            /** @example q1 */
+            id: string;
+            /** @description Several options may be right, and all of them must be chosen */
+            multiple: boolean;
+            options: components["schemas"]["QuizOption"][];
+            text: string;
+        };
+        QuizQuestionInput: {
+            /**
+             * @description Several options may be right
+             * @example false
+             */
+            multiple?: boolean;
+            options: components["schemas"]["QuizOptionInput"][] | null;
+            /** @example What does a deal registration protect? */
+            text: string;
+        };
         ReadyOutputBody: {
             /** @description Each dependency and its state */
             checks: {
@@ -6207,6 +6629,10 @@ export interface components {
             partnerType: "reseller" | "franchise" | "campus" | "broker" | "agency" | "distributor" | "other";
             /** @description Leave empty */
             website?: string;
+        };
+        SubmitQuizAttemptInputBody: {
+            /** @description One per question at most; a question left out is wrong */
+            answers: components["schemas"]["QuizAnswerInput"][] | null;
         };
         SubmitTaxDetailsInputBody: {
             /**
@@ -6587,6 +7013,32 @@ export interface components {
             /** @example https://example.com/brand-2027 */
             url?: string;
             /** @description Replaces who sees the item */
+            visibility?: components["schemas"]["ContentVisibilityInput"];
+        };
+        UpdateCourseInputBody: {
+            /** @example Updated for 2027. */
+            description?: string;
+            /** @example [] */
+            itemIds?: string[];
+            /**
+             * Format: int64
+             * @example 5
+             */
+            maxAttempts?: number;
+            /**
+             * Format: int64
+             * @example 75
+             */
+            passMark?: number;
+            questions?: components["schemas"]["QuizQuestionInput"][];
+            /** @example Reseller basics 2027 */
+            title?: string;
+            /**
+             * Format: int64
+             * @example 730
+             */
+            validityDays?: number;
+            /** @description Replaces who sees the course */
             visibility?: components["schemas"]["ContentVisibilityInput"];
         };
         UpdateCustomerInputBody: {
@@ -9856,6 +10308,148 @@ export interface operations {
             };
         };
     };
+    "list-certificates": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                courseId?: string;
+                partnerId?: string;
+                userId?: string;
+                /** @description active: in force now; expired: past their expiry */
+                status?: "active" | "renewed" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyCertificate"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-commission-plans": {
         parameters: {
             query?: {
@@ -11388,6 +11982,869 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-courses": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                /** @description Operators; partners see published courses only */
+                status?: "draft" | "published" | "archived";
+                /** @description Text in the title or description */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyCourse"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-course": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Deal registration, pricing and support.",
+                 *       "itemIds": [
+                 *         "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10"
+                 *       ],
+                 *       "maxAttempts": 3,
+                 *       "passMark": 80,
+                 *       "questions": [
+                 *         {
+                 *           "options": [
+                 *             {
+                 *               "text": "Nothing"
+                 *             },
+                 *             {
+                 *               "correct": true,
+                 *               "text": "The partner's claim on the customer"
+                 *             }
+                 *           ],
+                 *           "text": "What does a deal registration protect?"
+                 *         }
+                 *       ],
+                 *       "title": "Reseller basics",
+                 *       "validityDays": 365,
+                 *       "visibility": {
+                 *         "levels": [
+                 *           "Gold"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCourseInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-course": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "update-course": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "passMark": 75,
+                 *       "title": "Reseller basics 2027"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCourseInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "archive-course": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "submit-quiz-attempt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answers": [
+                 *         {
+                 *           "optionIds": [
+                 *             "q1o2"
+                 *           ],
+                 *           "questionId": "q1"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitQuizAttemptInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttemptResultBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "enrol-course": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "complete-course-item": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enrolment"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "publish-course": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20783,6 +22240,79 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-quiz-attempts": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                courseId?: string;
+                partnerId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyQuizAttempt"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
