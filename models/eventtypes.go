@@ -67,6 +67,7 @@ const (
 	EventAgreementGraceGranted       = "agreement.grace_granted"
 	EventSurveyRequested             = "survey.requested"
 	EventSurveyResponded             = "survey.responded"
+	EventPartnerHealthChanged        = "partner.health_changed"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -212,5 +213,6 @@ func EventCatalogue() []EventType {
 		{EventAgreementGraceGranted, "An operator let a partner act without its pending agreements until graceUntil.", AgreementEventPayload{}},
 		{EventSurveyRequested, "Survey invitations were created (batchId, kind, count); each recipient is emailed a single-use link.", SurveyEventPayload{}},
 		{EventSurveyResponded, "A partner user answered a survey: its kind, score and class per partnerId (the comment is not in the event).", SurveyEventPayload{}},
+		{EventPartnerHealthChanged, "A partner's health tier changed in a scoring run: fromTier, toTier, score and the model version that scored it (not sent for a partner's first tier).", HealthEventPayload{}},
 	}
 }

@@ -42,6 +42,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0026_surveys", Migrate: migrate0026Surveys},
 		{ID: "0027_text_search", Migrate: migrate0027TextSearch},
 		{ID: "0028_content_grant_lookup", Migrate: migrate0028ContentGrantLookup},
+		{ID: "0029_health_scores", Migrate: migrate0029HealthScores},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/customers"
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/desk"
+	"github.com/partnerd/partnerd/models/store/health"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
@@ -48,6 +49,10 @@ type (
 	Desk = desk.Store
 	// ScopedDesk is the desk as one principal sees it.
 	ScopedDesk = desk.Scoped
+	// Health keeps health models, scoring runs and partners' health scores.
+	Health = health.Store
+	// ScopedHealth is partner health as one principal sees it.
+	ScopedHealth = health.Scoped
 	// Identity keeps users, roles, machine keys, tokens and the audit log.
 	Identity = identity.Store
 	// ScopedIdentity is the identity store as one principal sees it.
@@ -96,6 +101,7 @@ type Set struct {
 	*Customers
 	*Deals
 	*Desk
+	*Health
 	*Identity
 	*Idempotency
 	*Mail
@@ -134,6 +140,7 @@ func New(core *store.Store) *Set {
 		Customers:    customer,
 		Deals:        deal,
 		Desk:         desk.New(core, survey),
+		Health:       health.New(core),
 		Identity:     identity.New(core),
 		Idempotency:  idempotency.New(core),
 		Mail:         mail.New(core),
@@ -160,6 +167,7 @@ type Scoped struct {
 	*ScopedCustomers
 	*ScopedDeals
 	*ScopedDesk
+	*ScopedHealth
 	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
@@ -180,6 +188,7 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		ScopedCustomers:  s.Customers.For(p),
 		ScopedDeals:      s.Deals.For(p),
 		ScopedDesk:       s.Desk.For(p),
+		ScopedHealth:     s.Health.For(p),
 		ScopedIdentity:   s.Identity.For(p),
 		ScopedMail:       s.Mail.For(p),
 		ScopedMetrics:    s.Metrics.For(p),
