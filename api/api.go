@@ -109,6 +109,8 @@ type Deps struct {
 	Payouts PayoutSignaler
 	// Runs cancels playbook runs under way; without it cancelling a run answers 503.
 	Runs RunCanceller
+	// Health starts health scoring runs; without it scoring now answers 503.
+	Health HealthRunner
 	// Blobs keeps uploaded files (attachments, content, logos); without it uploads and
 	// downloads answer 503.
 	Blobs *blobstore.Store
@@ -165,6 +167,7 @@ type Modules struct {
 	Content      func(*models.Principal) ContentStore
 	Agreements   func(*models.Principal) AgreementStore
 	Surveys      func(*models.Principal) SurveyStore
+	Health       func(*models.Principal) HealthStore
 	Desk         func(*models.Principal) DeskStore
 }
 
@@ -280,6 +283,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerContentRoutes(s)
 	registerAgreementRoutes(s)
 	registerSurveyRoutes(s)
+	registerHealthRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	return s

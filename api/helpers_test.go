@@ -62,6 +62,7 @@ func modulesOf(st *stores.Set) Modules {
 		Content:      func(p *models.Principal) ContentStore { return st.For(p) },
 		Agreements:   func(p *models.Principal) AgreementStore { return st.For(p) },
 		Surveys:      func(p *models.Principal) SurveyStore { return st.For(p) },
+		Health:       func(p *models.Principal) HealthStore { return st.For(p) },
 	}
 }
 

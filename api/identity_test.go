@@ -51,6 +51,7 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		SurveyLinks:  st,
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
+		Health:       &syncHealth{st: st},
 		Idempotency:  st,
 		Blobs:        testBlobs(t),
 		RateLimiter:  st,

@@ -21,6 +21,7 @@ type Deps struct {
 	Money     *activities.Money
 	Playbooks *activities.Playbooks
 	Desk      *activities.Desk
+	Health    *activities.Health
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -36,6 +37,8 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.Payout)
 	r.RegisterWorkflow(workflows.PlaybookRun)
 	r.RegisterWorkflow(workflows.TicketSLA)
+	r.RegisterWorkflow(workflows.HealthRun)
+	r.RegisterWorkflow(workflows.HealthSchedule)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -60,6 +63,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Desk != nil {
 		r.RegisterActivity(deps.Desk)
+	}
+	if deps.Health != nil {
+		r.RegisterActivity(deps.Health)
 	}
 }
 

@@ -103,6 +103,10 @@ const (
 	// (partners: their own organisation's); SurveysSend sends surveys to partners' users.
 	SurveysRead Permission = "surveys:read"
 	SurveysSend Permission = "surveys:send"
+	// HealthRead shows partners' health scores, their history and explanation, the health model
+	// and its runs; HealthManage changes the model and starts a scoring run. Operators only.
+	HealthRead   Permission = "health:read"
+	HealthManage Permission = "health:manage"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -160,6 +164,8 @@ var catalogue = []Entry{
 	{TicketsWrite, "Open tickets, reply on them and resolve, reopen or close them (partners: their own)."},
 	{SurveysRead, "See CSAT and NPS survey invitations, their answers and the scores per partner or level (partners: their own organisation's)."},
 	{SurveysSend, "Send CSAT and NPS surveys by email to the users of partners or levels (operators)."},
+	{HealthRead, "See partners' health scores and tiers, their history and how each was computed, the health model and its runs (operators)."},
+	{HealthManage, "Change the health model (components, weights, thresholds, tiers, the daily hour) and score partners now (operators)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

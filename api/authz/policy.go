@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend}
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, HealthRead, HealthManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -21,6 +21,13 @@ var operatorsOnly = map[string]string{
 	"adjust-balance":                 "ledger adjustments",
 	"approve-application":            "applications",
 	"send-surveys":                   "surveys",
+	"get-health-model":               "partner health",
+	"put-health-model":               "partner health",
+	"start-health-run":               "partner health",
+	"list-health-runs":               "partner health",
+	"list-partner-health":            "partner health",
+	"list-partner-health-history":    "partner health",
+	"explain-partner-health":         "partner health",
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"archive-commission-plan":        "commission plans",

@@ -106,6 +106,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 	if tc != nil {
 		deps.Payouts = &worker.PayoutSignals{Client: tc}
 		deps.Runs = &worker.RunCancels{Client: tc}
+		deps.Health = &worker.HealthRuns{Client: tc}
 		deps.Webhooks.Starter = &worker.WebhookStarter{Client: tc}
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "temporal", Check: func(ctx context.Context) error {
 			_, err := tc.CheckHealth(ctx, &client.CheckHealthRequest{})
@@ -159,6 +160,7 @@ func modules(st *stores.Set) api.Modules {
 		Content:      func(p *models.Principal) api.ContentStore { return st.Content.For(p) },
 		Agreements:   func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 		Surveys:      func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
+		Health:       func(p *models.Principal) api.HealthStore { return st.Health.For(p) },
 	}
 }
 
@@ -199,6 +201,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		}},
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
 		Desk:      &activities.Desk{Store: st.Desk},
+		Health:    &activities.Health{Store: st.Health},
 	}
 }
 
