@@ -226,3 +226,48 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func TestDaysSinceASignInCountFromTheNewestSessionOrTheJoiningDay(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := storetest.NewPartners(t, s)
+		m := models.HealthModel{Components: []models.HealthComponent{
+			{Source: models.HealthDaysSinceSignIn, Weight: 1, ZeroAt: 30, FullAt: 0},
+			{Source: models.HealthOnboarding, Weight: 1, ZeroAt: 0, FullAt: 100},
+		}, Tiers: []models.HealthTier{{Name: "healthy", MinScore: 50}, {Name: "critical", MinScore: 0}}}
+		if _, err := e.Op.PutHealthModel(e.Ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		db := s.Core().DB(e.Ctx)
+		pid := e.PartnerA
+		u := &models.User{ID: models.NewID(), TenantID: e.TenantID, PartnerID: &pid, Email: "a@alpha.test", Status: models.UserStatusActive, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+		if err := db.Create(u).Error; err != nil {
+			t.Fatal(err)
+		}
+		for _, days := range []int{40, 10} {
+			at := time.Now().UTC().Add(-time.Duration(days)*24*time.Hour - time.Hour)
+			if err := db.Create(&models.RefreshToken{ID: models.NewID(), TenantID: e.TenantID, UserID: u.ID, FamilyID: models.NewID(), Hash: models.NewID(),
+				CreatedAt: at, ExpiresAt: at.Add(time.Hour)}).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, status := range []string{models.TaskDone, models.TaskOpen, models.TaskOpen, models.TaskDone} {
+			task := &models.Task{ID: models.NewID(), TenantID: e.TenantID, PartnerID: &pid, Title: "Step", Status: status, Source: models.TaskOnboarding,
+				CreatedAt: time.Now(), UpdatedAt: time.Now()}
+			if i == 3 {
+				task.Source = models.TaskManual // not onboarding: not counted
+			}
+			if err := db.Create(task).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(t, s, e)
+		_, a, err := e.Op.ExplainPartnerHealth(e.Ctx, e.PartnerA)
+		if err != nil || *a[0].Value != 10 || *a[1].Value != 33 {
+			t.Fatalf("A %s, %v", mustJSON(a), err)
+		}
+		_, b, err := e.Op.ExplainPartnerHealth(e.Ctx, e.PartnerB)
+		if err != nil || *b[0].Value != 0 || b[1].Value != nil || b[1].Contribution != 0 || b[0].Contribution != 100 {
+			t.Fatalf("B (joined today, no onboarding tasks) %s, %v", mustJSON(b), err)
+		}
+	})
+}

@@ -264,7 +264,7 @@ func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partn
 			}
 			for _, p := range partners {
 				last, ok := signIns[p.ID]
-				if !ok || last.Before(p.CreatedAt) {
+				if !ok {
 					last = p.CreatedAt
 				}
 				days := int64(t.Sub(last) / (24 * time.Hour))
@@ -281,19 +281,25 @@ func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partn
 // lastSignIns is when a user of each partner of the page last signed in or renewed a session:
 // the newest refresh token of the partner's users.
 func lastSignIns(tx *gorm.DB, sc store.Scope, inPage func(*gorm.DB, string) *gorm.DB) (map[string]time.Time, error) {
-	var rows []struct {
-		PartnerID string
-		Last      any
-	}
 	q := tx.Table("refresh_tokens AS rt").Joins("JOIN users AS u ON u.id = rt.user_id").Where(sc.TenantOf("rt"))
-	if err := inPage(q, "u.partner_id").Select("u.partner_id AS partner_id, MAX(rt.created_at) AS last").Group("u.partner_id").Find(&rows).Error; err != nil {
+	rows, err := inPage(q, "u.partner_id").Select("u.partner_id AS partner_id, MAX(rt.created_at) AS last").Group("u.partner_id").Rows()
+	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]time.Time, len(rows))
-	for _, r := range rows {
-		if t, ok := asTime(r.Last); ok {
-			out[r.PartnerID] = t
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var partner string
+		var last any
+		if err := rows.Scan(&partner, &last); err != nil {
+			return nil, err
 		}
+		if t, ok := asTime(last); ok {
+			out[partner] = t
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
