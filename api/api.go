@@ -123,6 +123,8 @@ type Deps struct {
 	Payouts PayoutSignaler
 	// Runs cancels playbook runs under way; without it cancelling a run answers 503.
 	Runs RunCanceller
+	// Health starts health scoring runs; without it scoring now answers 503.
+	Health HealthRunner
 	// Blobs keeps uploaded files (attachments, content, logos); without it uploads and
 	// downloads answer 503.
 	Blobs *blobstore.Store
@@ -184,6 +186,7 @@ type Modules struct {
 	Certifications func(*models.Principal) CertificationStore
 	Branding       func(*models.Principal) BrandingStore
 	Domains        func(*models.Principal) DomainStore
+	Health         func(*models.Principal) HealthStore
 }
 
 // Server is the assembled HTTP interface.
@@ -306,6 +309,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerSurveyRoutes(s)
 	registerTaxRoutes(s)
 	registerCertificationRoutes(s)
+	registerHealthRoutes(s)
 	registerDeskRoutes(s)
 	registerSLARoutes(s)
 	registerBrandingRoutes(s)

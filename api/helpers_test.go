@@ -66,6 +66,7 @@ func modulesOf(st *stores.Set) Modules {
 		Certifications: func(p *models.Principal) CertificationStore { return st.For(p) },
 		Branding:       func(p *models.Principal) BrandingStore { return st.For(p) },
 		Domains:        func(p *models.Principal) DomainStore { return st.For(p) },
+		Health:         func(p *models.Principal) HealthStore { return st.For(p) },
 	}
 }
 

@@ -53,6 +53,7 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		Domains:      &fakeDomains{},
 		Payouts:      &fakePayouts{},
 		Runs:         &fakeRuns{},
+		Health:       &syncHealth{st: st},
 		Idempotency:  st,
 		Blobs:        testBlobs(t),
 		RateLimiter:  st,

@@ -59,3 +59,36 @@ func DemoDealWonGraph() PlaybookGraph {
 		},
 	}
 }
+
+// DemoHealthCriticalGraph is the demo tenant's health playbook: when a partner's health tier
+// becomes critical, the partner managers get a task to call the partner within two days.
+func DemoHealthCriticalGraph() PlaybookGraph {
+	return PlaybookGraph{
+		Trigger: PlaybookTrigger{EventType: EventPartnerHealthChanged, Condition: `event.payload.toTier == "critical"`},
+		Nodes: []PlaybookNode{
+			{ID: "critical", Kind: NodeTrigger, Name: "Health became critical"},
+			{ID: "call", Kind: NodeCreateTask, Name: "Call the partner", CreateTask: &PlaybookCreateTask{
+				Title:       "Call {{.partner.name}}: partner health is critical",
+				Description: "The health score fell to {{.event.payload.score}} (was {{.event.payload.fromTier}}). Open the partner's health card to see which components dropped.",
+				Assignee:    AssigneeOperator, DueInDays: 2}},
+		},
+		Edges: []PlaybookEdge{{From: "critical", To: "call"}},
+	}
+}
+
+// DemoHealthModel is the demo tenant's health model: won revenue in EUR over 90 days, NPS and
+// CSAT, open tickets, SLA breaches and sign-ins; healthy from 70, at risk from 40, else critical.
+func DemoHealthModel() HealthModel {
+	return HealthModel{
+		Components: []HealthComponent{
+			{Source: HealthWonRevenue, Label: "Won revenue (90 days)", Weight: 3, ZeroAt: 0, FullAt: 5_000_000, Currency: "EUR", WindowDays: 90},
+			{Source: HealthNPS, Label: "NPS", Weight: 2, ZeroAt: -50, FullAt: 50, WindowDays: 90},
+			{Source: HealthCSAT, Label: "CSAT", Weight: 2, ZeroAt: 40, FullAt: 90, WindowDays: 90},
+			{Source: HealthOpenTickets, Label: "Open tickets", Weight: 1, ZeroAt: 5, FullAt: 0},
+			{Source: HealthSLABreaches, Label: "SLA breaches (90 days)", Weight: 2, ZeroAt: 3, FullAt: 0, WindowDays: 90},
+			{Source: HealthDaysSinceSignIn, Label: "Days since a sign-in", Weight: 1, ZeroAt: 30, FullAt: 0},
+		},
+		Tiers: []HealthTier{{Name: "healthy", MinScore: 70}, {Name: "at_risk", MinScore: 40}, {Name: "critical", MinScore: 0}},
+		Hour:  DefaultHealthHour,
+	}
+}

@@ -80,6 +80,7 @@ const (
 	EventDomainFailed                 = "domain.failed"
 	EventDomainUnverified             = "domain.unverified"
 	EventDomainRemoved                = "domain.removed"
+	EventPartnerHealthChanged         = "partner.health_changed"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -237,5 +238,6 @@ func EventCatalogue() []EventType {
 		{EventDomainFailed, "A custom domain's TXT record was not found within the verification window (72 h).", DomainEventPayload{}},
 		{EventDomainUnverified, "A verified custom domain's TXT record stayed missing through the grace period: the host no longer serves the portal.", DomainEventPayload{}},
 		{EventDomainRemoved, "An operator removed a custom domain.", DomainEventPayload{}},
+		{EventPartnerHealthChanged, "A partner's health tier changed in a scoring run: fromTier, toTier, score and the model version that scored it (not sent for a partner's first tier).", HealthEventPayload{}},
 	}
 }

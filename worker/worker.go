@@ -24,6 +24,7 @@ type Deps struct {
 	Playbooks      *activities.Playbooks
 	Desk           *activities.Desk
 	Domains        *activities.Domains
+	Health         *activities.Health
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -41,6 +42,8 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.TicketSLA)
 	r.RegisterWorkflow(workflows.CertificateExpiry)
 	r.RegisterWorkflow(workflows.DomainVerification)
+	r.RegisterWorkflow(workflows.HealthRun)
+	r.RegisterWorkflow(workflows.HealthSchedule)
 	r.RegisterActivity(deps.System)
 	if deps.Events != nil {
 		r.RegisterActivity(deps.Events)
@@ -71,6 +74,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Desk != nil {
 		r.RegisterActivity(deps.Desk)
+	}
+	if deps.Health != nil {
+		r.RegisterActivity(deps.Health)
 	}
 }
 

@@ -210,3 +210,31 @@ type DomainInput struct {
 
 // DomainWorkflowID is the id of a custom domain's verification: one per domain.
 func DomainWorkflowID(domainID string) string { return "domain-" + domainID }
+
+// HealthScheduleWorkflowID is the id of the one health schedule of an installation.
+const HealthScheduleWorkflowID = "health-schedule"
+
+// HealthScheduleInput sets how often the health schedule looks for tenants due (an hour).
+type HealthScheduleInput struct {
+	Interval time.Duration
+}
+
+// HealthRunWorkflowID is the id of one health scoring run's workflow.
+func HealthRunWorkflowID(runID string) string { return "health-run-" + runID }
+
+// HealthRunInput names a scoring run and where it stands: the last partner scored and the
+// totals so far (carried when the workflow continues as new).
+type HealthRunInput struct {
+	TenantID string
+	RunID    string
+	PageSize int
+	After    string
+	Partners int
+	Changes  int
+}
+
+// HealthRunResult is what a run scored.
+type HealthRunResult struct {
+	Partners int
+	Changes  int
+}

@@ -124,6 +124,10 @@ const (
 	// DomainsWrite adds, verifies and removes them.
 	DomainsRead  Permission = "domains:read"
 	DomainsWrite Permission = "domains:write"
+	// HealthRead shows partners' health scores, their history and explanation, the health model
+	// and its runs; HealthManage changes the model and starts a scoring run. Operators only.
+	HealthRead   Permission = "health:read"
+	HealthManage Permission = "health:manage"
 )
 
 // catalogue lists every permission with what it allows, in display order.
@@ -191,6 +195,8 @@ var catalogue = []Entry{
 	{BrandingWrite, "Change the tenant's portal brand, upload its logo and favicon and partners' co-brand logos (operators)."},
 	{DomainsRead, "See the tenant's custom domains, the DNS TXT record each needs and its verification status (operators)."},
 	{DomainsWrite, "Add custom domains for the tenant's portal or a partner's co-branded portal, start their verification again and remove them (operators)."},
+	{HealthRead, "See partners' health scores and tiers, their history and how each was computed, the health model and its runs (operators)."},
+	{HealthManage, "Change the health model (components, weights, thresholds, tiers, the daily hour) and score partners now (operators)."},
 	{TicketsManage, "Triage tickets (priority, category, tags, assignee, every status), write internal notes and keep the ticket categories (operators)."},
 }
 

@@ -13,7 +13,7 @@ import "slices"
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
 	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage,
-	BrandingRead, BrandingWrite, DomainsRead, DomainsWrite}
+	BrandingRead, BrandingWrite, DomainsRead, DomainsWrite, HealthRead, HealthManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
 // the plural), which the refusal names.
@@ -38,6 +38,13 @@ var operatorsOnly = map[string]string{
 	"get-partner-branding":           "the portal brand",
 	"upload-partner-logo":            "the portal brand",
 	"delete-partner-logo":            "the portal brand",
+	"get-health-model":               "partner health",
+	"put-health-model":               "partner health",
+	"start-health-run":               "partner health",
+	"list-health-runs":               "partner health",
+	"list-partner-health":            "partner health",
+	"list-partner-health-history":    "partner health",
+	"explain-partner-health":         "partner health",
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"approve-tax-record":             "tax record reviews",

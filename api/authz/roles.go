@@ -60,7 +60,7 @@ func builtinRoles() []Role {
 			PipelinesRead, PipelinesWrite, DealsRead, DealsWrite, DealsApprove, TasksRead, TasksWrite,
 			ApplicationsRead, ApplicationsWrite, CommissionsRead, LedgerRead, WithdrawalsRead,
 			PlaybooksRead, PlaybooksWrite, ContentRead, ContentWrite, AgreementsRead, AgreementsManage, AgreementsAccept,
-			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead, CertificationsManage, CertificationsLearn,
+			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead, CertificationsManage, CertificationsLearn, HealthRead, HealthManage,
 		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
@@ -71,7 +71,7 @@ func builtinRoles() []Role {
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
 			CustomersRead, EventsRead, WebhooksRead, PipelinesRead, DealsRead, TasksRead, TasksWrite, ContentRead, AgreementsRead,
-			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead,
+			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead, HealthRead,
 		}, Description: "Helps partners: reads partners, their people, customers and deals, events and webhook deliveries."},
 		{Name: RoleAnalyst, Audience: ForOperators, BuiltIn: true, Permissions: append(readOnly(except(all, AuditRead, APIKeysRead, MailRead, TaxRead)), ProfileWrite),
 			Description: "Read-only access to the program's data."},

@@ -163,6 +163,9 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err := worker.StartLevelReview(ctx, tc, workflows.LevelReviewInput{}); err != nil {
 		log.Warn("level review not started; a worker will start it", "error", err)
 	}
+	if err := worker.StartHealthSchedule(ctx, tc, workflows.HealthScheduleInput{}); err != nil {
+		log.Warn("health schedule not started; a worker will start it", "error", err)
+	}
 
 	blobs, err := openBlobs(ctx, cfg, log)
 	if err != nil {
@@ -453,6 +456,9 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 	}
 	if err := worker.StartLevelReview(ctx, tc, workflows.LevelReviewInput{}); err != nil {
 		log.Warn("level review not started", "error", err)
+	}
+	if err := worker.StartHealthSchedule(ctx, tc, workflows.HealthScheduleInput{}); err != nil {
+		log.Warn("health schedule not started", "error", err)
 	}
 	log.Info("worker running", "temporal", addr, "task_queue", workflows.TaskQueue)
 	return w.Run(ctxInterrupt(ctx))

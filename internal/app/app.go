@@ -114,6 +114,7 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 	if tc != nil {
 		deps.Payouts = &worker.PayoutSignals{Client: tc}
 		deps.Runs = &worker.RunCancels{Client: tc}
+		deps.Health = &worker.HealthRuns{Client: tc}
 		deps.Webhooks.Starter = &worker.WebhookStarter{Client: tc}
 		deps.Domains = &worker.DomainStarter{Client: tc}
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "temporal", Check: func(ctx context.Context) error {
@@ -173,6 +174,7 @@ func modules(st *stores.Set) api.Modules {
 		Certifications: func(p *models.Principal) api.CertificationStore { return st.Certifications.For(p) },
 		Branding:       func(p *models.Principal) api.BrandingStore { return st.Branding.For(p) },
 		Domains:        func(p *models.Principal) api.DomainStore { return st.Domains.For(p) },
+		Health:         func(p *models.Principal) api.HealthStore { return st.Health.For(p) },
 	}
 }
 
@@ -215,6 +217,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
 		Desk:      &activities.Desk{Store: st.Desk},
 		Domains:   &activities.Domains{Store: st, Resolver: activities.DNSResolver{Server: cfg.DNSResolver}},
+		Health:    &activities.Health{Store: st.Health},
 	}
 }
 

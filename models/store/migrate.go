@@ -47,6 +47,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0030_certifications", Migrate: migrate0030Certifications},
 		{ID: "0031_branding", Migrate: migrate0031Branding},
 		{ID: "0034_custom_domains", Migrate: migrate0034CustomDomains},
+		{ID: "0029_health_scores", Migrate: migrate0029HealthScores},
 	}
 }
 

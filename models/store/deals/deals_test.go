@@ -354,8 +354,14 @@ func TestTheDemoSeedShowsDealsInEveryState(t *testing.T) {
 			t.Fatalf("demo withdrawals %+v, %v", ws, err)
 		}
 		pbs, _, err := op.ListPlaybooks(context.Background(), models.PlaybookEnabled, models.Page{})
-		if err != nil || len(pbs) != 2 || pbs[0].PublishedVersion != 1 || pbs[1].PublishedVersion != 1 {
+		if err != nil || len(pbs) != 3 || pbs[0].PublishedVersion != 1 || pbs[1].PublishedVersion != 1 || pbs[2].PublishedVersion != 1 {
 			t.Fatalf("demo playbooks %+v, %v", pbs, err)
+		}
+		if refs, err := s.PlaybooksFor(context.Background(), models.System(owner.TenantID), models.EventPartnerHealthChanged); err != nil || len(refs) != 1 {
+			t.Fatalf("playbooks on partner.health_changed %+v, %v", refs, err)
+		}
+		if m, err := op.HealthModel(context.Background()); err != nil || m.Version != 1 || len(m.Components) != 6 {
+			t.Fatalf("demo health model %+v, %v", m, err)
 		}
 		if refs, err := s.PlaybooksFor(context.Background(), models.System(owner.TenantID), models.EventPartnerApproved); err != nil || len(refs) != 1 {
 			t.Fatalf("playbooks on partner.approved %+v, %v", refs, err)

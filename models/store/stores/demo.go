@@ -120,10 +120,14 @@ func (s *Set) SeedDemo(ctx context.Context, tenantID, ownerUserID, passwordHash 
 			return nil, fmt.Errorf("demo withdrawal: %w", err)
 		}
 	}
+	if _, err := op.PutHealthModel(ctx, models.DemoHealthModel()); err != nil {
+		return nil, fmt.Errorf("demo health model: %w", err)
+	}
 	// The playbooks come last, so that the seed's own events start no runs.
 	for _, p := range []*models.Playbook{
 		{Name: "Onboarding", Description: "Welcome email, a first task, and a reminder after three days unless the partner accepted its agreement.", Graph: models.DemoOnboardingGraph()},
 		{Name: "Deal won", Description: "Kick-off task and certificate for wins of 10 000 and more; every win announced.", Graph: models.DemoDealWonGraph()},
+		{Name: "Critical health", Description: "A task for the partner managers to call a partner whose health tier became critical.", Graph: models.DemoHealthCriticalGraph()},
 	} {
 		if err := op.CreatePlaybook(ctx, p); err != nil {
 			return nil, fmt.Errorf("demo playbook: %w", err)

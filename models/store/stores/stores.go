@@ -16,6 +16,7 @@ import (
 	"github.com/partnerd/partnerd/models/store/deals"
 	"github.com/partnerd/partnerd/models/store/desk"
 	"github.com/partnerd/partnerd/models/store/domains"
+	"github.com/partnerd/partnerd/models/store/health"
 	"github.com/partnerd/partnerd/models/store/idempotency"
 	"github.com/partnerd/partnerd/models/store/identity"
 	"github.com/partnerd/partnerd/models/store/ingest"
@@ -63,6 +64,10 @@ type (
 	Desk = desk.Store
 	// ScopedDesk is the desk as one principal sees it.
 	ScopedDesk = desk.Scoped
+	// Health keeps health models, scoring runs and partners' health scores.
+	Health = health.Store
+	// ScopedHealth is partner health as one principal sees it.
+	ScopedHealth = health.Scoped
 	// Identity keeps users, roles, machine keys, tokens and the audit log.
 	Identity = identity.Store
 	// ScopedIdentity is the identity store as one principal sees it.
@@ -114,6 +119,7 @@ type Set struct {
 	*Deals
 	*Desk
 	*Domains
+	*Health
 	*Identity
 	*Idempotency
 	*Mail
@@ -166,6 +172,7 @@ func New(core *store.Store) *Set {
 		Webhooks:       webhooks.New(core),
 		Branding:       branding.New(core),
 		Domains:        domains.New(core),
+		Health:         health.New(core),
 	}
 	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys, set.Certifications)
 	return set
@@ -185,6 +192,7 @@ type Scoped struct {
 	*ScopedDeals
 	*ScopedDesk
 	*ScopedDomains
+	*ScopedHealth
 	*ScopedIdentity
 	*ScopedMail
 	*ScopedMetrics
@@ -217,5 +225,6 @@ func (s *Set) For(p *models.Principal) *Scoped {
 		ScopedWebhooks:       s.Webhooks.For(p),
 		ScopedBranding:       s.Branding.For(p),
 		ScopedDomains:        s.Domains.For(p),
+		ScopedHealth:         s.Health.For(p),
 	}
 }
