@@ -486,6 +486,78 @@ func (e EventSource) Valid() bool {
 	}
 }
 
+// Defines values for HealthComponentSource.
+const (
+	HealthComponentSourceCsat                 HealthComponentSource = "csat"
+	HealthComponentSourceDaysSinceLastSignIn  HealthComponentSource = "days_since_last_sign_in"
+	HealthComponentSourceNps                  HealthComponentSource = "nps"
+	HealthComponentSourceOnboardingCompletion HealthComponentSource = "onboarding_completion"
+	HealthComponentSourceOpenTickets          HealthComponentSource = "open_tickets"
+	HealthComponentSourceSlaBreaches          HealthComponentSource = "sla_breaches"
+	HealthComponentSourceWonDeals             HealthComponentSource = "won_deals"
+	HealthComponentSourceWonRevenue           HealthComponentSource = "won_revenue"
+)
+
+// Valid indicates whether the value is a known member of the HealthComponentSource enum.
+func (e HealthComponentSource) Valid() bool {
+	switch e {
+	case HealthComponentSourceCsat:
+		return true
+	case HealthComponentSourceDaysSinceLastSignIn:
+		return true
+	case HealthComponentSourceNps:
+		return true
+	case HealthComponentSourceOnboardingCompletion:
+		return true
+	case HealthComponentSourceOpenTickets:
+		return true
+	case HealthComponentSourceSlaBreaches:
+		return true
+	case HealthComponentSourceWonDeals:
+		return true
+	case HealthComponentSourceWonRevenue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HealthComponentScoreSource.
+const (
+	HealthComponentScoreSourceCsat                 HealthComponentScoreSource = "csat"
+	HealthComponentScoreSourceDaysSinceLastSignIn  HealthComponentScoreSource = "days_since_last_sign_in"
+	HealthComponentScoreSourceNps                  HealthComponentScoreSource = "nps"
+	HealthComponentScoreSourceOnboardingCompletion HealthComponentScoreSource = "onboarding_completion"
+	HealthComponentScoreSourceOpenTickets          HealthComponentScoreSource = "open_tickets"
+	HealthComponentScoreSourceSlaBreaches          HealthComponentScoreSource = "sla_breaches"
+	HealthComponentScoreSourceWonDeals             HealthComponentScoreSource = "won_deals"
+	HealthComponentScoreSourceWonRevenue           HealthComponentScoreSource = "won_revenue"
+)
+
+// Valid indicates whether the value is a known member of the HealthComponentScoreSource enum.
+func (e HealthComponentScoreSource) Valid() bool {
+	switch e {
+	case HealthComponentScoreSourceCsat:
+		return true
+	case HealthComponentScoreSourceDaysSinceLastSignIn:
+		return true
+	case HealthComponentScoreSourceNps:
+		return true
+	case HealthComponentScoreSourceOnboardingCompletion:
+		return true
+	case HealthComponentScoreSourceOpenTickets:
+		return true
+	case HealthComponentScoreSourceSlaBreaches:
+		return true
+	case HealthComponentScoreSourceWonDeals:
+		return true
+	case HealthComponentScoreSourceWonRevenue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthOutputBodyStatus.
 const (
 	HealthOutputBodyStatusOk HealthOutputBodyStatus = "ok"
@@ -4275,6 +4347,103 @@ type GrantAgreementGraceInputBody struct {
 	Until time.Time `json:"until"`
 }
 
+// HealthComponent defines model for HealthComponent.
+type HealthComponent struct {
+	// Currency ISO 4217 currency of won_revenue (amounts in minor units); required there, empty elsewhere
+	Currency *string `json:"currency,omitempty"`
+
+	// FullAt The value that scores 100
+	FullAt int64 `json:"fullAt"`
+
+	// Label A name to show; the source when empty
+	Label *string `json:"label,omitempty"`
+
+	// Source What the component measures
+	Source HealthComponentSource `json:"source"`
+
+	// Weight Its share of the total, relative to the other components'
+	Weight int64 `json:"weight"`
+
+	// WindowDays The window of windowed sources, in days; 90 when 0
+	WindowDays *int64 `json:"windowDays,omitempty"`
+
+	// ZeroAt The value that scores 0
+	ZeroAt int64 `json:"zeroAt"`
+}
+
+// HealthComponentSource What the component measures
+type HealthComponentSource string
+
+// HealthComponentScore defines model for HealthComponentScore.
+type HealthComponentScore struct {
+	// Contribution Points of the total score this component gives: score × weight ÷ the weights of the components with data
+	Contribution float64 `json:"contribution"`
+
+	// Currency ISO 4217 currency of won_revenue (amounts in minor units); required there, empty elsewhere
+	Currency *string `json:"currency,omitempty"`
+
+	// FullAt The value that scores 100
+	FullAt int64 `json:"fullAt"`
+
+	// Label A name to show; the source when empty
+	Label *string `json:"label,omitempty"`
+
+	// Score The value normalised between zeroAt and fullAt, 0 to 100
+	Score *float64 `json:"score,omitempty"`
+
+	// Source What the component measures
+	Source HealthComponentScoreSource `json:"source"`
+
+	// Value The raw value: a count, minor units, a percentage, an NPS or days; absent without data
+	Value *int64 `json:"value,omitempty"`
+
+	// Weight Its share of the total, relative to the other components'
+	Weight int64 `json:"weight"`
+
+	// WindowDays The window of windowed sources, in days; 90 when 0
+	WindowDays *int64 `json:"windowDays,omitempty"`
+
+	// ZeroAt The value that scores 0
+	ZeroAt int64 `json:"zeroAt"`
+}
+
+// HealthComponentScoreSource What the component measures
+type HealthComponentScoreSource string
+
+// HealthExplanationOutputBody defines model for HealthExplanationOutputBody.
+type HealthExplanationOutputBody struct {
+	// Components Each component's raw value, normalised score, weight and contribution; the contributions add up to the score
+	Components   []HealthComponentScore `json:"components"`
+	ComputedAt   time.Time              `json:"computedAt"`
+	ModelVersion int64                  `json:"modelVersion"`
+	PartnerId    string                 `json:"partnerId"`
+
+	// PreviousTier The tier before the last change
+	PreviousTier *string `json:"previousTier,omitempty"`
+	RunId        string  `json:"runId"`
+
+	// Score 0 to 100
+	Score     float64   `json:"score"`
+	Tier      string    `json:"tier"`
+	TierSince time.Time `json:"tierSince"`
+}
+
+// HealthModelBody defines model for HealthModelBody.
+type HealthModelBody struct {
+	// Components The weighted measures; the total is the weighted mean of their scores
+	Components *[]HealthComponent `json:"components"`
+
+	// Hour The hour (UTC) of the daily scoring
+	Hour int64 `json:"hour"`
+
+	// Tiers From the highest cut-off down; the last starts at 0
+	Tiers     *[]HealthTier `json:"tiers"`
+	UpdatedAt *time.Time    `json:"updatedAt,omitempty"`
+
+	// Version Counts the model's changes; every score names the version that made it
+	Version *int64 `json:"version,omitempty"`
+}
+
 // HealthOutputBody defines model for HealthOutputBody.
 type HealthOutputBody struct {
 	// Status Always ok while the process serves requests
@@ -4283,6 +4452,37 @@ type HealthOutputBody struct {
 
 // HealthOutputBodyStatus Always ok while the process serves requests
 type HealthOutputBodyStatus string
+
+// HealthRun defines model for HealthRun.
+type HealthRun struct {
+	Changes      int64      `json:"changes"`
+	FinishedAt   *time.Time `json:"finishedAt,omitempty"`
+	Id           string     `json:"id"`
+	ModelVersion int64      `json:"modelVersion"`
+	Partners     int64      `json:"partners"`
+	RequestedBy  *string    `json:"requestedBy,omitempty"`
+	StartedAt    time.Time  `json:"startedAt"`
+	Status       string     `json:"status"`
+	Trigger      string     `json:"trigger"`
+}
+
+// HealthSnapshot defines model for HealthSnapshot.
+type HealthSnapshot struct {
+	ComputedAt   time.Time `json:"computedAt"`
+	ModelVersion int64     `json:"modelVersion"`
+	RunId        string    `json:"runId"`
+	Score        float64   `json:"score"`
+	Tier         string    `json:"tier"`
+}
+
+// HealthTier defines model for HealthTier.
+type HealthTier struct {
+	// MinScore The lowest total score of the tier
+	MinScore int64 `json:"minScore"`
+
+	// Name Lower-case name, e.g. healthy
+	Name string `json:"name"`
+}
 
 // IngestBatchInputBody defines model for IngestBatchInputBody.
 type IngestBatchInputBody struct {
@@ -4628,6 +4828,22 @@ type ListBodyEventTypeInfo struct {
 	NextCursor string `json:"nextCursor"`
 }
 
+// ListBodyHealthRun defines model for ListBodyHealthRun.
+type ListBodyHealthRun struct {
+	Data []HealthRun `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyHealthSnapshot defines model for ListBodyHealthSnapshot.
+type ListBodyHealthSnapshot struct {
+	Data []HealthSnapshot `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
 // ListBodyLedgerEntry defines model for ListBodyLedgerEntry.
 type ListBodyLedgerEntry struct {
 	Data []LedgerEntry `json:"data"`
@@ -4679,6 +4895,14 @@ type ListBodyMetric struct {
 // ListBodyPartner defines model for ListBodyPartner.
 type ListBodyPartner struct {
 	Data []Partner `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyPartnerHealth defines model for ListBodyPartnerHealth.
+type ListBodyPartnerHealth struct {
+	Data []PartnerHealth `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -5185,6 +5409,22 @@ type Partner struct {
 	Status    string    `json:"status"`
 	Type      string    `json:"type"`
 	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// PartnerHealth defines model for PartnerHealth.
+type PartnerHealth struct {
+	ComputedAt   time.Time `json:"computedAt"`
+	ModelVersion int64     `json:"modelVersion"`
+	PartnerId    string    `json:"partnerId"`
+
+	// PreviousTier The tier before the last change
+	PreviousTier *string `json:"previousTier,omitempty"`
+	RunId        string  `json:"runId"`
+
+	// Score 0 to 100
+	Score     float64   `json:"score"`
+	Tier      string    `json:"tier"`
+	TierSince time.Time `json:"tierSince"`
 }
 
 // PartnerInputBody defines model for PartnerInputBody.
@@ -6009,6 +6249,15 @@ type PublicSurveyOutputBodyKind string
 type PublishAgreementVersionInputBody struct {
 	// Require Make partners accept this version (they are asked to); the previous requirement is replaced
 	Require *RequirementInput `json:"require,omitempty"`
+}
+
+// PutHealthModelInputBody defines model for PutHealthModelInputBody.
+type PutHealthModelInputBody struct {
+	Components *[]HealthComponent `json:"components"`
+
+	// Hour The hour (UTC) of the daily scoring
+	Hour  int64         `json:"hour"`
+	Tiers *[]HealthTier `json:"tiers"`
 }
 
 // PutSLAPolicyInputBody defines model for PutSLAPolicyInputBody.
@@ -7721,6 +7970,27 @@ type ListEventsParams struct {
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
 }
 
+// ListPartnerHealthParams defines parameters for ListPartnerHealth.
+type ListPartnerHealthParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Tier Only partners in this tier
+	Tier *string `form:"tier,omitempty" json:"tier,omitempty"`
+}
+
+// ListHealthRunsParams defines parameters for ListHealthRuns.
+type ListHealthRunsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListAccrualsParams defines parameters for ListAccruals.
 type ListAccrualsParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -7896,6 +8166,15 @@ type ListPartnersParams struct {
 
 // ListPartnersParamsStatus defines parameters for ListPartners.
 type ListPartnersParamsStatus string
+
+// ListPartnerHealthHistoryParams defines parameters for ListPartnerHealthHistory.
+type ListPartnerHealthHistoryParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // ListPartnerUsersParams defines parameters for ListPartnerUsers.
 type ListPartnerUsersParams struct {
@@ -8359,6 +8638,9 @@ type IngestEventsJSONRequestBody = IngestBatchInputBody
 
 // IngestEventJSONRequestBody defines body for IngestEvent for application/json ContentType.
 type IngestEventJSONRequestBody = IngestEventBody
+
+// PutHealthModelJSONRequestBody defines body for PutHealthModel for application/json ContentType.
+type PutHealthModelJSONRequestBody = PutHealthModelInputBody
 
 // ReverseAccrualJSONRequestBody defines body for ReverseAccrual for application/json ContentType.
 type ReverseAccrualJSONRequestBody = ReverseAccrualInputBody
@@ -9645,6 +9927,50 @@ type ClientInterface interface {
 	// Corresponds with GET /api/events/{id} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetHealthModel The partner health model
+	//
+	// Corresponds with GET /api/health/model (the `GetHealthModel` operationId).
+	GetHealthModel(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutHealthModelWithBody Set the partner health model
+	//
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+	PutHealthModelWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutHealthModel Set the partner health model
+	//
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+	PutHealthModel(ctx context.Context, body PutHealthModelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPartnerHealth List partners' current health
+	//
+	// In partner order; filter by tier.
+	//
+	// Corresponds with GET /api/health/partners (the `ListPartnerHealth` operationId).
+	ListPartnerHealth(ctx context.Context, params *ListPartnerHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListHealthRuns List scoring runs
+	//
+	// Newest first.
+	//
+	// Corresponds with GET /api/health/runs (the `ListHealthRuns` operationId).
+	ListHealthRuns(ctx context.Context, params *ListHealthRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartHealthRun Score every partner now
+	//
+	// Starts a scoring run under the current model, as the daily schedule does; 409 while one is under way, 404 without a model.
+	//
+	// Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
+	StartHealthRun(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAccruals List accruals
 	//
 	// Partners see only their own.
@@ -9978,6 +10304,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/partners/{id}/branding/logo (the `UploadPartnerLogo` operationId).
 	UploadPartnerLogoWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExplainPartnerHealth A partner's health and how it was computed
+	//
+	// The current score and tier with each component of the latest run: raw value, normalised score, weight and contribution. 404 before the partner's first run.
+	//
+	// Corresponds with GET /api/partners/{id}/health (the `ExplainPartnerHealth` operationId).
+	ExplainPartnerHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPartnerHealthHistory A partner's health history
+	//
+	// One score per run, newest first.
+	//
+	// Corresponds with GET /api/partners/{id}/health/history (the `ListPartnerHealthHistory` operationId).
+	ListPartnerHealthHistory(ctx context.Context, id string, params *ListPartnerHealthHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// EvaluatePartnerLevel The level a partner qualifies for now
 	//
@@ -13620,6 +13960,110 @@ func (c *Client) GetEvent(ctx context.Context, id string, reqEditors ...RequestE
 	return c.Client.Do(req)
 }
 
+// GetHealthModel The partner health model
+//
+// Corresponds with GET /api/health/model (the `GetHealthModel` operationId).
+func (c *Client) GetHealthModel(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetHealthModelRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutHealthModelWithBody Set the partner health model
+//
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+func (c *Client) PutHealthModelWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutHealthModelRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutHealthModel Set the partner health model
+//
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+func (c *Client) PutHealthModel(ctx context.Context, body PutHealthModelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutHealthModelRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPartnerHealth List partners' current health
+//
+// In partner order; filter by tier.
+//
+// Corresponds with GET /api/health/partners (the `ListPartnerHealth` operationId).
+func (c *Client) ListPartnerHealth(ctx context.Context, params *ListPartnerHealthParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPartnerHealthRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListHealthRuns List scoring runs
+//
+// Newest first.
+//
+// Corresponds with GET /api/health/runs (the `ListHealthRuns` operationId).
+func (c *Client) ListHealthRuns(ctx context.Context, params *ListHealthRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListHealthRunsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartHealthRun Score every partner now
+//
+// Starts a scoring run under the current model, as the daily schedule does; 409 while one is under way, 404 without a model.
+//
+// Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
+func (c *Client) StartHealthRun(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartHealthRunRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListAccruals List accruals
 //
 // Partners see only their own.
@@ -14444,6 +14888,40 @@ func (c *Client) DeletePartnerLogo(ctx context.Context, id string, reqEditors ..
 // Corresponds with PUT /api/partners/{id}/branding/logo (the `UploadPartnerLogo` operationId).
 func (c *Client) UploadPartnerLogoWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUploadPartnerLogoRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExplainPartnerHealth A partner's health and how it was computed
+//
+// The current score and tier with each component of the latest run: raw value, normalised score, weight and contribution. 404 before the partner's first run.
+//
+// Corresponds with GET /api/partners/{id}/health (the `ExplainPartnerHealth` operationId).
+func (c *Client) ExplainPartnerHealth(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExplainPartnerHealthRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPartnerHealthHistory A partner's health history
+//
+// One score per run, newest first.
+//
+// Corresponds with GET /api/partners/{id}/health/history (the `ListPartnerHealthHistory` operationId).
+func (c *Client) ListPartnerHealthHistory(ctx context.Context, id string, params *ListPartnerHealthHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPartnerHealthHistoryRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -22570,6 +23048,244 @@ func NewGetEventRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetHealthModelRequest constructs an http.Request for the GetHealthModel method
+func NewGetHealthModelRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health/model")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutHealthModelRequest calls the generic PutHealthModel builder with application/json body
+func NewPutHealthModelRequest(server string, body PutHealthModelJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutHealthModelRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPutHealthModelRequestWithBody constructs an http.Request for the PutHealthModel method, with any body, and a specified content type
+func NewPutHealthModelRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health/model")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListPartnerHealthRequest constructs an http.Request for the ListPartnerHealth method
+func NewListPartnerHealthRequest(server string, params *ListPartnerHealthParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health/partners")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Tier != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "tier", *params.Tier, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListHealthRunsRequest constructs an http.Request for the ListHealthRuns method
+func NewListHealthRunsRequest(server string, params *ListHealthRunsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health/runs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStartHealthRunRequest constructs an http.Request for the StartHealthRun method
+func NewStartHealthRunRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/health/runs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListAccrualsRequest constructs an http.Request for the ListAccruals method
 func NewListAccrualsRequest(server string, params *ListAccrualsParams) (*http.Request, error) {
 	var err error
@@ -24613,6 +25329,113 @@ func NewUploadPartnerLogoRequestWithBody(server string, id string, contentType s
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExplainPartnerHealthRequest constructs an http.Request for the ExplainPartnerHealth method
+func NewExplainPartnerHealthRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/partners/%s/health", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListPartnerHealthHistoryRequest constructs an http.Request for the ListPartnerHealthHistory method
+func NewListPartnerHealthHistoryRequest(server string, id string, params *ListPartnerHealthHistoryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/partners/%s/health/history", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -31415,6 +32238,58 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/events/{id} (the `GetEvent` operationId).
 	GetEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
+	// GetHealthModelWithResponse The partner health model
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/health/model (the `GetHealthModel` operationId).
+	GetHealthModelWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthModelResponse, error)
+
+	// PutHealthModelWithBodyWithResponse Set the partner health model
+	//
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+	PutHealthModelWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutHealthModelResponse, error)
+
+	// PutHealthModelWithResponse Set the partner health model
+	//
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+	PutHealthModelWithResponse(ctx context.Context, body PutHealthModelJSONRequestBody, reqEditors ...RequestEditorFn) (*PutHealthModelResponse, error)
+
+	// ListPartnerHealthWithResponse List partners' current health
+	//
+	// In partner order; filter by tier.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/health/partners (the `ListPartnerHealth` operationId).
+	ListPartnerHealthWithResponse(ctx context.Context, params *ListPartnerHealthParams, reqEditors ...RequestEditorFn) (*ListPartnerHealthResponse, error)
+
+	// ListHealthRunsWithResponse List scoring runs
+	//
+	// Newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/health/runs (the `ListHealthRuns` operationId).
+	ListHealthRunsWithResponse(ctx context.Context, params *ListHealthRunsParams, reqEditors ...RequestEditorFn) (*ListHealthRunsResponse, error)
+
+	// StartHealthRunWithResponse Score every partner now
+	//
+	// Starts a scoring run under the current model, as the daily schedule does; 409 while one is under way, 404 without a model.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
+	StartHealthRunWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartHealthRunResponse, error)
+
 	// ListAccrualsWithResponse List accruals
 	//
 	// Partners see only their own.
@@ -31798,6 +32673,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/partners/{id}/branding/logo (the `UploadPartnerLogo` operationId).
 	UploadPartnerLogoWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadPartnerLogoResponse, error)
+
+	// ExplainPartnerHealthWithResponse A partner's health and how it was computed
+	//
+	// The current score and tier with each component of the latest run: raw value, normalised score, weight and contribution. 404 before the partner's first run.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/partners/{id}/health (the `ExplainPartnerHealth` operationId).
+	ExplainPartnerHealthWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ExplainPartnerHealthResponse, error)
+
+	// ListPartnerHealthHistoryWithResponse A partner's health history
+	//
+	// One score per run, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/partners/{id}/health/history (the `ListPartnerHealthHistory` operationId).
+	ListPartnerHealthHistoryWithResponse(ctx context.Context, id string, params *ListPartnerHealthHistoryParams, reqEditors ...RequestEditorFn) (*ListPartnerHealthHistoryResponse, error)
 
 	// EvaluatePartnerLevelWithResponse The level a partner qualifies for now
 	//
@@ -41846,6 +42739,400 @@ func (r GetEventResponse) ContentType() string {
 	return ""
 }
 
+type GetHealthModelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HealthModelBody
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetHealthModelResponse) GetJSON200() *HealthModelBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetHealthModelResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetHealthModelResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetHealthModelResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetHealthModelResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetHealthModelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetHealthModelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetHealthModelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetHealthModelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutHealthModelResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HealthModelBody
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutHealthModelResponse) GetJSON200() *HealthModelBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PutHealthModelResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutHealthModelResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutHealthModelResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutHealthModelResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutHealthModelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListPartnerHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyPartnerHealth
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPartnerHealthResponse) GetJSON200() *ListBodyPartnerHealth {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPartnerHealthResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPartnerHealthResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPartnerHealthResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListPartnerHealthResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPartnerHealthResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPartnerHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPartnerHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPartnerHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPartnerHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListHealthRunsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyHealthRun
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListHealthRunsResponse) GetJSON200() *ListBodyHealthRun {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListHealthRunsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListHealthRunsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListHealthRunsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListHealthRunsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListHealthRunsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListHealthRunsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListHealthRunsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListHealthRunsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListHealthRunsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type StartHealthRunResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *HealthRun
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r StartHealthRunResponse) GetJSON202() *HealthRun {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r StartHealthRunResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r StartHealthRunResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StartHealthRunResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r StartHealthRunResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r StartHealthRunResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r StartHealthRunResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r StartHealthRunResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartHealthRunResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartHealthRunResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartHealthRunResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListAccrualsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -44974,6 +46261,165 @@ func (r UploadPartnerLogoResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UploadPartnerLogoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ExplainPartnerHealthResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HealthExplanationOutputBody
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExplainPartnerHealthResponse) GetJSON200() *HealthExplanationOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExplainPartnerHealthResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExplainPartnerHealthResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ExplainPartnerHealthResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExplainPartnerHealthResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExplainPartnerHealthResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ExplainPartnerHealthResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExplainPartnerHealthResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExplainPartnerHealthResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExplainPartnerHealthResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListPartnerHealthHistoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyHealthSnapshot
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPartnerHealthHistoryResponse) GetJSON200() *ListBodyHealthSnapshot {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPartnerHealthHistoryResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPartnerHealthHistoryResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPartnerHealthHistoryResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListPartnerHealthHistoryResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListPartnerHealthHistoryResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPartnerHealthHistoryResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPartnerHealthHistoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPartnerHealthHistoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPartnerHealthHistoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPartnerHealthHistoryResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -56790,6 +58236,94 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id strin
 	return ParseGetEventResponse(rsp)
 }
 
+// GetHealthModelWithResponse The partner health model
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/health/model (the `GetHealthModel` operationId).
+func (c *ClientWithResponses) GetHealthModelWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetHealthModelResponse, error) {
+	rsp, err := c.GetHealthModel(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetHealthModelResponse(rsp)
+}
+
+// PutHealthModelWithBodyWithResponse Set the partner health model
+//
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+func (c *ClientWithResponses) PutHealthModelWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutHealthModelResponse, error) {
+	rsp, err := c.PutHealthModelWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutHealthModelResponse(rsp)
+}
+
+// PutHealthModelWithResponse Set the partner health model
+//
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/health/model (the `PutHealthModel` operationId).
+func (c *ClientWithResponses) PutHealthModelWithResponse(ctx context.Context, body PutHealthModelJSONRequestBody, reqEditors ...RequestEditorFn) (*PutHealthModelResponse, error) {
+	rsp, err := c.PutHealthModel(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutHealthModelResponse(rsp)
+}
+
+// ListPartnerHealthWithResponse List partners' current health
+//
+// In partner order; filter by tier.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/health/partners (the `ListPartnerHealth` operationId).
+func (c *ClientWithResponses) ListPartnerHealthWithResponse(ctx context.Context, params *ListPartnerHealthParams, reqEditors ...RequestEditorFn) (*ListPartnerHealthResponse, error) {
+	rsp, err := c.ListPartnerHealth(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPartnerHealthResponse(rsp)
+}
+
+// ListHealthRunsWithResponse List scoring runs
+//
+// Newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/health/runs (the `ListHealthRuns` operationId).
+func (c *ClientWithResponses) ListHealthRunsWithResponse(ctx context.Context, params *ListHealthRunsParams, reqEditors ...RequestEditorFn) (*ListHealthRunsResponse, error) {
+	rsp, err := c.ListHealthRuns(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListHealthRunsResponse(rsp)
+}
+
+// StartHealthRunWithResponse Score every partner now
+//
+// Starts a scoring run under the current model, as the daily schedule does; 409 while one is under way, 404 without a model.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
+func (c *ClientWithResponses) StartHealthRunWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartHealthRunResponse, error) {
+	rsp, err := c.StartHealthRun(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartHealthRunResponse(rsp)
+}
+
 // ListAccrualsWithResponse List accruals
 //
 // Partners see only their own.
@@ -57472,6 +59006,36 @@ func (c *ClientWithResponses) UploadPartnerLogoWithBodyWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseUploadPartnerLogoResponse(rsp)
+}
+
+// ExplainPartnerHealthWithResponse A partner's health and how it was computed
+//
+// The current score and tier with each component of the latest run: raw value, normalised score, weight and contribution. 404 before the partner's first run.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/partners/{id}/health (the `ExplainPartnerHealth` operationId).
+func (c *ClientWithResponses) ExplainPartnerHealthWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ExplainPartnerHealthResponse, error) {
+	rsp, err := c.ExplainPartnerHealth(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExplainPartnerHealthResponse(rsp)
+}
+
+// ListPartnerHealthHistoryWithResponse A partner's health history
+//
+// One score per run, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/partners/{id}/health/history (the `ListPartnerHealthHistory` operationId).
+func (c *ClientWithResponses) ListPartnerHealthHistoryWithResponse(ctx context.Context, id string, params *ListPartnerHealthHistoryParams, reqEditors ...RequestEditorFn) (*ListPartnerHealthHistoryResponse, error) {
+	rsp, err := c.ListPartnerHealthHistory(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPartnerHealthHistoryResponse(rsp)
 }
 
 // EvaluatePartnerLevelWithResponse The level a partner qualifies for now
@@ -66980,6 +68544,325 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 	return response, nil
 }
 
+// ParseGetHealthModelResponse parses an HTTP response from a GetHealthModelWithResponse call
+func ParseGetHealthModelResponse(rsp *http.Response) (*GetHealthModelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetHealthModelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HealthModelBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutHealthModelResponse parses an HTTP response from a PutHealthModelWithResponse call
+func ParsePutHealthModelResponse(rsp *http.Response) (*PutHealthModelResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutHealthModelResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HealthModelBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListPartnerHealthResponse parses an HTTP response from a ListPartnerHealthWithResponse call
+func ParseListPartnerHealthResponse(rsp *http.Response) (*ListPartnerHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPartnerHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyPartnerHealth
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListHealthRunsResponse parses an HTTP response from a ListHealthRunsWithResponse call
+func ParseListHealthRunsResponse(rsp *http.Response) (*ListHealthRunsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListHealthRunsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyHealthRun
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseStartHealthRunResponse parses an HTTP response from a StartHealthRunWithResponse call
+func ParseStartHealthRunResponse(rsp *http.Response) (*StartHealthRunResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartHealthRunResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest HealthRun
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListAccrualsResponse parses an HTTP response from a ListAccrualsWithResponse call
 func ParseListAccrualsResponse(rsp *http.Response) (*ListAccrualsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -69568,6 +71451,135 @@ func ParseUploadPartnerLogoResponse(rsp *http.Response) (*UploadPartnerLogoRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseExplainPartnerHealthResponse parses an HTTP response from a ExplainPartnerHealthWithResponse call
+func ParseExplainPartnerHealthResponse(rsp *http.Response) (*ExplainPartnerHealthResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExplainPartnerHealthResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HealthExplanationOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListPartnerHealthHistoryResponse parses an HTTP response from a ListPartnerHealthHistoryWithResponse call
+func ParseListPartnerHealthHistoryResponse(rsp *http.Response) (*ListPartnerHealthHistoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPartnerHealthHistoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyHealthSnapshot
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
 
 	}
 

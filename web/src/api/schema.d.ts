@@ -1528,6 +1528,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The partner health model */
+        get: operations["get-health-model"];
+        /**
+         * Set the partner health model
+         * @description Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+         */
+        put: operations["put-health-model"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/partners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List partners' current health
+         * @description In partner order; filter by tier.
+         */
+        get: operations["list-partner-health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List scoring runs
+         * @description Newest first.
+         */
+        get: operations["list-health-runs"];
+        put?: never;
+        /**
+         * Score every partner now
+         * @description Starts a scoring run under the current model, as the daily schedule does; 409 while one is under way, 404 without a model.
+         */
+        post: operations["start-health-run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ledger/accruals": {
         parameters: {
             query?: never;
@@ -2035,6 +2100,46 @@ export interface paths {
         post?: never;
         /** Remove a partner's co-brand logo */
         delete: operations["delete-partner-logo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partner's health and how it was computed
+         * @description The current score and tier with each component of the latest run: raw value, normalised score, weight and contribution. 404 before the partner's first run.
+         */
+        get: operations["explain-partner-health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partners/{id}/health/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partner's health history
+         * @description One score per run, newest first.
+         */
+        get: operations["list-partner-health-history"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4728,12 +4833,162 @@ export interface components {
              */
             until: string;
         };
+        HealthComponent: {
+            /** @description ISO 4217 currency of won_revenue (amounts in minor units); required there, empty elsewhere */
+            currency?: string;
+            /**
+             * Format: int64
+             * @description The value that scores 100
+             */
+            fullAt: number;
+            /** @description A name to show; the source when empty */
+            label?: string;
+            /**
+             * @description What the component measures
+             * @enum {string}
+             */
+            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in";
+            /**
+             * Format: int64
+             * @description Its share of the total, relative to the other components'
+             */
+            weight: number;
+            /**
+             * Format: int64
+             * @description The window of windowed sources, in days; 90 when 0
+             */
+            windowDays?: number;
+            /**
+             * Format: int64
+             * @description The value that scores 0
+             */
+            zeroAt: number;
+        };
+        HealthComponentScore: {
+            /**
+             * Format: double
+             * @description Points of the total score this component gives: score × weight ÷ the weights of the components with data
+             */
+            contribution: number;
+            /** @description ISO 4217 currency of won_revenue (amounts in minor units); required there, empty elsewhere */
+            currency?: string;
+            /**
+             * Format: int64
+             * @description The value that scores 100
+             */
+            fullAt: number;
+            /** @description A name to show; the source when empty */
+            label?: string;
+            /**
+             * Format: double
+             * @description The value normalised between zeroAt and fullAt, 0 to 100
+             */
+            score?: number;
+            /**
+             * @description What the component measures
+             * @enum {string}
+             */
+            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in";
+            /**
+             * Format: int64
+             * @description The raw value: a count, minor units, a percentage, an NPS or days; absent without data
+             */
+            value?: number;
+            /**
+             * Format: int64
+             * @description Its share of the total, relative to the other components'
+             */
+            weight: number;
+            /**
+             * Format: int64
+             * @description The window of windowed sources, in days; 90 when 0
+             */
+            windowDays?: number;
+            /**
+             * Format: int64
+             * @description The value that scores 0
+             */
+            zeroAt: number;
+        };
+        HealthExplanationOutputBody: {
+            /** @description Each component's raw value, normalised score, weight and contribution; the contributions add up to the score */
+            components: components["schemas"]["HealthComponentScore"][];
+            /** Format: date-time */
+            computedAt: string;
+            /** Format: int64 */
+            modelVersion: number;
+            partnerId: string;
+            /** @description The tier before the last change */
+            previousTier?: string;
+            runId: string;
+            /**
+             * Format: double
+             * @description 0 to 100
+             */
+            score: number;
+            tier: string;
+            /** Format: date-time */
+            tierSince: string;
+        };
+        HealthModelBody: {
+            /** @description The weighted measures; the total is the weighted mean of their scores */
+            components: components["schemas"]["HealthComponent"][] | null;
+            /**
+             * Format: int64
+             * @description The hour (UTC) of the daily scoring
+             */
+            hour: number;
+            /** @description From the highest cut-off down; the last starts at 0 */
+            tiers: components["schemas"]["HealthTier"][] | null;
+            /** Format: date-time */
+            readonly updatedAt: string;
+            /**
+             * Format: int64
+             * @description Counts the model's changes; every score names the version that made it
+             */
+            readonly version: number;
+        };
         HealthOutputBody: {
             /**
              * @description Always ok while the process serves requests
              * @enum {string}
              */
             status: "ok";
+        };
+        HealthRun: {
+            /** Format: int64 */
+            changes: number;
+            /** Format: date-time */
+            finishedAt?: string;
+            id: string;
+            /** Format: int64 */
+            modelVersion: number;
+            /** Format: int64 */
+            partners: number;
+            requestedBy?: string;
+            /** Format: date-time */
+            startedAt: string;
+            status: string;
+            trigger: string;
+        };
+        HealthSnapshot: {
+            /** Format: date-time */
+            computedAt: string;
+            /** Format: int64 */
+            modelVersion: number;
+            runId: string;
+            /** Format: double */
+            score: number;
+            tier: string;
+        };
+        HealthTier: {
+            /**
+             * Format: int64
+             * @description The lowest total score of the tier
+             */
+            minScore: number;
+            /** @description Lower-case name, e.g. healthy */
+            name: string;
         };
         IngestBatchInputBody: {
             /** @description At most 500 events and 1 MiB in all, each at most 32 KiB; more is refused with 413. */
@@ -4999,6 +5254,16 @@ export interface components {
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
+        ListBodyHealthRun: {
+            data: components["schemas"]["HealthRun"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyHealthSnapshot: {
+            data: components["schemas"]["HealthSnapshot"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
         ListBodyLedgerEntry: {
             data: components["schemas"]["LedgerEntry"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
@@ -5031,6 +5296,11 @@ export interface components {
         };
         ListBodyPartner: {
             data: components["schemas"]["Partner"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyPartnerHealth: {
+            data: components["schemas"]["PartnerHealth"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -5439,6 +5709,24 @@ export interface components {
             type: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        PartnerHealth: {
+            /** Format: date-time */
+            computedAt: string;
+            /** Format: int64 */
+            modelVersion: number;
+            partnerId: string;
+            /** @description The tier before the last change */
+            previousTier?: string;
+            runId: string;
+            /**
+             * Format: double
+             * @description 0 to 100
+             */
+            score: number;
+            tier: string;
+            /** Format: date-time */
+            tierSince: string;
         };
         PartnerInputBody: {
             level?: string;
@@ -6176,6 +6464,15 @@ export interface components {
         PublishAgreementVersionInputBody: {
             /** @description Make partners accept this version (they are asked to); the previous requirement is replaced */
             require?: components["schemas"]["RequirementInput"];
+        };
+        PutHealthModelInputBody: {
+            components: components["schemas"]["HealthComponent"][] | null;
+            /**
+             * Format: int64
+             * @description The hour (UTC) of the daily scoring
+             */
+            hour: number;
+            tiers: components["schemas"]["HealthTier"][] | null;
         };
         PutSLAPolicyInputBody: {
             /**
@@ -16284,6 +16581,406 @@ export interface operations {
             };
         };
     };
+    "get-health-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthModelBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "put-health-model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "components": [
+                 *         {
+                 *           "currency": "EUR",
+                 *           "fullAt": 5000000,
+                 *           "source": "won_revenue",
+                 *           "weight": 3,
+                 *           "windowDays": 90,
+                 *           "zeroAt": 0
+                 *         },
+                 *         {
+                 *           "fullAt": 50,
+                 *           "source": "nps",
+                 *           "weight": 2,
+                 *           "zeroAt": -50
+                 *         },
+                 *         {
+                 *           "fullAt": 0,
+                 *           "source": "sla_breaches",
+                 *           "weight": 1,
+                 *           "zeroAt": 5
+                 *         }
+                 *       ],
+                 *       "hour": 3,
+                 *       "tiers": [
+                 *         {
+                 *           "minScore": 70,
+                 *           "name": "healthy"
+                 *         },
+                 *         {
+                 *           "minScore": 40,
+                 *           "name": "at_risk"
+                 *         },
+                 *         {
+                 *           "minScore": 0,
+                 *           "name": "critical"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutHealthModelInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthModelBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-partner-health": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                /** @description Only partners in this tier */
+                tier?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyPartnerHealth"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-health-runs": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyHealthRun"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "start-health-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthRun"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-accruals": {
         parameters: {
             query?: {
@@ -19313,6 +20010,154 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Branding"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "explain-partner-health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthExplanationOutputBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-partner-health-history": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyHealthSnapshot"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized */
