@@ -53,19 +53,23 @@ func TestNoCredentialReachesTheLogs(t *testing.T) {
 	invited := decode[tokens](t, do(t, h, http.MethodPost, "/api/auth/accept-invitation", jsonBody(t, map[string]string{"token": inv.Invitation.Token, "password": invitedPassword})))
 	// A constraint violation makes the store log the failed statement.
 	do(t, h, http.MethodPost, "/api/users", jsonBody(t, map[string]any{"email": "u@logs.test", "name": "U", "roles": []string{"analyst"}}), bearer(owner.AccessToken)...)
+	// A survey link's token is a credential in the path.
+	surveyToken := "survey-link-secret-token-3"
+	do(t, h, http.MethodGet, "/api/survey-links/"+surveyToken, nil)
+	do(t, h, http.MethodPost, "/api/survey-links/"+surveyToken, jsonBody(t, map[string]any{"score": 5}))
 	refreshed := decode[tokens](t, do(t, h, http.MethodPost, "/api/auth/refresh", jsonBody(t, map[string]string{"refreshToken": owner.RefreshToken})))
 	sealedPlain := models.Secret("whsec_partner-supplied-secret")
 	sealed, _ := keys.Seal(sealedPlain, models.SealContext{TenantID: "t", Table: "webhooks", RowID: "1", Field: "secret"})
 	logger.Info("a record holding secrets", "secret", sealedPlain, "sealed", sealed, "record", struct{ Secret models.Secret }{sealedPlain})
 
 	out := logs.String()
-	if !strings.Contains(out, "statement failed") || !strings.Contains(out, `"msg":"request"`) {
+	if !strings.Contains(out, "statement failed") || !strings.Contains(out, `"msg":"request"`) || !strings.Contains(out, "/api/survey-links/[redacted]") {
 		t.Fatalf("the flows did not log as expected; the test would prove nothing:\n%s", out)
 	}
 	for name, secret := range map[string]string{
 		"sign-up password": signupPassword, "wrong password": "wrong-secret-guess-9", "invited password": invitedPassword,
 		"access token": owner.AccessToken, "refresh token": owner.RefreshToken, "rotated refresh token": refreshed.RefreshToken,
-		"invited access token": invited.AccessToken, "machine key": key.Key, "invitation token": inv.Invitation.Token,
+		"invited access token": invited.AccessToken, "machine key": key.Key, "invitation token": inv.Invitation.Token, "survey link token": surveyToken,
 		"sealed secret plaintext": sealedPlain.Reveal(), "sealed ciphertext": string(sealed),
 	} {
 		if secret == "" {

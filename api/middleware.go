@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -87,6 +88,9 @@ func (s *Server) operation(hctx huma.Context, next func(huma.Context)) {
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.SetName(id)
 		span.SetAttributes(attribute.String("partnerd.operation", id))
+		if secret := hctx.Param(secretPathParam); secret != "" {
+			span.SetAttributes(attribute.String("url.path", loggedPath(hctx.URL().Path, secret)))
+		}
 	}
 	next(hctx)
 }
@@ -108,7 +112,7 @@ func (s *Server) accessLog(c *gin.Context) {
 	s.log.LogAttrs(c.Request.Context(), level, "request",
 		slog.String("method", c.Request.Method),
 		slog.String("route", route),
-		slog.String("path", c.Request.URL.Path),
+		slog.String("path", loggedPath(c.Request.URL.Path, c.Param(secretPathParam))),
 		slog.Int("status", status),
 		slog.Int("bytes", max(c.Writer.Size(), 0)),
 		slog.Duration("duration", time.Since(start)),
@@ -116,6 +120,18 @@ func (s *Server) accessLog(c *gin.Context) {
 		slog.String("client", c.ClientIP()),
 		slog.String("user_agent", c.Request.UserAgent()),
 	)
+}
+
+// secretPathParam is the path parameter that carries a credential (a survey link's token): it
+// never reaches a log line or a trace, which show the route with the value left out.
+const secretPathParam = "token"
+
+// loggedPath is path as logs and traces show it: secret, a credential in it, replaced.
+func loggedPath(path, secret string) string {
+	if secret == "" {
+		return path
+	}
+	return strings.Replace(path, secret, "[redacted]", 1)
 }
 
 // recoverPanics answers a panic with a bare 500 problem and logs the panic with the request id.
