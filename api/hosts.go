@@ -119,10 +119,9 @@ func (r *hostRouter) resolve(ctx context.Context, host string) (PortalSite, bool
 	}
 	d, err := r.resolver.VerifiedHost(ctx, host)
 	e = hostEntry{expires: now + int64(hostMissTTL)}
-	switch {
-	case err == nil:
+	if err == nil {
 		e = hostEntry{site: PortalSite{Host: d.Host, TenantID: d.TenantID, PartnerID: d.PartnerID}, ok: true, expires: now + int64(hostHitTTL)}
-	default:
+	} else {
 		var me *models.Error
 		if !errors.As(err, &me) || me.Kind != models.KindNotFound {
 			return PortalSite{}, false, err

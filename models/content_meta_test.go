@@ -9,15 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// codeOf is the domain error code of err, or "".
-func codeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
-
 func TestParseContentMetaRefusesBrokenTextAndOversizeWithItsCodes(t *testing.T) {
 	ok := ContentMeta{Title: "Pricing deck", Description: "Prices\tand\r\ndiscounts", Language: "pt-BR",
 		FolderID: "0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10", Tags: []string{" Deck ", "deck", "pricing"}, FileName: `C:\decks\"pricing".pdf`}

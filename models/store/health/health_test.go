@@ -2,6 +2,7 @@ package health_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -101,9 +102,7 @@ func TestAHealthModelIsValidatedAndVersioned(t *testing.T) {
 }
 
 func asError(err error, me **models.Error) bool {
-	x, ok := err.(*models.Error)
-	*me = x
-	return ok
+	return errors.As(err, me)
 }
 
 func TestHealthRunsScoreEveryPartnerOnceAndEmitTierChanges(t *testing.T) {

@@ -163,7 +163,7 @@ func (s *Store) DueHealthRuns(ctx context.Context, at time.Time) ([]models.Healt
 			return nil
 		})
 		var me *models.Error
-		if err != nil && !(errors.As(err, &me) && me.Code == "HEALTH_RUN_IN_PROGRESS") {
+		if err != nil && (!errors.As(err, &me) || me.Code != "HEALTH_RUN_IN_PROGRESS") {
 			return out, fmt.Errorf("health runs of tenant %s: %w", id, err)
 		}
 	}

@@ -21,14 +21,19 @@ async function partnerUser(t, ownerToken, partner, name) {
   return { email, password, token };
 }
 
-/** Sends one survey of kind to partner and answers it with score through the link the outbox holds. */
+// answered holds the survey messages whose link was answered already.
+const answered = new Set();
+
+/** Sends one survey of kind to partner and answers it with score through the link of the new message the outbox holds. */
 async function answer(t, ownerToken, partner, email, kind, score) {
   const since = new Date(Date.now() - 1000).toISOString();
   await t.call(ownerToken, 'POST', '/api/surveys', { kind, partnerIds: [partner.id] });
   for (let i = 0; i < 60; i++) {
-    const list = await t.call(ownerToken, 'GET', `/api/mail/messages?purpose=survey&to=${encodeURIComponent(email)}&createdFrom=${encodeURIComponent(since)}&limit=5`);
-    if (list.data.length > 0) {
-      const msg = await t.call(ownerToken, 'GET', `/api/mail/messages/${list.data[0].id}`);
+    const list = await t.call(ownerToken, 'GET', `/api/mail/messages?purpose=survey&to=${encodeURIComponent(email)}&createdFrom=${encodeURIComponent(since)}&limit=20`);
+    const fresh = list.data.find((m) => !answered.has(m.id));
+    if (fresh) {
+      answered.add(fresh.id);
+      const msg = await t.call(ownerToken, 'GET', `/api/mail/messages/${fresh.id}`);
       const m = /#token=([A-Za-z0-9_-]+)/.exec(msg.text);
       if (m) {
         await t.call(null, 'POST', `/api/survey-links/${m[1]}`, { score });
@@ -153,7 +158,9 @@ export default async function (t) {
   await t.signIn(ap.page, a);
   await ap.page.goto(`${t.base}/portal/agreements`);
   const table = ap.page.getByRole('table', { name: 'Accepted agreements' });
-  await table.getByText(agreement.title).waitFor();
+  // The title shows only for agreements the partner may read (those required of it): this one
+  // was accepted on paper without a requirement, so its row is found by the on-behalf mark.
+  await table.getByText('v1 (recorded for you)').waitFor();
   await table.getByRole('button', { name: /^Certificate of version 1/ }).click();
   const certDialog = ap.page.getByRole('dialog', { name: 'Acceptance certificate' });
   await certDialog.getByRole('button', { name: 'Download certificate' }).waitFor();
