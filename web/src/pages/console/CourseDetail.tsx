@@ -141,7 +141,7 @@ function CourseEditor({ course: c }: { course: Course }) {
                     <ItemTitle id={i} />
                     <Button size="compact-xs" variant="subtle" disabled={n === 0} aria-label={`Move item ${String(n + 1)} up`}
                       onClick={() => { setItemIds((ids) => [...ids.slice(0, n - 1), i, ...ids.slice(n - 1, n), ...ids.slice(n + 1)]); }}>Up</Button>
-                    <Button size="compact-xs" variant="subtle" color="red.9" aria-label={`Remove item ${String(n + 1)}`}
+                    <Button size="compact-xs" variant="outline" color="red.9" aria-label={`Remove item ${String(n + 1)}`}
                       onClick={() => { setItemIds((ids) => ids.filter((x) => x !== i)); }}>Remove</Button>
                   </Group>
                 </li>
@@ -192,7 +192,7 @@ function QuestionEditor({ n, q, disabled, onChange, onRemove }: { n: number; q: 
             <TextInput aria-label={`Question ${String(n)} option ${String(j + 1)}`} placeholder={`Option ${String(j + 1)}`} required maxLength={1000} style={{ flex: 1 }}
               value={o.text} onChange={(e) => { setOption(j, { ...o, text: e.currentTarget.value }); }} />
             {!disabled && options.length > 2 && (
-              <ActionIcon variant="subtle" color="red.9" aria-label={`Remove option ${String(j + 1)} of question ${String(n)}`}
+              <ActionIcon variant="outline" color="red.9" aria-label={`Remove option ${String(j + 1)} of question ${String(n)}`}
                 onClick={() => { onChange({ ...q, options: options.filter((_, k) => k !== j) }); }}>×</ActionIcon>
             )}
           </Group>
@@ -200,7 +200,7 @@ function QuestionEditor({ n, q, disabled, onChange, onRemove }: { n: number; q: 
         {!disabled && (
           <Group gap="xs">
             <Button size="compact-sm" variant="default" disabled={options.length >= 10} onClick={() => { onChange({ ...q, options: [...options, { text: '', correct: false }] }); }}>Add an option</Button>
-            <Button size="compact-sm" variant="subtle" color="red.9" onClick={onRemove}>Remove question {n}</Button>
+            <Button size="compact-sm" variant="outline" color="red.9" onClick={onRemove}>Remove question {n}</Button>
           </Group>
         )}
       </Stack>
