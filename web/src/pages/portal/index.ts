@@ -18,6 +18,8 @@ export const portalPages: PageDef[] = [
   { path: '/portal/tickets/:id', title: 'Ticket', face: 'portal', permission: 'tickets:read', load: () => import('./Ticket') },
   { path: '/portal/survey-scores', title: 'Survey scores', face: 'portal', permission: 'surveys:read', group: 'Program', load: () => import('./SurveyScores') },
   { path: '/portal/resources', title: 'Resources', face: 'portal', permission: 'content:read', group: 'Program', load: () => import('./Resources') },
+  { path: '/portal/learning', title: 'Learning', face: 'portal', permission: 'certifications:read', group: 'Program', load: () => import('./Learning') },
+  { path: '/portal/learning/:id', title: 'Course', face: 'portal', permission: 'certifications:read', load: () => import('./Course') },
   { path: '/portal/agreements', title: 'Agreements', face: 'portal', permission: 'agreements:read', group: 'Account', load: () => import('./Agreements') },
   { path: '/portal/profile', title: 'Profile', face: 'portal', permission: 'profile:read', group: 'Account', load: () => import('./Profile') },
 ];
