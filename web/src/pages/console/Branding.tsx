@@ -78,6 +78,7 @@ function BrandForm({ brand, canWrite }: { brand: Brand; canWrite: boolean }) {
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           {colours.map((c) => (
             <ColorInput key={c.key} label={c.label} format="hex" placeholder="Product default" disabled={ro}
+              eyeDropperButtonProps={{ 'aria-label': `Pick the ${c.label.toLowerCase()} from the screen` }}
               swatches={['#1f6feb', '#0b7a3b', '#c2410c', '#6d28d9', '#111827', '#ffffff']} {...form.getInputProps(`theme.${c.key}`)} />
           ))}
         </SimpleGrid>
@@ -118,10 +119,14 @@ function BrandImageCard({ kind, brand, canWrite }: { kind: 'logo' | 'favicon'; b
   const [preview, setPreview] = useState<string | null>(null);
   const current = kind === 'logo' ? brand.logo : brand.favicon;
   const label = kind === 'logo' ? 'Logo' : 'Favicon';
+  // A data: address (the console's CSP allows images from itself and data: only).
   const pick = (f: File | null) => {
-    if (preview) URL.revokeObjectURL(preview);
     setFile(f);
-    setPreview(f ? URL.createObjectURL(f) : null);
+    setPreview(null);
+    if (!f) return;
+    const reader = new FileReader();
+    reader.onload = () => { setPreview(typeof reader.result === 'string' ? reader.result : null); };
+    reader.readAsDataURL(f);
   };
   const upload = useMutation({
     mutationFn: async (f: File) => uploadFile<Brand>(`/api/settings/branding/${kind}`, f, 'PUT'),
