@@ -16,6 +16,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 	"github.com/gin-gonic/gin"
+	"github.com/rs/cors"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
@@ -205,6 +206,8 @@ type Server struct {
 	dummyHash func() string
 	// hosts routes requests on custom domains; nil without host routing.
 	hosts *hostRouter
+	// cors grants verified custom domains cross-origin calls (cors.go); nil without host routing.
+	cors *cors.Cors
 	// docs is the API reference's renderer from the console build.
 	docs docsBundle
 }
@@ -250,7 +253,8 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	if deps.Hosts != nil && len(cfg.OwnHosts) > 0 {
 		s.hosts = newHostRouter(deps.Hosts, cfg.OwnHosts, cfg.TrustedProxies)
-		engine.Use(s.routeHost)
+		s.cors = s.newCORS()
+		engine.Use(s.routeHost, s.handleCORS)
 	}
 	engine.NoRoute(s.noRoute)
 	engine.NoMethod(s.noMethod)

@@ -243,7 +243,7 @@ func (s *Server) getPublicBranding(ctx context.Context, in *PublicBrandingInput)
 	}
 	sum := sha256.Sum256(raw)
 	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
-	out := &PublicBrandingOutput{Status: http.StatusOK, ETag: etag, CacheControl: "public, max-age=60, must-revalidate", Vary: "Host", Body: body}
+	out := &PublicBrandingOutput{Status: http.StatusOK, ETag: etag, CacheControl: "public, max-age=60, must-revalidate", Vary: "Host, Origin", Body: body}
 	if etagMatches(in.IfNoneMatch, etag) {
 		out.Status, out.Body = http.StatusNotModified, nil
 	}

@@ -52,5 +52,7 @@ export const consolePages: PageDef[] = [
   { path: '/audit', title: 'Audit log', face: 'console', permission: 'audit:read', group: 'Administration', load: () => import('./Audit') },
   { path: '/mail', title: 'Mail outbox', face: 'console', permission: 'mail:read', group: 'Administration', load: () => import('./Mail') },
   { path: '/mail/:id', title: 'Mail message', face: 'console', permission: 'mail:read', load: () => import('./MailMessage') },
+  { path: '/branding', title: 'Branding', face: 'console', permission: 'branding:read', group: 'Administration', load: () => import('./Branding') },
+  { path: '/domains', title: 'Domains', face: 'console', permission: 'domains:read', group: 'Administration', load: () => import('./Domains') },
   { path: '/settings', title: 'Settings', face: 'console', permission: 'tenant:read', group: 'Administration', load: () => import('./Settings') },
 ];
