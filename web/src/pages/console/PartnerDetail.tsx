@@ -22,6 +22,7 @@ import {
   type Partner, type PartnerStatus, type PartnerType,
 } from './partnerOptions';
 import { ConfirmButton, Field, NoScrollLock } from './PartnerParts';
+import { PartnerHealthCard } from './PartnerHealthCard';
 
 type User = Schemas['User'];
 
@@ -30,6 +31,7 @@ export default function PartnerDetail() {
   const { id = '' } = useParams();
   const canWrite = useCan('partners:write');
   const canReadUsers = useCan('partner_users:read');
+  const canReadHealth = useCan('health:read');
   const [editing, setEditing] = useState(false);
   const partner = useQuery({
     queryKey: ['partners', id],
@@ -56,6 +58,7 @@ export default function PartnerDetail() {
         </SimpleGrid>
       </Card>
       <LevelCard partner={p} />
+      {canReadHealth && <PartnerHealthCard partnerId={p.id} />}
       {canReadUsers && <Users partner={p} />}
       <Onboarding partner={p} />
       {editing && <EditPartner partner={p} onClose={() => { setEditing(false); }} />}

@@ -1,0 +1,51 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ApiError, unwrap, type Schemas } from '../../api/client';
+
+type Component = Schemas['HealthComponent'];
+type Source = Component['source'];
+type Tier = Schemas['HealthTier'];
+
+/** The component sources of the model, with the unit of their values. */
+export const sources: { value: Source; label: string; unit: string }[] = [
+  { value: 'won_revenue', label: 'Won revenue', unit: 'minor units of the currency' },
+  { value: 'won_deals', label: 'Won deals', unit: 'deals won in the window' },
+  { value: 'nps', label: 'NPS', unit: '−100 to 100' },
+  { value: 'csat', label: 'CSAT', unit: '0 to 100' },
+  { value: 'open_tickets', label: 'Open tickets', unit: 'tickets' },
+  { value: 'sla_breaches', label: 'SLA breaches', unit: 'breaches in the window' },
+  { value: 'onboarding_completion', label: 'Onboarding completion', unit: 'percent of tasks done' },
+  { value: 'days_since_last_sign_in', label: 'Days since last sign-in', unit: 'days' },
+];
+/** The sources counted over a window of days. */
+export const windowed: Source[] = ['won_revenue', 'won_deals', 'nps', 'csat', 'sla_breaches'];
+
+/** A component's name for people: its label, or its source's name. */
+export function componentName(c: { source: Source; label?: string }): string {
+  return c.label || (sources.find((s) => s.value === c.source)?.label ?? c.source);
+}
+
+/** A tier's colour by its rank in the model: the highest green, the lowest red, the rest orange. */
+export function tierColor(tier: string, tiers: Tier[] | null | undefined): string {
+  const list = tiers ?? [];
+  const i = list.findIndex((t) => t.name === tier);
+  if (i < 0) return 'gray';
+  if (i === 0) return 'green';
+  if (i === list.length - 1) return 'red';
+  return 'orange';
+}
+
+/** The tenant's health model, or null before one is set. */
+export function useHealthModel() {
+  return useQuery({
+    queryKey: ['health', 'model'],
+    queryFn: async () => {
+      try {
+        return unwrap(await api.GET('/api/health/model'));
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return null;
+        throw e;
+      }
+    },
+  });
+}
+
