@@ -31,8 +31,8 @@ test: test-go lint test-client test-web test-e2e
 # instrumenting the server doubles the cold build and pushed CI past its budget (ADR 6).
 SERVER_PKGS := ./cmd/... ./worker/devserver/...
 test-go:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /cmd/ -e /worker/devserver)
-	$(GO) test -count=1 $(SERVER_PKGS)
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list ./... | grep -v -e /cmd/ -e /worker/devserver)
+	$(GO) test -count=1 -timeout 30m $(SERVER_PKGS)
 
 ## web: the web console, built into web/dist/console, which the next go build embeds
 web: web/node_modules
