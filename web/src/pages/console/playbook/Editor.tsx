@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import {
   Background, Controls, MiniMap, ReactFlow, ReactFlowProvider, applyEdgeChanges, applyNodeChanges, useReactFlow,
   type Connection, type EdgeChange, type NodeChange,
@@ -279,9 +279,12 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
   for (const e of edges) if (e.selected) { selEdgeCount++; selEdgeOne = e; }
   const sel = selCount === 1 && selEdgeCount === 0 ? selOne : undefined;
   const selEdge = selCount === 0 && selEdgeCount === 1 ? selEdgeOne : undefined;
-  const selId = sel?.id;
-  const selData = sel?.data;
-  const edgeSourceKind = selEdge ? nodes.find((n) => n.id === selEdge.source)?.data.node.kind : undefined;
+  // The panel follows the selection in a deferred render, so selecting a node (the press that starts
+  // a drag) never waits for its form.
+  const selId = useDeferredValue(sel?.id);
+  const selData = useDeferredValue(sel?.data);
+  const panelEdge = useDeferredValue(selEdge);
+  const edgeSourceKind = useDeferredValue(selEdge ? nodes.find((n) => n.id === selEdge.source)?.data.node.kind : undefined);
 
   const updateNode = useCallback((id: string, fn: (n: PlaybookNode) => PlaybookNode) => {
     remember();
@@ -331,7 +334,7 @@ function EditorCanvas({ initial, kinds, eventTypes, onState, handleRef }: Props)
       <Grid.Col span={{ base: 12, lg: 3 }}>
         <Stack gap="sm">
           <ProblemsCard problems={problems} checking={checkedRev !== rev} onShow={select} />
-          <SidePanel selId={selId} selData={selData} selEdge={selEdge} edgeSourceKind={edgeSourceKind} trigger={trigger} kinds={kinds}
+          <SidePanel selId={selId} selData={selData} selEdge={panelEdge} edgeSourceKind={edgeSourceKind} trigger={trigger} kinds={kinds}
             eventTypes={eventTypes} problems={problems} variables={variables} onUpdate={updateNode} onRename={renameNode}
             onEdgeLabel={setEdgeLabel} onTrigger={editTrigger} />
           {path && (
