@@ -118,21 +118,22 @@ func agreementVersionOf(v *models.AgreementVersion) AgreementVersion {
 
 // AgreementAcceptance is the record of one acceptance.
 type AgreementAcceptance struct {
-	ID            string    `json:"id"`
-	AgreementID   string    `json:"agreementId"`
-	VersionID     string    `json:"versionId"`
-	VersionNumber int       `json:"versionNumber"`
-	SHA256        string    `json:"sha256" doc:"Hex SHA-256 of the document accepted"`
-	PartnerID     string    `json:"partnerId"`
-	UserID        string    `json:"userId" doc:"Who accepted (an operator when onBehalf)"`
-	OnBehalf      bool      `json:"onBehalf" doc:"An operator recorded an acceptance given outside the portal"`
-	ClientAddress string    `json:"clientAddress"`
-	UserAgent     string    `json:"userAgent"`
-	AcceptedAt    time.Time `json:"acceptedAt"`
+	ID             string    `json:"id"`
+	AgreementID    string    `json:"agreementId"`
+	AgreementTitle string    `json:"agreementTitle,omitempty" doc:"The agreement's title (in listings)"`
+	VersionID      string    `json:"versionId"`
+	VersionNumber  int       `json:"versionNumber"`
+	SHA256         string    `json:"sha256" doc:"Hex SHA-256 of the document accepted"`
+	PartnerID      string    `json:"partnerId"`
+	UserID         string    `json:"userId" doc:"Who accepted (an operator when onBehalf)"`
+	OnBehalf       bool      `json:"onBehalf" doc:"An operator recorded an acceptance given outside the portal"`
+	ClientAddress  string    `json:"clientAddress"`
+	UserAgent      string    `json:"userAgent"`
+	AcceptedAt     time.Time `json:"acceptedAt"`
 }
 
 func acceptanceOf(a *models.AgreementAcceptance) AgreementAcceptance {
-	return AgreementAcceptance{ID: a.ID, AgreementID: a.AgreementID, VersionID: a.VersionID, VersionNumber: a.VersionNumber, SHA256: a.SHA256,
+	return AgreementAcceptance{ID: a.ID, AgreementID: a.AgreementID, AgreementTitle: a.AgreementTitle, VersionID: a.VersionID, VersionNumber: a.VersionNumber, SHA256: a.SHA256,
 		PartnerID: a.PartnerID, UserID: a.UserID, OnBehalf: a.OnBehalf, ClientAddress: a.ClientAddress, UserAgent: a.UserAgent, AcceptedAt: a.AcceptedAt}
 }
 

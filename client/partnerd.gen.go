@@ -3302,10 +3302,13 @@ type AgreementKind string
 
 // AgreementAcceptance defines model for AgreementAcceptance.
 type AgreementAcceptance struct {
-	AcceptedAt    time.Time `json:"acceptedAt"`
-	AgreementId   string    `json:"agreementId"`
-	ClientAddress string    `json:"clientAddress"`
-	Id            string    `json:"id"`
+	AcceptedAt  time.Time `json:"acceptedAt"`
+	AgreementId string    `json:"agreementId"`
+
+	// AgreementTitle The agreement's title (in listings)
+	AgreementTitle *string `json:"agreementTitle,omitempty"`
+	ClientAddress  string  `json:"clientAddress"`
+	Id             string  `json:"id"`
 
 	// OnBehalf An operator recorded an acceptance given outside the portal
 	OnBehalf  bool   `json:"onBehalf"`

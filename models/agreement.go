@@ -130,6 +130,8 @@ type AgreementAcceptance struct {
 	ClientAddress string `gorm:"size:64"`
 	UserAgent     string `gorm:"size:500"`
 	AcceptedAt    time.Time
+	// AgreementTitle is the accepted agreement's title, filled in by listings.
+	AgreementTitle string `gorm:"-"`
 }
 
 // AgreementGrace lets a partner act without its pending agreements until Until. Grants are

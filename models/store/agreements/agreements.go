@@ -499,7 +499,29 @@ func (sc *Scoped) acceptances(db *gorm.DB, f models.AcceptanceFilter) *gorm.DB {
 
 // ListAcceptances lists acceptances, oldest first; partners see their own.
 func (sc *Scoped) ListAcceptances(ctx context.Context, f models.AcceptanceFilter, pg models.Page) ([]models.AgreementAcceptance, string, error) {
-	return store.Page(sc.acceptances(sc.s.core.DB(ctx), f), pg, func(a models.AgreementAcceptance) string { return a.ID })
+	db := sc.s.core.DB(ctx)
+	page, next, err := store.Page(sc.acceptances(db, f), pg, func(a models.AgreementAcceptance) string { return a.ID })
+	if err != nil || len(page) == 0 {
+		return page, next, err
+	}
+	ids := make([]string, 0, len(page))
+	for _, a := range page {
+		if !slices.Contains(ids, a.AgreementID) {
+			ids = append(ids, a.AgreementID)
+		}
+	}
+	var titles []struct{ ID, Title string }
+	if err := sc.Scope.Rows(db.Model(&models.Agreement{})).Select("id", "title").Where("id IN ?", ids).Find(&titles).Error; err != nil {
+		return nil, "", err
+	}
+	for i := range page {
+		for _, t := range titles {
+			if t.ID == page[i].AgreementID {
+				page[i].AgreementTitle = t.Title
+			}
+		}
+	}
+	return page, next, nil
 }
 
 // ExportBatch is how many acceptances EachAcceptance reads at a time.

@@ -74,6 +74,10 @@ func TestARequiredVersionGatesPartnersUntilTheyAcceptIt(t *testing.T) {
 		if err != nil || len(mine) != 0 {
 			t.Fatalf("B's acceptances %+v, %v", mine, err)
 		}
+		ours, _, err := e.A.ListAcceptances(ctx, models.AcceptanceFilter{}, models.Page{})
+		if err != nil || len(ours) != 1 || ours[0].ID != acc.ID || ours[0].AgreementTitle != "Partner agreement" {
+			t.Fatalf("A's acceptances name the agreement: %+v, %v", ours, err)
+		}
 		if _, err := e.B.AcceptanceCertificate(ctx, acc.ID); code(err) != "ACCEPTANCE_NOT_FOUND" {
 			t.Fatalf("B reading A's certificate: %v", err)
 		}

@@ -129,6 +129,9 @@ export default async function (t) {
     t.check(true, 'after accepting, the portal opens its deals page');
     const registered = await registerDeal(t, a.token);
     t.check(registered.status === 201, `the partner registers a deal once it accepted (${registered.status})`);
+    await portal.goto(`${t.base}/portal/agreements`);
+    await portal.getByRole('cell', { name: agreementTitle, exact: true }).first().waitFor();
+    t.check(true, 'the portal lists the acceptance under the agreement\'s title');
     await pp.context.close();
 
     // The operator sees the acceptance, exports it and downloads its certificate.

@@ -3880,6 +3880,8 @@ export interface components {
             /** Format: date-time */
             acceptedAt: string;
             agreementId: string;
+            /** @description The agreement's title (in listings) */
+            agreementTitle?: string;
             clientAddress: string;
             id: string;
             /** @description An operator recorded an acceptance given outside the portal */

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Checkbox, Group, Loader, Modal, Stack, Text, Title } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
@@ -35,15 +35,6 @@ export default function PortalAgreements() {
   );
 }
 
-/** An agreement's title, or a plain word when it is no longer shown to the partner. */
-function AgreementTitle({ id }: { id: string }) {
-  const a = useQuery({
-    queryKey: ['agreements', 'one', id], staleTime: 60_000, retry: false,
-    queryFn: async () => unwrap(await api.GET('/api/agreements/{id}', { params: { path: { id } } })),
-  });
-  return <>{a.data?.title ?? 'Agreement'}</>;
-}
-
 /** The acceptances of the partner's organisation, newest last, each with its certificate. */
 function Accepted() {
   const [cert, setCert] = useState<Acceptance | null>(null);
@@ -59,7 +50,7 @@ function Accepted() {
           rowKey={(x) => x.id}
           empty="Your organisation has not accepted an agreement yet."
           columns={[
-            { header: 'Agreement', render: (x) => <AgreementTitle id={x.agreementId} /> },
+            { header: 'Agreement', render: (x) => <>{x.agreementTitle ?? 'Agreement'}</> },
             { header: 'Version', render: (x) => <>v{x.versionNumber}{x.onBehalf ? ' (recorded for you)' : ''}</> },
             { header: 'Accepted', render: (x) => <DateTime value={x.acceptedAt} /> },
             { header: 'Certificate', render: (x) => <Button size="compact-sm" variant="light" aria-label={`Certificate of version ${String(x.versionNumber)} accepted ${new Date(x.acceptedAt).toLocaleString()}`} onClick={() => { setCert(x); }}>Certificate</Button> },
