@@ -134,7 +134,8 @@ export default async function (t) {
 
   // The console lists the attempts and the certificate.
   await page.reload();
-  await page.getByRole('table', { name: 'Certificates' }).getByRole('row').filter({ hasText: partner.name }).waitFor();
+  await page.getByRole('table', { name: 'Certificates' }).getByRole('row').filter({ hasText: partner.name }).filter({ hasText: 'Lee Learner' }).waitFor();
+  t.check(true, 'the certificate names the partner user who earned it');
   const attempts = page.getByRole('table', { name: 'Quiz attempts' }).getByRole('row').filter({ hasText: partner.name });
   await attempts.nth(1).waitFor();
   t.check((await attempts.count()) === 2, 'the console lists both attempts and the certificate');

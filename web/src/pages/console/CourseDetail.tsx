@@ -12,6 +12,7 @@ import { visibilityText, type Visibility } from '../../ui/contentData';
 import { ConfirmButton } from '../../ui/DataConfirm';
 import { notify } from '../../ui/DataNotify';
 import { PartnerName, PartnerSelect } from '../../ui/DataPartnerSelect';
+import { PersonName } from './money/shared';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
@@ -225,7 +226,7 @@ function Results({ courseId }: { courseId: string }) {
           empty="No certificate issued yet."
           columns={[
             { header: 'Partner', render: (x) => <PartnerName id={x.partnerId} /> },
-            { header: 'User', render: (x) => <Text size="xs">{x.userId}</Text> },
+            { header: 'User', render: (x) => <PersonName id={x.userId} /> },
             { header: 'Score', render: (x) => `${String(x.score)}%` },
             { header: 'Status', render: (x) => <StatusBadge status={x.status} /> },
             { header: 'Issued', render: (x) => <DateTime value={x.issuedAt} /> },
@@ -240,7 +241,7 @@ function Results({ courseId }: { courseId: string }) {
           empty="Nobody has taken the quiz yet."
           columns={[
             { header: 'Partner', render: (x) => (x.partnerId ? <PartnerName id={x.partnerId} /> : 'Operator preview') },
-            { header: 'User', render: (x) => <Text size="xs">{x.userId}</Text> },
+            { header: 'User', render: (x) => <PersonName id={x.userId} /> },
             { header: 'Attempt', render: (x) => `#${String(x.number)}` },
             { header: 'Result', render: (x) => attemptText(x) },
             { header: 'Taken', render: (x) => <DateTime value={x.createdAt} /> },
