@@ -14,7 +14,7 @@ GOLANGCI_LINT := $(TOOLS)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 WORKFLOWCHECK := $(TOOLS)/workflowcheck-$(WORKFLOWCHECK_VERSION)
 OAPI_CODEGEN  := $(TOOLS)/oapi-codegen-$(OAPI_CODEGEN_VERSION)
 
-.PHONY: run build web test test-go test-web test-e2e test-client lint tools openapi client bench clean
+.PHONY: run build web test test-go test-web test-e2e test-client lint tools openapi client bench clean faults
 
 ## run: build the web console and the binary, and serve with the embedded database and Temporal server
 run: web build
@@ -37,6 +37,10 @@ test-go:
 ## web: the web console, built into web/dist/console, which the next go build embeds
 web: web/node_modules
 	cd web && npx vite build
+
+## faults: the fault suite alone (also part of test-go): processes killed with SIGKILL mid-work, a webhook receiver down for an hour, Postgres restarted under load, a blob store that refuses writes
+faults:
+	$(GO) test -count=1 -timeout 30m -run '^TestFault' $$($(GO) list ./... | grep -v /web/)
 
 ## test-web: the OpenAPI document lint-clean (Redocly's recommended rules), the web console's generated API types current, type check, lint, build, bundle budget
 test-web: web/node_modules

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The fault suite (`make faults`): tests named TestFault… kill or break what partnerd depends on
+// and check that nothing is lost, doubled or half-written.
+
+// killableServe is `partnerd serve` on the embedded database and Temporal server as a child
+// process that can be killed with SIGKILL and started again on the same data directory.
+type killableServe struct {
+	t    *testing.T
+	env  map[string]string
+	base string
+	proc *process
+	n    int
+}
+
+func newKillableServe(t *testing.T, password string, extra map[string]string) *killableServe {
+	t.Helper()
+	addr := "127.0.0.1:" + freeTCPPort(t)
+	env := map[string]string{
+		"PARTNERD_DATA_DIR":           t.TempDir(),
+		"PARTNERD_HTTP_ADDR":          addr,
+		"PARTNERD_TEMPORAL_PORT":      freeTCPPort(t),
+		"PARTNERD_ADMIN_ADDR":         "off",
+		"PARTNERD_LOG_LEVEL":          "warn",
+		"PARTNERD_BOOTSTRAP_EMAIL":    "founder@example.test",
+		"PARTNERD_BOOTSTRAP_PASSWORD": password,
+		// The embedded database, whatever the test run's Postgres settings.
+		"DATABASE_URL":     "",
+		"TEMPORAL_ADDRESS": "",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	s := &killableServe{t: t, env: env, base: "http://" + addr}
+	s.start()
+	return s
+}
+
+func (s *killableServe) start() {
+	s.t.Helper()
+	s.n++
+	s.proc = startProcess(s.t, fmt.Sprintf("serve-%d", s.n), "serve", s.env)
+	waitReady(s.t, s.proc, s.base)
+}
+
+// crash kills the process with SIGKILL and starts it again on the same data directory.
+func (s *killableServe) crash() {
+	s.t.Helper()
+	s.proc.kill(s.t)
+	s.start()
+}
+
+// post sends one JSON request and reports a transport error instead of failing the test.
+func post(url, bearer string, body any) (int, []byte, error) {
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	return res.StatusCode, raw, err
+}
+
+// TestFaultServeKilledMidPlaybookWaitFinishesTheRunOnce: a run waits on a timer when serve is
+// killed with SIGKILL; after a restart on the same data directory it completes, once.
+func TestFaultServeKilledMidPlaybookWaitFinishesTheRunOnce(t *testing.T) {
+	const password = "bootstrap-Password-0451"
+	s := newKillableServe(t, password, nil)
+	owner := login(t, s.base, "founder@example.test", password)
+	bob := login(t, s.base, "bob@contoso.demo", password)
+	graph := map[string]any{
+		"trigger": map[string]any{"eventType": "deal.won", "condition": `event.payload.customerCompany == "Crash Test Inc"`},
+		"nodes": []map[string]any{
+			{"id": "start", "kind": "trigger"},
+			{"id": "settle", "kind": "wait", "wait": map[string]any{"duration": "8s"}},
+			{"id": "review", "kind": "create_task", "createTask": map[string]any{"title": "After the crash: {{.event.payload.customerCompany}}", "assignee": "partner", "dueInDays": 5}},
+		},
+		"edges": []map[string]any{{"from": "start", "to": "settle"}, {"from": "settle", "to": "review"}},
+	}
+	var pb struct {
+		ID string `json:"id"`
+	}
+	if code := call(t, http.MethodPost, s.base+"/api/playbooks", owner, map[string]any{"name": "Crash test", "graph": graph}, &pb); code != http.StatusCreated {
+		t.Fatalf("create playbook = %d", code)
+	}
+	call(t, http.MethodPost, s.base+"/api/playbooks/"+pb.ID+"/publish", owner, nil, nil)
+	if code := call(t, http.MethodPost, s.base+"/api/playbooks/"+pb.ID+"/enable", owner, nil, nil); code != http.StatusOK {
+		t.Fatalf("enable = %d", code)
+	}
+	dealID, won := approvedDeal(t, s.base, owner, bob, "Crash Test Inc", "crash-test.test", 5_000_00)
+	if code := call(t, http.MethodPost, s.base+"/api/deals/"+dealID+"/move", bob, map[string]any{"stageId": won}, nil); code != http.StatusOK {
+		t.Fatalf("win deal = %d", code)
+	}
+	type run struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	var steps struct {
+		Steps []struct {
+			NodeID string `json:"nodeId"`
+			Status string `json:"status"`
+		} `json:"steps"`
+	}
+	eventually(t, "the run waiting on its timer", time.Minute, func() bool {
+		runs := listAll[run](t, s.base+"/api/playbook-runs?playbookId="+pb.ID, owner)
+		if len(runs) != 1 || runs[0].Status != "running" {
+			return false
+		}
+		call(t, http.MethodGet, s.base+"/api/playbook-runs/"+runs[0].ID, owner, nil, &steps)
+		for _, st := range steps.Steps {
+			if st.NodeID == "settle" && st.Status == "running" {
+				return true
+			}
+		}
+		return false
+	})
+	s.crash()
+	owner = login(t, s.base, "founder@example.test", password)
+	bob = login(t, s.base, "bob@contoso.demo", password)
+	eventually(t, "the run completed after the restart", 2*time.Minute, func() bool {
+		runs := listAll[run](t, s.base+"/api/playbook-runs?playbookId="+pb.ID, owner)
+		return len(runs) == 1 && runs[0].Status == "completed"
+	})
+	type task struct {
+		Title string `json:"title"`
+	}
+	n := 0
+	for _, tk := range listAll[task](t, s.base+"/api/tasks", bob) {
+		if tk.Title == "After the crash: Crash Test Inc" {
+			n++
+		}
+	}
+	if runs := listAll[run](t, s.base+"/api/playbook-runs?playbookId="+pb.ID, owner); len(runs) != 1 || n != 1 {
+		t.Fatalf("%d runs and %d tasks after the crash, want one of each", len(runs), n)
+	}
+}
+
+// TestFaultServeKilledMidPayoutPaysOnce: serve is killed with SIGKILL while the payout provider
+// holds the first call; after a restart the payout completes once, every call carrying the
+// payout id as its idempotency key, booked once and announced once.
+func TestFaultServeKilledMidPayoutPaysOnce(t *testing.T) {
+	const password = "bootstrap-Password-0451"
+	var mu sync.Mutex
+	var keys []string
+	firstArrived := make(chan struct{})
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		n := len(keys)
+		mu.Unlock()
+		if n == 1 {
+			close(firstArrived)
+			<-r.Context().Done() // the process that asked dies before the answer
+			return
+		}
+		_, _ = io.WriteString(w, `{"reference":"PSP-CRASH"}`)
+	}))
+	defer provider.Close()
+	s := newKillableServe(t, password, map[string]string{"PARTNERD_WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"})
+	owner := login(t, s.base, "founder@example.test", password)
+	bob := login(t, s.base, "bob@contoso.demo", password)
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	if code := call(t, http.MethodPut, s.base+"/api/payout-settings", owner, map[string]any{"provider": "http", "httpUrl": provider.URL + "/payouts",
+		"httpSecret": "whsec_" + base64.StdEncoding.EncodeToString(secret), "minimums": map[string]int64{}, "confirmDays": 14}, nil); code != http.StatusOK {
+		t.Fatalf("payout settings = %d", code)
+	}
+	var me struct {
+		PartnerID string `json:"partnerId"`
+	}
+	call(t, http.MethodGet, s.base+"/api/me", bob, nil, &me)
+	partnerID := me.PartnerID
+	if code := callKeyed(t, http.MethodPost, s.base+"/api/ledger/adjustments", owner, "crash-bonus",
+		map[string]any{"partnerId": partnerID, "amount": 75_00, "currency": "EUR", "reason": "crash test"}, nil); code != http.StatusCreated {
+		t.Fatalf("adjustment = %d", code)
+	}
+	var method struct {
+		ID string `json:"id"`
+	}
+	if code := call(t, http.MethodPost, s.base+"/api/payout-methods", bob, map[string]any{"kind": "bank", "label": "Main",
+		"details": map[string]string{"iban": "DE89370400440532013000", "accountHolder": "Contoso Agency"}}, &method); code != http.StatusCreated {
+		t.Fatalf("payout method = %d", code)
+	}
+	var w e2eWithdrawal
+	if code := callKeyed(t, http.MethodPost, s.base+"/api/withdrawals", bob, "crash-w", map[string]any{"amount": 75_00, "currency": "EUR", "payoutMethodId": method.ID}, &w); code != http.StatusCreated {
+		t.Fatalf("withdrawal = %d", code)
+	}
+	if code := call(t, http.MethodPost, s.base+"/api/withdrawals/"+w.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
+		t.Fatalf("approve = %d", code)
+	}
+	select {
+	case <-firstArrived:
+	case <-time.After(time.Minute):
+		t.Fatal("the provider was never called")
+	}
+	s.crash()
+	owner = login(t, s.base, "founder@example.test", password)
+	eventually(t, "the payout after the crash", 3*time.Minute, func() bool {
+		call(t, http.MethodGet, s.base+"/api/withdrawals/"+w.ID, owner, nil, &w)
+		return w.Status == "paid"
+	})
+	mu.Lock()
+	calls := append([]string(nil), keys...)
+	mu.Unlock()
+	if len(calls) < 2 || w.Payout == nil || w.Reference != "PSP-CRASH" {
+		t.Fatalf("provider calls %v, withdrawal %+v", calls, w)
+	}
+	for _, k := range calls {
+		if k != w.Payout.ID {
+			t.Fatalf("provider calls carried keys %v, want %s on every one", calls, w.Payout.ID)
+		}
+	}
+	type entry struct {
+		Amount int64 `json:"amount"`
+	}
+	if entries := listAll[entry](t, s.base+"/api/ledger/entries?kind=payout&sourceId="+w.Payout.ID, owner); len(entries) != 2 {
+		t.Fatalf("payout entries %+v: the payout was booked other than once", entries)
+	}
+	type event struct {
+		Payload map[string]any `json:"payload"`
+	}
+	n := 0
+	for _, e := range listAll[event](t, s.base+"/api/events?type=payout.paid", owner) {
+		if e.Payload["withdrawalId"] == w.ID {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d payout.paid events for the withdrawal", n)
+	}
+}
+
+// TestFaultServeKilledMidIngestBurstStoresEveryAcknowledgedEventOnce: clients ingest a burst
+// when serve is killed with SIGKILL. After the restart every event answered 200 is stored, and
+// sending the whole burst again (as clients retry) leaves each event stored exactly once.
+func TestFaultServeKilledMidIngestBurstStoresEveryAcknowledgedEventOnce(t *testing.T) {
+	const password = "bootstrap-Password-0451"
+	s := newKillableServe(t, password, map[string]string{"PARTNERD_RATE_LIMIT_MACHINE_KEY": "off", "PARTNERD_RATE_LIMIT_TENANT": "off"})
+	owner := login(t, s.base, "founder@example.test", password)
+	var mk struct {
+		Key string `json:"key"`
+	}
+	if code := call(t, http.MethodPost, s.base+"/api/apikeys", owner, map[string]any{"name": "burst", "scopes": []string{"events:write"}}, &mk); code != http.StatusCreated {
+		t.Fatalf("create key = %d", code)
+	}
+	const clients, perClient = 8, 400
+	event := func(c, i int) map[string]any {
+		return map[string]any{"customerEmail": fmt.Sprintf("burst-%d@example.test", c), "type": "burst.tick",
+			"eventId": fmt.Sprintf("burst-%d-%d", c, i), "payload": map[string]any{"client": c, "i": i}}
+	}
+	var acked sync.Map // eventId → true for every 200
+	var sent, failed atomic.Int64
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := range perClient {
+				code, _, err := post(s.base+"/api/events/ingest", mk.Key, event(c, i))
+				sent.Add(1)
+				if err == nil && code == http.StatusOK {
+					acked.Store(fmt.Sprintf("burst-%d-%d", c, i), true)
+				} else {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	eventually(t, "a part of the burst acknowledged", time.Minute, func() bool { return sent.Load() >= clients*perClient/4 })
+	s.proc.kill(t)
+	wg.Wait()
+	nAcked := 0
+	acked.Range(func(any, any) bool { nAcked++; return true })
+	if nAcked == 0 || failed.Load() == 0 {
+		t.Fatalf("the kill did not land mid-burst: %d acknowledged, %d failed", nAcked, failed.Load())
+	}
+	t.Logf("killed mid-burst: %d of %d acknowledged, %d failed", nAcked, clients*perClient, failed.Load())
+	s.start()
+	owner = login(t, s.base, "founder@example.test", password)
+	type stored struct {
+		EventID string `json:"eventId"`
+	}
+	before := map[string]int{}
+	for _, e := range listAll[stored](t, s.base+"/api/events?type=burst.tick", owner) {
+		before[e.EventID]++
+	}
+	acked.Range(func(k, _ any) bool {
+		if before[k.(string)] != 1 {
+			t.Errorf("acknowledged event %s stored %d times after the restart", k, before[k.(string)])
+		}
+		return true
+	})
+	// The clients send everything again; acknowledged events are duplicates, the rest stored.
+	for c := range clients {
+		for i := range perClient {
+			code, raw, err := post(s.base+"/api/events/ingest", mk.Key, event(c, i))
+			if err != nil || code != http.StatusOK {
+				t.Fatalf("resend = %d %s %v", code, raw, err)
+			}
+			var ack struct {
+				Status string `json:"status"`
+			}
+			_ = json.Unmarshal(raw, &ack)
+			if _, ok := acked.Load(fmt.Sprintf("burst-%d-%d", c, i)); ok && ack.Status != "duplicate" {
+				t.Fatalf("an acknowledged event sent again answered %q", ack.Status)
+			}
+		}
+	}
+	after := map[string]int{}
+	for _, e := range listAll[stored](t, s.base+"/api/events?type=burst.tick", owner) {
+		after[e.EventID]++
+	}
+	if len(after) != clients*perClient {
+		t.Fatalf("%d distinct events stored, want %d", len(after), clients*perClient)
+	}
+	for id, n := range after {
+		if n != 1 {
+			t.Fatalf("event %s stored %d times", id, n)
+		}
+	}
+}
