@@ -184,6 +184,10 @@ func (s *Server) problem(ctx context.Context, err error) *Problem {
 	if d, ok := models.AsError(err); ok && d.Kind != models.KindInternal {
 		return problemFromDomain(ctx, d)
 	}
+	if databaseUnavailable(err) {
+		s.log.WarnContext(ctx, "database unavailable", "request_id", RequestID(ctx), "error", err.Error())
+		return unavailableProblem(ctx)
+	}
 	s.log.ErrorContext(ctx, "request failed", "request_id", RequestID(ctx), "error", err.Error())
 	return newProblem(ctx, http.StatusInternalServerError, "internal error")
 }

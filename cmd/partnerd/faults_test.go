@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -333,6 +334,173 @@ func TestFaultServeKilledMidIngestBurstStoresEveryAcknowledgedEventOnce(t *testi
 	}
 	if len(after) != clients*perClient {
 		t.Fatalf("%d distinct events stored, want %d", len(after), clients*perClient)
+	}
+	for id, n := range after {
+		if n != 1 {
+			t.Fatalf("event %s stored %d times", id, n)
+		}
+	}
+}
+
+// TestFaultPostgresRestartedUnderLoad: Postgres stops (immediate mode, as in a crash) while
+// clients ingest events and read deals, and starts again. Meanwhile requests fail fast with 503
+// DATABASE_UNAVAILABLE as a problem; afterwards the same partnerd process serves again, every
+// acknowledged event is stored once, and clients sending everything again leave every event
+// stored exactly once.
+func TestFaultPostgresRestartedUnderLoad(t *testing.T) {
+	const password = "bootstrap-Password-0451"
+	pg := newPGCluster(t)
+	pg.createDatabase("partnerd")
+	s := newKillableServe(t, password, map[string]string{"DATABASE_URL": pg.URL("partnerd"),
+		"PARTNERD_RATE_LIMIT_MACHINE_KEY": "off", "PARTNERD_RATE_LIMIT_TENANT": "off"})
+	owner := login(t, s.base, "founder@example.test", password)
+	var mk struct {
+		Key string `json:"key"`
+	}
+	if code := call(t, http.MethodPost, s.base+"/api/apikeys", owner, map[string]any{"name": "load", "scopes": []string{"events:write"}}, &mk); code != http.StatusCreated {
+		t.Fatalf("create key = %d", code)
+	}
+	type answer struct {
+		code    int
+		problem struct {
+			Code string `json:"code"`
+		}
+		contentType string
+		took        time.Duration
+		down        bool
+	}
+	var down atomic.Bool
+	var mu sync.Mutex
+	var answers []answer
+	var acked sync.Map
+	var next atomic.Int64
+	stop := make(chan struct{})
+	event := func(i int64) map[string]any {
+		return map[string]any{"customerEmail": "steady@example.test", "type": "steady.tick", "eventId": fmt.Sprintf("steady-%d", i), "payload": map[string]any{"i": i}}
+	}
+	send := func(method, url string, body any) answer {
+		var rd io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequest(method, url, rd)
+		req.Header.Set("Content-Type", "application/json")
+		if method == http.MethodPost {
+			req.Header.Set("Authorization", "Bearer "+mk.Key)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+owner)
+		}
+		a := answer{down: down.Load()}
+		start := time.Now()
+		res, err := http.DefaultClient.Do(req)
+		a.took = time.Since(start)
+		if err != nil {
+			a.code = -1
+			return a
+		}
+		defer res.Body.Close()
+		raw, _ := io.ReadAll(res.Body)
+		a.code, a.contentType = res.StatusCode, res.Header.Get("Content-Type")
+		_ = json.Unmarshal(raw, &a.problem)
+		return a
+	}
+	var wg sync.WaitGroup
+	for c := range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var a answer
+				if c == 3 {
+					a = send(http.MethodGet, s.base+"/api/deals?limit=20", nil)
+				} else {
+					i := next.Add(1)
+					if a = send(http.MethodPost, s.base+"/api/events/ingest", event(i)); a.code == http.StatusOK {
+						acked.Store(i, true)
+					}
+				}
+				mu.Lock()
+				answers = append(answers, a)
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+	time.Sleep(2 * time.Second)
+	down.Store(true)
+	pg.stop()
+	time.Sleep(3 * time.Second)
+	pg.start()
+	down.Store(false)
+	restarted := time.Now()
+	// The same process serves again once Postgres is back.
+	eventually(t, "requests succeeding after the restart", 30*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		ok := 0
+		for _, a := range answers[max(0, len(answers)-20):] {
+			if a.code == http.StatusOK {
+				ok++
+			}
+		}
+		return ok == 20
+	})
+	t.Logf("serving again %v after Postgres started", time.Since(restarted).Round(100*time.Millisecond))
+	close(stop)
+	wg.Wait()
+
+	unavailable, failedFast := 0, 0
+	for _, a := range answers {
+		switch {
+		case a.code == http.StatusOK:
+		case a.code == http.StatusServiceUnavailable:
+			unavailable++
+			if a.problem.Code != "DATABASE_UNAVAILABLE" || !strings.HasPrefix(a.contentType, "application/problem+json") {
+				t.Fatalf("a 503 with code %q and content type %q", a.problem.Code, a.contentType)
+			}
+			if a.took < 3*time.Second {
+				failedFast++
+			}
+		default:
+			t.Fatalf("an answer of %d (%s, after %v) while Postgres restarted; want 200 or 503", a.code, a.problem.Code, a.took)
+		}
+	}
+	if unavailable == 0 || failedFast != unavailable {
+		t.Fatalf("%d answers 503 while Postgres was down, %d of them within 3 s", unavailable, failedFast)
+	}
+	t.Logf("%d requests, %d answered 503 DATABASE_UNAVAILABLE (all within 3 s)", len(answers), unavailable)
+
+	// Nothing half-written: what was acknowledged is stored once; a full resend leaves one of each.
+	type stored struct {
+		EventID string `json:"eventId"`
+	}
+	count := func() map[string]int {
+		seen := map[string]int{}
+		for _, e := range listAll[stored](t, s.base+"/api/events?type=steady.tick", owner) {
+			seen[e.EventID]++
+		}
+		return seen
+	}
+	before := count()
+	acked.Range(func(k, _ any) bool {
+		if id := fmt.Sprintf("steady-%d", k.(int64)); before[id] != 1 {
+			t.Errorf("acknowledged event %s stored %d times", id, before[id])
+		}
+		return true
+	})
+	last := next.Load()
+	for i := int64(1); i <= last; i++ {
+		if code, raw, err := post(s.base+"/api/events/ingest", mk.Key, event(i)); err != nil || code != http.StatusOK {
+			t.Fatalf("resend = %d %s %v", code, raw, err)
+		}
+	}
+	after := count()
+	if int64(len(after)) != last {
+		t.Fatalf("%d distinct events stored, want %d", len(after), last)
 	}
 	for id, n := range after {
 		if n != 1 {
