@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -371,8 +372,30 @@ func (s *Server) storeUpload(ctx context.Context, prefix string, lim blobstore.L
 		return obj, codedProblem(ctx, http.StatusUnsupportedMediaType, "UNSUPPORTED_FILE_TYPE", "files of this type are not accepted")
 	case errors.Is(err, blobstore.ErrEmpty):
 		return obj, models.Invalid("FILE_EMPTY", "the file is empty")
+	case err != nil:
+		if p := s.blobWriteProblem(ctx, err); p != nil {
+			return obj, p
+		}
 	}
 	return obj, err
+}
+
+// blobWriteProblem is the answer to a blob store that refuses to write for lack of space
+// (507 FILE_STORAGE_FULL) or because it is read-only (503 FILE_STORAGE_READ_ONLY); nil for any
+// other failure. Either is logged: an operator has to act.
+func (s *Server) blobWriteProblem(ctx context.Context, err error) *Problem {
+	var p *Problem
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		p = codedProblem(ctx, http.StatusInsufficientStorage, "FILE_STORAGE_FULL", "file storage is full; the file was not stored")
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		p = codedProblem(ctx, http.StatusServiceUnavailable, "FILE_STORAGE_READ_ONLY", "file storage does not accept files now; the file was not stored")
+		p.headers = http.Header{"Retry-After": []string{"60"}}
+	default:
+		return nil
+	}
+	s.log.ErrorContext(ctx, "file storage refused a write", "request_id", RequestID(ctx), "code", p.Code, "error", err.Error())
+	return p
 }
 
 func (s *Server) uploadContentFile(ctx context.Context, in *UploadContentFileInput) (*ContentVersionOutput, error) {

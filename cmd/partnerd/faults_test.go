@@ -7,8 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -506,5 +510,135 @@ func TestFaultPostgresRestartedUnderLoad(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("event %s stored %d times", id, n)
 		}
+	}
+}
+
+// TestFaultBlobStoreFullOrReadOnly: the blob directory (a small tmpfs of the test) fills up and
+// then turns read-only. Uploads are refused with 507 FILE_STORAGE_FULL and 503
+// FILE_STORAGE_READ_ONLY, leaving no version row and no partial file behind; files stored before
+// still download, and uploads work again once there is room.
+func TestFaultBlobStoreFullOrReadOnly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the blob store fault test mounts a tmpfs and needs root")
+		}
+		t.Skip("the blob store fault test mounts a tmpfs and needs root")
+	}
+	dir := filepath.Join(t.TempDir(), "blobs")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mount := func(opts string) {
+		t.Helper()
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput(); err != nil {
+			t.Fatalf("mount %s: %v %s", opts, err, out)
+		}
+	}
+	remount := func(opts string) {
+		t.Helper()
+		if out, err := exec.Command("mount", "-o", "remount,"+opts, dir).CombinedOutput(); err != nil {
+			t.Fatalf("remount %s: %v %s", opts, err, out)
+		}
+	}
+	mount("size=1m,mode=0700")
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
+
+	const password = "bootstrap-Password-0451"
+	s := newKillableServe(t, password, map[string]string{"PARTNERD_BLOB_URL": "file://" + dir + "?no_tmp_dir=true"})
+	owner := login(t, s.base, "founder@example.test", password)
+	var item struct {
+		ID string `json:"id"`
+	}
+	if code := call(t, http.MethodPost, s.base+"/api/content/items", owner, map[string]any{"kind": "file", "title": "Price list"}, &item); code != http.StatusCreated {
+		t.Fatalf("create item = %d", code)
+	}
+	pdf := func(size int) []byte {
+		b := []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+		return append(b, bytes.Repeat([]byte("%"), size)...)
+	}
+	upload := func(body []byte) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.base+"/api/content/items/"+item.ID+"/versions?fileName=prices.pdf", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+owner)
+		req.Header.Set("Content-Type", "application/pdf")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var p struct {
+			Code string `json:"code"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&p)
+		return res.StatusCode, p.Code
+	}
+	files := func() int {
+		n := 0
+		_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() != "filler" {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	versions := func() int {
+		type version struct {
+			ID string `json:"id"`
+		}
+		return len(listAll[version](t, s.base+"/api/content/items/"+item.ID+"/versions", owner))
+	}
+	if code, _ := upload(pdf(10_000)); code != http.StatusCreated {
+		t.Fatalf("first upload = %d", code)
+	}
+	stored := files()
+
+	// Full: a filler takes what is left of the tmpfs.
+	filler, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := filler.Write(make([]byte, 64<<10)); err != nil {
+			break
+		}
+	}
+	_ = filler.Close()
+	if code, problem := upload(pdf(200_000)); code != http.StatusInsufficientStorage || problem != "FILE_STORAGE_FULL" {
+		t.Fatalf("upload to a full store = %d %s, want 507 FILE_STORAGE_FULL", code, problem)
+	}
+	if v, f := versions(), files(); v != 1 || f != stored {
+		t.Fatalf("after the refused upload: %d versions and %d files, want 1 and %d", v, f, stored)
+	}
+
+	// Read-only: room again, but no writes.
+	if err := os.Remove(filepath.Join(dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	remount("ro")
+	if code, problem := upload(pdf(10_000)); code != http.StatusServiceUnavailable || problem != "FILE_STORAGE_READ_ONLY" {
+		t.Fatalf("upload to a read-only store = %d %s, want 503 FILE_STORAGE_READ_ONLY", code, problem)
+	}
+	if v, f := versions(), files(); v != 1 || f != stored {
+		t.Fatalf("after the refused upload: %d versions and %d files, want 1 and %d", v, f, stored)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.base+"/api/content/items/"+item.ID+"/download", nil)
+	req.Header.Set("Authorization", "Bearer "+owner)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusOK || !bytes.Equal(got, pdf(10_000)) {
+		t.Fatalf("the stored file from a read-only store = %d, %d bytes", res.StatusCode, len(got))
+	}
+
+	// Writable again: uploads work without a restart.
+	remount("rw")
+	if code, _ := upload(pdf(10_000)); code != http.StatusCreated {
+		t.Fatalf("upload after the store recovered = %d", code)
+	}
+	if v := versions(); v != 2 {
+		t.Fatalf("%d versions after recovery, want 2", v)
 	}
 }
