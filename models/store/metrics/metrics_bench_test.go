@@ -3,6 +3,8 @@ package metrics_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 )
 
 // Shape of the metric benchmark's data: one tenant with benchMetricEvents invoice.paid events
+// (PARTNERD_BENCH_METRIC_EVENTS overrides the count, e.g. 5000000)
 // spread over a year of occurrence times (received in a different order), benchCustomers
 // customers spread over benchPartners partners (every 21st customer unattributed), plus noise:
 // events of another type in the same tenant and events of the same type in another tenant.
@@ -91,7 +94,11 @@ func BenchmarkMetricCompute(b *testing.B) {
 	_, otherID := seedBenchTenant(b, st, raw, "noise")
 	start := time.Now()
 	received := now.Add(-2 * time.Hour)
-	seedMetricEvents(b, raw, tenantID, "metrics", "invoice.paid", benchMetricEvents, received.Add(-time.Hour), now)
+	events := benchMetricEvents
+	if v, err := strconv.Atoi(os.Getenv("PARTNERD_BENCH_METRIC_EVENTS")); err == nil && v > 0 {
+		events = v
+	}
+	seedMetricEvents(b, raw, tenantID, "metrics", "invoice.paid", events, received.Add(-time.Hour), now)
 	seedMetricEvents(b, raw, tenantID, "metrics", "feature.used", benchNoiseEvents, received, now)
 	seedMetricEvents(b, raw, otherID, "noise", "invoice.paid", benchNoiseEvents, received.Add(10*time.Minute), now)
 	if err := raw.Exec("ANALYZE").Error; err != nil {
@@ -99,8 +106,8 @@ func BenchmarkMetricCompute(b *testing.B) {
 	}
 	var n int64
 	raw.Table("events").Where("tenant_id = ? AND type = ?", tenantID, "invoice.paid").Count(&n)
-	if n != benchMetricEvents {
-		b.Fatalf("seeded %d events, want %d", n, benchMetricEvents)
+	if n != int64(events) {
+		b.Fatalf("seeded %d events, want %d", n, events)
 	}
 	b.Logf("seeded %d + %d noise events in %v", n, 2*benchNoiseEvents, time.Since(start).Round(time.Millisecond))
 
@@ -138,8 +145,8 @@ func BenchmarkMetricCompute(b *testing.B) {
 				if c.q.Interval != "" && len(res.Series) < 30 {
 					b.Fatalf("series of %d points", len(res.Series))
 				}
-				if m.Kind == models.MetricCount && c.name == "whole-year" && res.Value != benchMetricEvents {
-					b.Fatalf("count = %d, want %d", res.Value, benchMetricEvents)
+				if m.Kind == models.MetricCount && c.name == "whole-year" && res.Value != int64(events) {
+					b.Fatalf("count = %d, want %d", res.Value, events)
 				}
 				b.ReportMetric(float64(res.Value), "value")
 			})
