@@ -63,12 +63,17 @@ const catchUpEvery = 10 * time.Second
 const (
 	grainHour = 3600
 	grainDay  = 86400
-	// grainMonth labels calendar months (UTC) of unique sets.
+	// grainMonth labels calendar months (UTC).
 	grainMonth = 31 * 86400
 )
 
-// metricRollup is one hour or one day of one metric for one partner ("" for unattributed
-// events).
+// allPartners is the partner of the rollup rows and unique sets that hold every event of a
+// bucket (every partner and unattributed events), which an operator's compute over the whole
+// tenant reads instead of adding up one row per partner. Partner ids are UUIDs: it names none.
+const allPartners = "*"
+
+// metricRollup is one hour, day or calendar month of one metric for one partner ("" for
+// unattributed events, allPartners for all of them).
 type metricRollup struct {
 	TenantID    string `gorm:"primaryKey"`
 	MetricID    string `gorm:"primaryKey"`
@@ -372,8 +377,9 @@ func isNullViolation(err error) bool {
 	return strings.Contains(msg, "23502") || strings.Contains(msg, "not null constraint")
 }
 
-// foldEvents adds events to the metric's rollup: hourly and daily sums, and for unique
-// metrics the daily sets of value ordinals.
+// foldEvents adds events to the metric's rollup: hourly, daily and monthly sums, and for
+// unique metrics the daily and monthly sets of value ordinals, each per partner and for all
+// partners.
 func foldEvents(tx *gorm.DB, dialect store.Dialect, m *models.Metric, evs []models.Event) error {
 	if len(evs) == 0 {
 		return nil
@@ -409,16 +415,17 @@ func foldEvents(tx *gorm.DB, dialect store.Dialect, m *models.Metric, evs []mode
 		}
 		hour := e.OccurredAt.UTC().Truncate(time.Hour).Unix()
 		day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
-		if err := add(grainHour, hour, partner, o); err != nil {
-			return err
-		}
-		if err := add(grainDay, day, partner, o); err != nil {
-			return err
-		}
-		if o.Usable && m.Kind == models.MetricUnique {
-			month := models.IntervalStart(models.IntervalMonth, e.OccurredAt).Unix()
-			for _, k := range []setKey{{grainDay, day, partner}, {grainMonth, month, partner}} {
-				sets[k] = append(sets[k], o.Value)
+		month := models.IntervalStart(models.IntervalMonth, e.OccurredAt).Unix()
+		for _, p := range [2]string{partner, allPartners} {
+			for _, g := range [3][2]int64{{grainHour, hour}, {grainDay, day}, {grainMonth, month}} {
+				if err := add(g[0], g[1], p, o); err != nil {
+					return err
+				}
+			}
+			if o.Usable && m.Kind == models.MetricUnique {
+				for _, k := range [2]setKey{{grainDay, day, p}, {grainMonth, month, p}} {
+					sets[k] = append(sets[k], o.Value)
+				}
 			}
 		}
 	}
@@ -576,57 +583,112 @@ func lookupOrdinals(tx *gorm.DB, dialect store.Dialect, m *models.Metric, values
 // numbered beyond it would not be counted.
 const maxOrdinal = 1 << 31
 
-// encodeOrdinals writes ordinals sorted, without duplicates, as unsigned varint deltas.
+// Encodings of a set of ordinals, told by its first byte.
+const (
+	// setVarints: the ordinals sorted, as unsigned varint deltas.
+	setVarints byte = 0
+	// setBitmap: the index of the first 64-bit word (a varint), then the words from there on,
+	// little-endian; bit b of word w is ordinal 64w+b.
+	setBitmap byte = 1
+)
+
+// encodeOrdinals writes ordinals without duplicates in whichever encoding is shorter: deltas
+// for sparse sets (a partner's day), a bitmap for dense ones (a month of the whole tenant),
+// which also unions in a few word operations.
 func encodeOrdinals(ords []int64) []byte {
+	ords = slices.DeleteFunc(ords, func(o int64) bool { return o < 0 || o >= maxOrdinal })
 	slices.Sort(ords)
 	ords = slices.Compact(ords)
-	out := make([]byte, 0, len(ords)*2)
+	out := make([]byte, 1, 1+len(ords)*2)
+	out[0] = setVarints
+	if len(ords) == 0 {
+		return out
+	}
 	prev := int64(0)
 	for _, o := range ords {
-		if o < prev || o >= maxOrdinal {
-			continue
-		}
 		out = binary.AppendUvarint(out, uint64(o-prev)) //nolint:gosec // G115: 0 <= o-prev < maxOrdinal
 		prev = o
 	}
-	return out
+	lo, hi := uint64(ords[0]/64), uint64(ords[len(ords)-1]/64) //nolint:gosec // G115: 0 <= o < maxOrdinal
+	head := binary.AppendUvarint([]byte{setBitmap}, lo)
+	if len(head)+8*int(hi-lo+1) >= len(out) { //nolint:gosec // G115: hi-lo < maxOrdinal/64
+		return out
+	}
+	words := make([]uint64, hi-lo+1)
+	for _, o := range ords {
+		words[uint64(o)/64-lo] |= 1 << (uint64(o) % 64) //nolint:gosec // G115: 0 <= o < maxOrdinal
+	}
+	for _, w := range words {
+		head = binary.LittleEndian.AppendUint64(head, w)
+	}
+	return head
+}
+
+// eachOrdinal calls fn with every ordinal of an encoded set (sorted for varints, by word for
+// bitmaps), stopping at the first malformed part.
+func eachOrdinal(b []byte, fn func(uint64)) {
+	if len(b) == 0 {
+		return
+	}
+	switch b[0] {
+	case setVarints:
+		prev := uint64(0)
+		for b = b[1:]; len(b) > 0; {
+			d, n := binary.Uvarint(b)
+			if n <= 0 || d >= maxOrdinal || prev+d >= maxOrdinal {
+				return
+			}
+			prev += d
+			fn(prev)
+			b = b[n:]
+		}
+	case setBitmap:
+		eachWord(b, func(w int, word uint64) {
+			for word != 0 {
+				fn(uint64(w)*64 + uint64(bits.TrailingZeros64(word))) //nolint:gosec // G115: w < maxOrdinal/64
+				word &= word - 1
+			}
+		})
+	}
+}
+
+// eachWord calls fn with the index and value of every word of an encoded bitmap.
+func eachWord(b []byte, fn func(int, uint64)) {
+	lo, n := binary.Uvarint(b[1:])
+	if n <= 0 || lo >= maxOrdinal/64 {
+		return
+	}
+	b = b[1+n:]
+	for i := 0; len(b) >= 8 && int(lo)+i < maxOrdinal/64; i++ { //nolint:gosec // G115: lo < maxOrdinal/64
+		fn(int(lo)+i, binary.LittleEndian.Uint64(b)) //nolint:gosec // G115: as above
+		b = b[8:]
+	}
 }
 
 // decodeOrdinals appends the ordinals of an encoded set to dst.
 func decodeOrdinals(b []byte, dst []int64) []int64 {
-	prev := int64(0)
-	for len(b) > 0 {
-		d, n := binary.Uvarint(b)
-		if n <= 0 {
-			break
-		}
-		if d >= maxOrdinal || prev+int64(d) >= maxOrdinal {
-			break
-		}
-		prev += int64(d)
-		dst = append(dst, prev)
-		b = b[n:]
-	}
+	eachOrdinal(b, func(o uint64) { dst = append(dst, int64(o)) }) //nolint:gosec // G115: o < maxOrdinal
 	return dst
 }
 
 // bitset is a set of ordinals.
 type bitset []uint64
 
+// addEncoded adds the ordinals of an encoded set; a bitmap is or-ed in word by word.
 func (s *bitset) addEncoded(b []byte) {
-	prev := uint64(0)
-	for len(b) > 0 {
-		d, n := binary.Uvarint(b)
-		if n <= 0 {
-			return
-		}
-		prev += d
-		if d >= maxOrdinal || prev >= maxOrdinal {
-			return
-		}
-		s.add(prev)
-		b = b[n:]
+	if len(b) > 0 && b[0] == setBitmap {
+		eachWord(b, func(w int, word uint64) {
+			if word == 0 {
+				return
+			}
+			if w >= len(*s) {
+				*s = append(*s, make([]uint64, w+1-len(*s))...)
+			}
+			(*s)[w] |= word
+		})
+		return
 	}
+	eachOrdinal(b, s.add)
 }
 
 func (s *bitset) add(o uint64) {
@@ -764,43 +826,82 @@ type span struct {
 	from, to int64
 }
 
-// spans covers [from, to) (whole hours) with daily rows where whole days fit, and hourly rows
-// at the edges; an hourly series reads hourly rows only.
+// level is one grain of the rollup and the calendar interval its buckets span.
+type level struct {
+	interval string
+	grain    int64
+}
+
+var (
+	monthLevel = level{models.IntervalMonth, grainMonth}
+	dayLevel   = level{models.IntervalDay, grainDay}
+	hourLevel  = level{models.IntervalHour, grainHour}
+)
+
+// spans covers [from, to) (whole hours) with monthly rows where whole months fit, daily rows
+// where whole days fit and hourly rows at the edges: a year is about 12 + 60 + 48 rows at most.
+// A daily or weekly series reads no monthly rows (a month straddles its points), an hourly
+// series hourly rows only.
 func (c *computation) spans() []span {
-	if c.interval == models.IntervalHour {
-		return []span{{grainHour, c.res.From.Unix(), c.res.To.Unix()}}
+	switch c.interval {
+	case models.IntervalHour:
+		return cover(c.res.From, c.res.To, hourLevel)
+	case models.IntervalDay, models.IntervalWeek:
+		return cover(c.res.From, c.res.To, dayLevel, hourLevel)
 	}
-	return cover(c.res.From, c.res.To, models.IntervalDay, grainDay, grainHour)
+	return cover(c.res.From, c.res.To, monthLevel, dayLevel, hourLevel)
 }
 
 // setSpans covers [from, to) (whole days) with month sets where whole months fit and day sets
 // at the edges; a daily or weekly series reads day sets only.
 func (c *computation) setSpans() []span {
 	if c.interval == models.IntervalDay || c.interval == models.IntervalWeek {
-		return []span{{grainDay, c.res.From.Unix(), c.res.To.Unix()}}
+		return cover(c.res.From, c.res.To, dayLevel)
 	}
-	return cover(c.res.From, c.res.To, models.IntervalMonth, grainMonth, grainDay)
+	return cover(c.res.From, c.res.To, monthLevel, dayLevel)
 }
 
-// cover splits [from, to) into the whole buckets of interval (at grain coarse) and the fine
-// remainders at both edges.
-func cover(from, to time.Time, interval string, coarse, fine int64) []span {
-	first := models.IntervalStart(interval, from)
+// cover splits [from, to) into the whole buckets of the first level and covers the remainders
+// at both edges with the next levels; the last level's buckets must align with from and to.
+func cover(from, to time.Time, levels ...level) []span {
+	if !from.Before(to) {
+		return nil
+	}
+	l := levels[0]
+	if len(levels) == 1 {
+		return []span{{l.grain, from.Unix(), to.Unix()}}
+	}
+	first := models.IntervalStart(l.interval, from)
 	if first.Before(from) {
-		first = models.NextInterval(interval, first)
+		first = models.NextInterval(l.interval, first)
 	}
-	last := models.IntervalStart(interval, to)
+	last := models.IntervalStart(l.interval, to)
 	if !first.Before(last) {
-		return []span{{fine, from.Unix(), to.Unix()}}
+		return cover(from, to, levels[1:]...)
 	}
-	out := []span{{coarse, first.Unix(), last.Unix()}}
-	if from.Before(first) {
-		out = append(out, span{fine, from.Unix(), first.Unix()})
+	out := []span{{l.grain, first.Unix(), last.Unix()}}
+	out = append(out, cover(from, first, levels[1:]...)...)
+	return append(out, cover(last, to, levels[1:]...)...)
+}
+
+// rollupScope narrows rollup rows or unique sets to the computation's partners, or without
+// partners to the rows of all partners together.
+func (c *computation) rollupScope(q *gorm.DB) *gorm.DB {
+	if c.partners == nil {
+		return q.Where("partner_id = ?", allPartners)
 	}
-	if last.Before(to) {
-		out = append(out, span{fine, last.Unix(), to.Unix()})
+	return q.Where("partner_id IN ?", c.partners)
+}
+
+// spanUnion reads every span of a rollup table in one statement: one index range scan per span
+// (UNION ALL of one SELECT per span), each made by sel.
+func spanUnion(tx *gorm.DB, spans []span, sel func(sp span) *gorm.DB) *gorm.DB {
+	parts := make([]string, len(spans))
+	args := make([]any, len(spans))
+	for i, sp := range spans {
+		parts[i], args[i] = "?", sel(sp)
 	}
-	return out
+	return tx.Raw(strings.Join(parts, " UNION ALL "), args...)
 }
 
 func (c *computation) run(tx *gorm.DB) error {
@@ -822,18 +923,19 @@ func (c *computation) run(tx *gorm.DB) error {
 	}
 	eval := c.m.Evaluator()
 	var sums []bucketSums
-	for _, sp := range c.spans() {
-		var part []bucketSums
-		q := tx.Model(&metricRollup{}).
-			Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
-			Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
-		if err := c.scope(q, "partner_id").Group("bucket_start").Find(&part).Error; err != nil {
+	if spans := c.spans(); len(spans) > 0 {
+		q := spanUnion(tx, spans, func(sp span) *gorm.DB {
+			q := tx.Model(&metricRollup{}).
+				Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
+				Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
+			return c.rollupScope(q).Group("bucket_start")
+		})
+		if err := q.Scan(&sums).Error; err != nil {
 			if isOutOfRange(err) {
 				return errOverflow
 			}
 			return err
 		}
-		sums = append(sums, part...)
 	}
 	tailValues := map[int64][]string{} // unique metrics: day → values
 	for i := range tail {
@@ -892,14 +994,15 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 		}
 	}
 	var rows []metricUniqueSet
-	for _, sp := range c.setSpans() {
-		var part []metricUniqueSet
-		q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
-			Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
-		if err := c.scope(q, "partner_id").Find(&part).Error; err != nil {
+	if spans := c.setSpans(); len(spans) > 0 {
+		q := spanUnion(tx, spans, func(sp span) *gorm.DB {
+			q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
+				Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
+			return c.rollupScope(q)
+		})
+		if err := q.Scan(&rows).Error; err != nil {
 			return nil, err
 		}
-		rows = append(rows, part...)
 	}
 	for day, vs := range tailValues {
 		ords := make([]int64, 0, len(vs))
