@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -439,6 +440,91 @@ func TestRolledUpSumsRefuseToOverflow(t *testing.T) {
 		}
 		if _, err := env.sc.ComputeMetric(env.ctx, m.ID, models.MetricQuery{}); models.ErrorKind(err) != models.KindConflict {
 			t.Fatalf("compute past 64 bits: %v", err)
+		}
+	})
+}
+
+// TestYearComputesAgreeWithTheRawEventsInEveryScope computes over more than a year, from an
+// hour in the middle of a month, before and after the rollup: the rollup's monthly rows, the
+// rows of all partners together and the unique bitmaps answer exactly what the raw events
+// answer, for the operator over the tenant, per partner, per level and for a partner itself.
+func TestYearComputesAgreeWithTheRawEventsInEveryScope(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		env := newMetricEnv(t, s, "year")
+		customers := []string{env.c1, env.c2, env.c3, env.c4}
+		from := env.base.AddDate(0, 0, -400).Add(7 * time.Hour)
+		to := env.base.AddDate(0, 0, 1)
+		var count, sum int64
+		for i := range 90 {
+			at := from.Add(time.Duration(i*4391%(400*24)) * time.Hour).Add(time.Duration(i) * time.Minute)
+			env.ingest(t, customers[i%4], "invoice.paid", fmt.Sprintf(`{"amount": %d}`, i*7+1), at)
+			count++
+			sum += int64(i*7 + 1)
+		}
+		// Outside the range on both sides.
+		env.ingest(t, env.c1, "invoice.paid", `{"amount": 1000}`, from.Add(-time.Hour))
+		env.ingest(t, env.c3, "invoice.paid", `{"amount": 1000}`, to.Add(time.Hour))
+		metrics := []*models.Metric{
+			env.metric(t, "Invoices", models.MetricCount, "invoice.paid", ""),
+			env.metric(t, "Revenue", models.MetricSum, "invoice.paid", "amount"),
+			env.metric(t, "Payers", models.MetricUnique, "invoice.paid", models.MetricFieldCustomer),
+		}
+		type view struct {
+			name string
+			sc   *stores.Scoped
+			q    models.MetricQuery
+		}
+		views := []view{
+			{"operator", env.sc, models.MetricQuery{}},
+			{"operator, gold", env.sc, models.MetricQuery{PartnerID: env.gold}},
+			{"operator, silver", env.sc, models.MetricQuery{PartnerID: env.silver}},
+			{"operator, level Gold", env.sc, models.MetricQuery{PartnerLevel: "Gold"}},
+			{"gold itself", env.goldSc, models.MetricQuery{}},
+			{"silver itself", env.silverSc, models.MetricQuery{}},
+		}
+		answers := func(t *testing.T) map[string][]int64 {
+			out := map[string][]int64{}
+			for _, m := range metrics {
+				for _, v := range views {
+					for _, interval := range []string{"", models.IntervalMonth, models.IntervalWeek, models.IntervalDay} {
+						q := v.q
+						q.From, q.To, q.Interval = from, to, interval
+						res := env.compute(t, v.sc, m.ID, q)
+						got := []int64{res.Value}
+						for _, p := range res.Series {
+							got = append(got, p.Value)
+						}
+						out[m.Kind+" / "+v.name+" / "+interval] = got
+					}
+				}
+			}
+			return out
+		}
+		raw := answers(t)
+		if got := raw["count / operator / "][0]; got != count {
+			t.Fatalf("raw count %d, want %d", got, count)
+		}
+		if got := raw["sum / operator / "][0]; got != sum {
+			t.Fatalf("raw sum %d, want %d", got, sum)
+		}
+		if got := raw["unique / operator / "][0]; got != 4 {
+			t.Fatalf("raw unique %d, want 4", got)
+		}
+		for _, m := range metrics {
+			env.rollUp(t, m.ID)
+		}
+		rolled := answers(t)
+		for k, want := range raw {
+			if !equal(rolled[k], want) {
+				t.Errorf("%s: rolled up %v, raw %v", k, rolled[k], want)
+			}
+		}
+		// The tenant's rows are the partners' rows and the unattributed events together.
+		for _, kind := range []string{"count", "sum"} {
+			gold, silver, all := rolled[kind+" / gold itself / "][0], rolled[kind+" / silver itself / "][0], rolled[kind+" / operator / "][0]
+			if gold == 0 || silver == 0 || gold+silver >= all {
+				t.Errorf("%s: gold %d + silver %d against all %d (c4 is unattributed)", kind, gold, silver, all)
+			}
 		}
 	})
 }
