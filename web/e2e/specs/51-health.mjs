@@ -58,13 +58,14 @@ export default async function (t) {
     const metricSelect = page.getByLabel(`Component ${k} metric`, { exact: true });
     await metricSelect.locator(`option[value="${metric.id}"]`).waitFor({ state: 'attached' });
     await metricSelect.selectOption(metric.id);
+    await page.getByLabel(`Component ${k} zero at`, { exact: true }).fill('0');
     await page.getByLabel(`Component ${k} full at`, { exact: true }).fill('100000');
     t.check(/minor units of EUR/.test(await page.getByRole('listitem', { name: `Component ${k}` }).textContent()), 'the thresholds of a money metric are in minor units of its currency');
     await page.getByRole('button', { name: 'Save model' }).click();
     await page.getByText(/Health model saved/).waitFor();
     const withMetric = await t.call(ownerToken, 'GET', '/api/health/model');
     const added = withMetric.components[k - 1];
-    t.check(withMetric.version === before.version + 1 && added?.source === 'metric' && added?.metricId === metric.id && added?.windowDays === 90,
+    t.check(withMetric.version === before.version + 1 && added?.source === 'metric' && added?.metricId === metric.id && added?.windowDays === 90 && added?.zeroAt === 0,
       `the metric component is saved (${JSON.stringify(added)})`);
     await t.axe(page, '[console] health, metric component');
 
