@@ -299,7 +299,11 @@ func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partn
 		case models.HealthMetric:
 			// The metric store's own computation, grouped by partner over the page's id range.
 			var res *metrics.PartnerResults
-			res, err = s.metrics.ComputeForPartners(tx, sc.Scope, c.MetricID, from, t, partners[0].ID, partners[len(partners)-1].ID)
+			ids := make([]string, len(partners))
+			for k, p := range partners {
+				ids[k] = p.ID
+			}
+			res, err = s.metrics.ComputeForPartners(tx, sc.Scope, c.MetricID, from, t, ids)
 			if err != nil {
 				break
 			}

@@ -767,10 +767,9 @@ type computation struct {
 	partners []string
 	interval string
 	starts   []time.Time
-	// byPartner computes the value (no series) of each partner whose id is in [first, last]
-	// apart, rather than one value of every partner named.
-	byPartner   bool
-	first, last string
+	// byPartner computes the value (no series) of each partner named apart, rather than one
+	// value of them all.
+	byPartner bool
 }
 
 type bucketSums struct {
@@ -780,9 +779,6 @@ type bucketSums struct {
 }
 
 func (c *computation) scope(q *gorm.DB, column string) *gorm.DB {
-	if c.byPartner {
-		return q.Where(column+" >= ? AND "+column+" <= ?", c.first, c.last)
-	}
 	if c.partners != nil {
 		q = q.Where(column+" IN ?", c.partners)
 	}
@@ -927,7 +923,8 @@ func (c *computation) gather(tx *gorm.DB) (map[string]*partial, error) {
 }
 
 // rollupSums reads the rollup's sums over the range: per bucket for one compute (one query
-// per span), per partner when computing by partner (one grouped query over every span).
+// per span), per partner when computing by partner (one statement grouped by partner over
+// every span, each span a seek per partner on the metric_rollups_partner index).
 func (c *computation) rollupSums(tx *gorm.DB, add func(bucketSums)) error {
 	const sums = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped"
 	rollup := func() *gorm.DB {
@@ -950,14 +947,13 @@ func (c *computation) rollupSums(tx *gorm.DB, add func(bucketSums)) error {
 		return nil
 	}
 	if c.byPartner {
-		var conds []string
+		var spans []string
 		var args []any
 		for _, sp := range c.spans() {
-			cond, a := inSpan(sp)
-			conds, args = append(conds, cond), append(args, a...)
+			spans = append(spans, "SELECT partner_id, events, total, skipped FROM metric_rollups WHERE tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ? AND partner_id IN ?")
+			args = append(args, c.m.TenantID, c.m.ID, sp.grain, sp.from, sp.to, c.partners)
 		}
-		q := rollup().Select("partner_id, "+sums).Where("("+strings.Join(conds, " OR ")+")", args...)
-		return read(c.scope(q, "partner_id").Group("partner_id"))
+		return read(tx.Raw("SELECT partner_id, "+sums+" FROM ("+strings.Join(spans, " UNION ALL ")+") AS r GROUP BY partner_id", args...))
 	}
 	for _, sp := range c.spans() {
 		cond, a := inSpan(sp)
