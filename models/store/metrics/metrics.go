@@ -950,8 +950,9 @@ func (c *computation) rollupSums(tx *gorm.DB, add func(bucketSums)) error {
 		var spans []string
 		var args []any
 		for _, sp := range c.spans() {
-			spans = append(spans, "SELECT partner_id, events, total, skipped FROM metric_rollups WHERE tenant_id = ? AND metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ? AND partner_id IN ?")
-			args = append(args, c.m.TenantID, c.m.ID, sp.grain, sp.from, sp.to, c.partners)
+			cond, a := inSpan(sp)
+			spans = append(spans, "?")
+			args = append(args, c.scope(rollup().Select("partner_id", "events", "total", "skipped").Where(cond, a...), "partner_id"))
 		}
 		return read(tx.Raw("SELECT partner_id, "+sums+" FROM ("+strings.Join(spans, " UNION ALL ")+") AS r GROUP BY partner_id", args...))
 	}
