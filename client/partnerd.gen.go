@@ -490,6 +490,7 @@ func (e EventSource) Valid() bool {
 const (
 	HealthComponentSourceCsat                 HealthComponentSource = "csat"
 	HealthComponentSourceDaysSinceLastSignIn  HealthComponentSource = "days_since_last_sign_in"
+	HealthComponentSourceMetric               HealthComponentSource = "metric"
 	HealthComponentSourceNps                  HealthComponentSource = "nps"
 	HealthComponentSourceOnboardingCompletion HealthComponentSource = "onboarding_completion"
 	HealthComponentSourceOpenTickets          HealthComponentSource = "open_tickets"
@@ -504,6 +505,8 @@ func (e HealthComponentSource) Valid() bool {
 	case HealthComponentSourceCsat:
 		return true
 	case HealthComponentSourceDaysSinceLastSignIn:
+		return true
+	case HealthComponentSourceMetric:
 		return true
 	case HealthComponentSourceNps:
 		return true
@@ -522,10 +525,59 @@ func (e HealthComponentSource) Valid() bool {
 	}
 }
 
+// Defines values for HealthComponentScoreMetricKind.
+const (
+	HealthComponentScoreMetricKindCount  HealthComponentScoreMetricKind = "count"
+	HealthComponentScoreMetricKindCsat   HealthComponentScoreMetricKind = "csat"
+	HealthComponentScoreMetricKindNps    HealthComponentScoreMetricKind = "nps"
+	HealthComponentScoreMetricKindSum    HealthComponentScoreMetricKind = "sum"
+	HealthComponentScoreMetricKindUnique HealthComponentScoreMetricKind = "unique"
+)
+
+// Valid indicates whether the value is a known member of the HealthComponentScoreMetricKind enum.
+func (e HealthComponentScoreMetricKind) Valid() bool {
+	switch e {
+	case HealthComponentScoreMetricKindCount:
+		return true
+	case HealthComponentScoreMetricKindCsat:
+		return true
+	case HealthComponentScoreMetricKindNps:
+		return true
+	case HealthComponentScoreMetricKindSum:
+		return true
+	case HealthComponentScoreMetricKindUnique:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HealthComponentScoreMetricUnit.
+const (
+	HealthComponentScoreMetricUnitCount HealthComponentScoreMetricUnit = "count"
+	HealthComponentScoreMetricUnitMoney HealthComponentScoreMetricUnit = "money"
+	HealthComponentScoreMetricUnitScore HealthComponentScoreMetricUnit = "score"
+)
+
+// Valid indicates whether the value is a known member of the HealthComponentScoreMetricUnit enum.
+func (e HealthComponentScoreMetricUnit) Valid() bool {
+	switch e {
+	case HealthComponentScoreMetricUnitCount:
+		return true
+	case HealthComponentScoreMetricUnitMoney:
+		return true
+	case HealthComponentScoreMetricUnitScore:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthComponentScoreSource.
 const (
 	HealthComponentScoreSourceCsat                 HealthComponentScoreSource = "csat"
 	HealthComponentScoreSourceDaysSinceLastSignIn  HealthComponentScoreSource = "days_since_last_sign_in"
+	HealthComponentScoreSourceMetric               HealthComponentScoreSource = "metric"
 	HealthComponentScoreSourceNps                  HealthComponentScoreSource = "nps"
 	HealthComponentScoreSourceOnboardingCompletion HealthComponentScoreSource = "onboarding_completion"
 	HealthComponentScoreSourceOpenTickets          HealthComponentScoreSource = "open_tickets"
@@ -540,6 +592,8 @@ func (e HealthComponentScoreSource) Valid() bool {
 	case HealthComponentScoreSourceCsat:
 		return true
 	case HealthComponentScoreSourceDaysSinceLastSignIn:
+		return true
+	case HealthComponentScoreSourceMetric:
 		return true
 	case HealthComponentScoreSourceNps:
 		return true
@@ -4361,6 +4415,9 @@ type HealthComponent struct {
 	// Label A name to show; the source when empty
 	Label *string `json:"label,omitempty"`
 
+	// MetricId The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere
+	MetricId *string `json:"metricId,omitempty"`
+
 	// Source What the component measures
 	Source HealthComponentSource `json:"source"`
 
@@ -4391,6 +4448,24 @@ type HealthComponentScore struct {
 	// Label A name to show; the source when empty
 	Label *string `json:"label,omitempty"`
 
+	// MetricCurrency ISO 4217 currency of a money metric
+	MetricCurrency *string `json:"metricCurrency,omitempty"`
+
+	// MetricDeleted The metric no longer existed when scored: the component had no value
+	MetricDeleted *bool `json:"metricDeleted,omitempty"`
+
+	// MetricId The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere
+	MetricId *string `json:"metricId,omitempty"`
+
+	// MetricKind The metric's kind
+	MetricKind *HealthComponentScoreMetricKind `json:"metricKind,omitempty"`
+
+	// MetricName The name of the component's metric when it was scored
+	MetricName *string `json:"metricName,omitempty"`
+
+	// MetricUnit What the metric's numbers are; money values are minor units of metricCurrency
+	MetricUnit *HealthComponentScoreMetricUnit `json:"metricUnit,omitempty"`
+
 	// Score The value normalised between zeroAt and fullAt, 0 to 100
 	Score *float64 `json:"score,omitempty"`
 
@@ -4409,6 +4484,12 @@ type HealthComponentScore struct {
 	// ZeroAt The value that scores 0
 	ZeroAt int64 `json:"zeroAt"`
 }
+
+// HealthComponentScoreMetricKind The metric's kind
+type HealthComponentScoreMetricKind string
+
+// HealthComponentScoreMetricUnit What the metric's numbers are; money values are minor units of metricCurrency
+type HealthComponentScoreMetricUnit string
 
 // HealthComponentScoreSource What the component measures
 type HealthComponentScoreSource string
@@ -9937,7 +10018,7 @@ type ClientInterface interface {
 
 	// PutHealthModelWithBody Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9946,7 +10027,7 @@ type ClientInterface interface {
 
 	// PutHealthModel Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -13980,7 +14061,7 @@ func (c *Client) GetHealthModel(ctx context.Context, reqEditors ...RequestEditor
 
 // PutHealthModelWithBody Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes any type of body and a specified content type.
 //
@@ -13999,7 +14080,7 @@ func (c *Client) PutHealthModelWithBody(ctx context.Context, contentType string,
 
 // PutHealthModel Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -32250,7 +32331,7 @@ type ClientWithResponsesInterface interface {
 
 	// PutHealthModelWithBodyWithResponse Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -32259,7 +32340,7 @@ type ClientWithResponsesInterface interface {
 
 	// PutHealthModelWithResponse Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -58254,7 +58335,7 @@ func (c *ClientWithResponses) GetHealthModelWithResponse(ctx context.Context, re
 
 // PutHealthModelWithBodyWithResponse Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -58269,7 +58350,7 @@ func (c *ClientWithResponses) PutHealthModelWithBodyWithResponse(ctx context.Con
 
 // PutHealthModelWithResponse Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -237,4 +237,6 @@ type HealthRunInput struct {
 type HealthRunResult struct {
 	Partners int
 	Changes  int
+	// Pruned counts the snapshots past the retention that the run deleted.
+	Pruned int
 }

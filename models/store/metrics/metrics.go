@@ -666,10 +666,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	if q.From.IsZero() {
 		q.From = q.To.AddDate(0, 0, -30)
 	}
-	grain := models.IntervalHour
-	if m.Kind == models.MetricUnique {
-		grain = models.IntervalDay
-	}
+	grain := grainOf(m.Kind)
 	var problems []models.FieldError
 	if !q.From.Before(q.To) {
 		problems = append(problems, models.FieldError{Location: "query.from", Message: "must be before to"})
@@ -682,10 +679,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	if len(problems) > 0 {
 		return nil, models.Invalid("INVALID_METRIC_QUERY", "the computation is not valid", problems...)
 	}
-	res := &models.MetricResult{Kind: m.Kind, Name: m.Name, Unit: m.Unit, Currency: m.Currency, From: models.IntervalStart(grain, q.From), To: models.IntervalStart(grain, q.To)}
-	if res.To.Before(q.To) {
-		res.To = models.NextInterval(grain, res.To)
-	}
+	res := newResult(m, q.From, q.To)
 	var starts []time.Time
 	if q.Interval != "" {
 		for t := models.IntervalStart(q.Interval, res.From); t.Before(res.To); t = models.NextInterval(q.Interval, t) {
@@ -717,10 +711,8 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 		return res, nil
 	}
-	if settled := now.Add(-RollupLag); m.RolledUpTo < idBound(settled.Add(-catchUpEvery)) {
-		if _, err := sc.s.rollUp(ctx, m.TenantID, m.ID, settled, computeCatchUpBatches); err != nil {
-			return nil, err
-		}
+	if err := sc.s.catchUp(ctx, m, now); err != nil {
+		return nil, err
 	}
 	var opts []*sql.TxOptions
 	if sc.s.core.Dialect() == store.Postgres {
@@ -735,6 +727,37 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	return res, nil
 }
 
+// grainOf is the finest grain a metric of kind is kept at: days for unique metrics, hours
+// for the others.
+func grainOf(kind string) string {
+	if kind == models.MetricUnique {
+		return models.IntervalDay
+	}
+	return models.IntervalHour
+}
+
+// newResult is the empty result of m over [from, to) widened to whole hours (whole days for
+// unique metrics).
+func newResult(m *models.Metric, from, to time.Time) *models.MetricResult {
+	grain := grainOf(m.Kind)
+	res := &models.MetricResult{Kind: m.Kind, Name: m.Name, Unit: m.Unit, Currency: m.Currency, From: models.IntervalStart(grain, from), To: models.IntervalStart(grain, to)}
+	if res.To.Before(to) {
+		res.To = models.NextInterval(grain, res.To)
+	}
+	return res
+}
+
+// catchUp folds a few batches of m's settled events into its rollup when it lags more than
+// catchUpEvery behind, so that computes read few raw events.
+func (s *Store) catchUp(ctx context.Context, m *models.Metric, now time.Time) error {
+	if settled := now.Add(-RollupLag); m.RolledUpTo < idBound(settled.Add(-catchUpEvery)) {
+		if _, err := s.rollUp(ctx, m.TenantID, m.ID, settled, computeCatchUpBatches); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // computation answers one compute from the rollup plus the events not rolled up yet, read in
 // one snapshot so that a concurrent catch-up cannot count an event twice.
 type computation struct {
@@ -744,9 +767,13 @@ type computation struct {
 	partners []string
 	interval string
 	starts   []time.Time
+	// byPartner computes the value (no series) of each partner named apart, rather than one
+	// value of them all.
+	byPartner bool
 }
 
 type bucketSums struct {
+	PartnerID              string
 	BucketStart            int64
 	Events, Total, Skipped int64
 }
@@ -756,6 +783,24 @@ func (c *computation) scope(q *gorm.DB, column string) *gorm.DB {
 		q = q.Where(column+" IN ?", c.partners)
 	}
 	return q
+}
+
+// key is the part of the computation an event or rollup row of partner counts in: the partner
+// when computing by partner, the one whole otherwise.
+func (c *computation) key(partner string) string {
+	if c.byPartner {
+		return partner
+	}
+	return ""
+}
+
+// partial is what one part of a computation (one partner's, or the whole) reads: its hourly
+// or daily sums, and for unique metrics its day sets and the values of its events not rolled
+// up yet by day.
+type partial struct {
+	sums []bucketSums
+	sets []metricUniqueSet
+	tail map[int64][]string
 }
 
 // span is a part of the range read at one grain.
@@ -804,12 +849,38 @@ func cover(from, to time.Time, interval string, coarse, fine int64) []span {
 }
 
 func (c *computation) run(tx *gorm.DB) error {
-	var state []models.Metric
-	if err := tx.Select("rolled_up_to", "numbered").Where(store.System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
+	parts, err := c.gather(tx)
+	if err != nil {
 		return err
 	}
+	p := parts[""]
+	if p == nil {
+		p = &partial{}
+	}
+	return c.fill(p.sums, p.sets)
+}
+
+// gather reads the rollup and the events not rolled up yet, in parts by key.
+func (c *computation) gather(tx *gorm.DB) (map[string]*partial, error) {
+	var state []models.Metric
+	if err := tx.Select("rolled_up_to", "numbered").Where(store.System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
+		return nil, err
+	}
 	if len(state) == 0 {
-		return models.NotFound("METRIC_NOT_FOUND", "metric")
+		return nil, models.NotFound("METRIC_NOT_FOUND", "metric")
+	}
+	parts := map[string]*partial{}
+	part := func(partner *string) *partial {
+		k := ""
+		if partner != nil {
+			k = c.key(*partner)
+		}
+		p := parts[k]
+		if p == nil {
+			p = &partial{tail: map[int64][]string{}}
+			parts[k] = p
+		}
+		return p
 	}
 	mark := state[0].RolledUpTo
 	// Events not rolled up yet.
@@ -818,30 +889,19 @@ func (c *computation) run(tx *gorm.DB) error {
 		Where(store.System(c.m.TenantID).Tenant()), c.m.EventType).
 		Where("id > ? AND occurred_at >= ? AND occurred_at < ?", mark, c.res.From, c.res.To)
 	if err := c.scope(tq, "partner_id").Find(&tail).Error; err != nil {
-		return err
+		return nil, err
 	}
 	eval := c.m.Evaluator()
-	var sums []bucketSums
-	for _, sp := range c.spans() {
-		var part []bucketSums
-		q := tx.Model(&metricRollup{}).
-			Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
-			Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
-		if err := c.scope(q, "partner_id").Group("bucket_start").Find(&part).Error; err != nil {
-			if isOutOfRange(err) {
-				return errOverflow
-			}
-			return err
-		}
-		sums = append(sums, part...)
+	if err := c.rollupSums(tx, func(b bucketSums) { p := part(&b.PartnerID); p.sums = append(p.sums, b) }); err != nil {
+		return nil, err
 	}
-	tailValues := map[int64][]string{} // unique metrics: day → values
 	for i := range tail {
 		e := &tail[i]
 		o := eval.Observe(e.Type, e.CustomerID, e.Payload)
 		if !o.Match {
 			continue
 		}
+		p := part(e.PartnerID)
 		b := bucketSums{BucketStart: e.OccurredAt.UTC().Truncate(time.Hour).Unix(), Events: 1}
 		if !o.Usable {
 			b.Skipped = 1
@@ -849,19 +909,61 @@ func (c *computation) run(tx *gorm.DB) error {
 			b.Total = o.Amount
 			if c.m.Kind == models.MetricUnique {
 				day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
-				tailValues[day] = append(tailValues[day], o.Value)
+				p.tail[day] = append(p.tail[day], o.Value)
 			}
 		}
-		sums = append(sums, b)
+		p.sums = append(p.sums, b)
 	}
-	if c.m.Kind != models.MetricUnique {
-		return c.fill(sums, nil)
+	if c.m.Kind == models.MetricUnique {
+		if err := c.uniqueSets(tx, state[0].Numbered, parts, part); err != nil {
+			return nil, err
+		}
 	}
-	sets, err := c.uniqueSets(tx, state[0].Numbered, tailValues)
-	if err != nil {
-		return err
+	return parts, nil
+}
+
+// rollupSums reads the rollup's sums over the range: per bucket for one compute (one query
+// per span), per partner when computing by partner (one statement grouped by partner over
+// every span, each span a seek per partner on the metric_rollups_partner index).
+func (c *computation) rollupSums(tx *gorm.DB, add func(bucketSums)) error {
+	const sums = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped"
+	rollup := func() *gorm.DB {
+		return tx.Model(&metricRollup{}).Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ?", c.m.ID)
 	}
-	return c.fill(sums, sets)
+	inSpan := func(sp span) (string, []any) {
+		return "(grain = ? AND bucket_start >= ? AND bucket_start < ?)", []any{sp.grain, sp.from, sp.to}
+	}
+	read := func(q *gorm.DB) error {
+		var part []bucketSums
+		if err := q.Find(&part).Error; err != nil {
+			if isOutOfRange(err) {
+				return errOverflow
+			}
+			return err
+		}
+		for _, b := range part {
+			add(b)
+		}
+		return nil
+	}
+	if c.byPartner {
+		var spans []string
+		var args []any
+		for _, sp := range c.spans() {
+			cond, a := inSpan(sp)
+			spans = append(spans, "?")
+			args = append(args, c.scope(rollup().Select("partner_id", "events", "total", "skipped").Where(cond, a...), "partner_id"))
+		}
+		return read(tx.Raw("SELECT partner_id, "+sums+" FROM ("+strings.Join(spans, " UNION ALL ")+") AS r GROUP BY partner_id", args...))
+	}
+	for _, sp := range c.spans() {
+		cond, a := inSpan(sp)
+		q := rollup().Select("bucket_start, "+sums).Where(cond, a...)
+		if err := read(c.scope(q, "partner_id").Group("bucket_start")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isOutOfRange reports whether err is a database's refusal of a sum beyond 64 bits.
@@ -870,20 +972,22 @@ func isOutOfRange(err error) bool {
 	return strings.Contains(msg, "out of range") || strings.Contains(msg, "integer overflow")
 }
 
-// uniqueSets reads the day sets of the rollup in the range and adds those of the values of the
-// events not rolled up yet, sorted by day.
-func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][]string) ([]metricUniqueSet, error) {
+// uniqueSets reads the day sets of the rollup in the range into their parts and adds those of
+// the values of each part's events not rolled up yet; each part's sets end sorted by day.
+func (c *computation) uniqueSets(tx *gorm.DB, next int64, parts map[string]*partial, part func(*string) *partial) error {
 	// Tail values the rollup has numbered take their ordinal; the others get ordinals above
 	// every numbered one, for this computation only.
 	var values []string
-	for _, vs := range tailValues {
-		values = append(values, vs...)
+	for _, p := range parts {
+		for _, vs := range p.tail {
+			values = append(values, vs...)
+		}
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)
 	ordinals, err := lookupOrdinals(tx, c.dialect, c.m, values)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, v := range values {
 		if _, ok := ordinals[v]; !ok {
@@ -891,25 +995,29 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 			next++
 		}
 	}
-	var rows []metricUniqueSet
 	for _, sp := range c.setSpans() {
-		var part []metricUniqueSet
-		q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
+		var rows []metricUniqueSet
+		q := tx.Model(&metricUniqueSet{}).Select("partner_id", "bucket_start", "members").
 			Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
-		if err := c.scope(q, "partner_id").Find(&part).Error; err != nil {
-			return nil, err
+		if err := c.scope(q, "partner_id").Find(&rows).Error; err != nil {
+			return err
 		}
-		rows = append(rows, part...)
-	}
-	for day, vs := range tailValues {
-		ords := make([]int64, 0, len(vs))
-		for _, v := range vs {
-			ords = append(ords, ordinals[v])
+		for _, r := range rows {
+			p := part(&r.PartnerID)
+			p.sets = append(p.sets, r)
 		}
-		rows = append(rows, metricUniqueSet{BucketStart: day, Members: encodeOrdinals(ords)})
 	}
-	slices.SortFunc(rows, func(a, b metricUniqueSet) int { return cmpInt(a.BucketStart, b.BucketStart) })
-	return rows, nil
+	for _, p := range parts {
+		for day, vs := range p.tail {
+			ords := make([]int64, 0, len(vs))
+			for _, v := range vs {
+				ords = append(ords, ordinals[v])
+			}
+			p.sets = append(p.sets, metricUniqueSet{BucketStart: day, Members: encodeOrdinals(ords)})
+		}
+		slices.SortFunc(p.sets, func(a, b metricUniqueSet) int { return cmpInt(a.BucketStart, b.BucketStart) })
+	}
+	return nil
 }
 
 // point is the index of the series point holding bucket, -1 without a series.

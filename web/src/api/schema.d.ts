@@ -1539,7 +1539,7 @@ export interface paths {
         get: operations["get-health-model"];
         /**
          * Set the partner health model
-         * @description Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+         * @description Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
          */
         put: operations["put-health-model"];
         post?: never;
@@ -4845,11 +4845,13 @@ export interface components {
             fullAt: number;
             /** @description A name to show; the source when empty */
             label?: string;
+            /** @description The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere */
+            metricId?: string;
             /**
              * @description What the component measures
              * @enum {string}
              */
-            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in";
+            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in" | "metric";
             /**
              * Format: int64
              * @description Its share of the total, relative to the other components'
@@ -4881,6 +4883,24 @@ export interface components {
             fullAt: number;
             /** @description A name to show; the source when empty */
             label?: string;
+            /** @description ISO 4217 currency of a money metric */
+            metricCurrency?: string;
+            /** @description The metric no longer existed when scored: the component had no value */
+            metricDeleted?: boolean;
+            /** @description The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere */
+            metricId?: string;
+            /**
+             * @description The metric's kind
+             * @enum {string}
+             */
+            metricKind?: "count" | "sum" | "unique" | "csat" | "nps";
+            /** @description The name of the component's metric when it was scored */
+            metricName?: string;
+            /**
+             * @description What the metric's numbers are; money values are minor units of metricCurrency
+             * @enum {string}
+             */
+            metricUnit?: "count" | "money" | "score";
             /**
              * Format: double
              * @description The value normalised between zeroAt and fullAt, 0 to 100
@@ -4890,7 +4910,7 @@ export interface components {
              * @description What the component measures
              * @enum {string}
              */
-            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in";
+            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in" | "metric";
             /**
              * Format: int64
              * @description The raw value: a count, minor units, a percentage, an NPS or days; absent without data
