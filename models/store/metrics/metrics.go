@@ -235,8 +235,8 @@ func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
 	return nil
 }
 
-// DeleteMetric removes a metric and its rollup. A metric that a dashboard shows cannot be
-// deleted.
+// DeleteMetric removes a metric and its rollup. A metric that a dashboard shows or the health
+// model scores cannot be deleted.
 func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 	m, err := sc.Metric(ctx, id)
 	if err != nil {
@@ -249,6 +249,12 @@ func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 		}
 		if used > 0 {
 			return models.Conflict("METRIC_IN_USE", "a dashboard shows this metric; remove it from the dashboard first")
+		}
+		if err := tx.Table("health_models").Where(store.System(m.TenantID).Tenant()).Where("definition LIKE ?", `%"metricId":"`+m.ID+`"%`).Count(&used).Error; err != nil {
+			return err
+		}
+		if used > 0 {
+			return models.Conflict("METRIC_IN_USE", "the health model scores this metric; remove its component from the model first")
 		}
 		if err := tx.Where(store.System(m.TenantID).Tenant()).Where("id = ?", m.ID).Delete(&models.Metric{}).Error; err != nil {
 			return err
