@@ -171,6 +171,7 @@ func modules(st *stores.Set) api.Modules {
 		Agreements:     func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 		Surveys:        func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
 		Tax:            func(p *models.Principal) api.TaxStore { return st.Money.For(p) },
+		MDF:            func(p *models.Principal) api.MDFStore { return st.Money.For(p) },
 		Certifications: func(p *models.Principal) api.CertificationStore { return st.Certifications.For(p) },
 		Branding:       func(p *models.Principal) api.BrandingStore { return st.Branding.For(p) },
 		Domains:        func(p *models.Principal) api.DomainStore { return st.Domains.For(p) },

@@ -460,6 +460,17 @@ func TestAnExpiredFundReleasesWhatNoRequestCommitted(t *testing.T) {
 			t.Fatal(err)
 		}
 		sys := models.System(e.TenantID)
+		// mdf.fund_allocated is a system subscription: its fan-out starts the fund's expiry timer.
+		if ok, err := s.Subscribed(e.Ctx, sys, models.EventMDFFundAllocated); err != nil || !ok {
+			t.Fatalf("mdf.fund_allocated subscribed = %v, %v", ok, err)
+		}
+		allocated, _, err := e.Op.ListEvents(e.Ctx, models.EventFilter{Type: models.EventMDFFundAllocated}, models.Page{Limit: 10})
+		if err != nil || len(allocated) != 1 {
+			t.Fatalf("mdf.fund_allocated: %v, %v", allocated, err)
+		}
+		if routes, err := s.EventRoutes(e.Ctx, sys, allocated[0].ID); err != nil || routes.ExpireMDFFund != f.ID {
+			t.Fatalf("routes of mdf.fund_allocated: %+v, %v", routes, err)
+		}
 		next, err := s.AdvanceMDFFundExpiry(context.Background(), sys, f.ID, f.ExpiresAt.Add(-time.Minute))
 		if err != nil || next.Done || !next.WakeAt.Equal(f.ExpiresAt) {
 			t.Fatalf("before expiry = %+v, %v", next, err)
