@@ -208,6 +208,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		Deals:          &activities.Deals{Store: st},
 		Levels:         &activities.Levels{Store: st},
 		Certifications: &activities.Certifications{Store: st},
+		MDF:            &activities.MDF{Store: st},
 		Mail:           mail,
 		Webhooks:       hooks,
 		// Payouts to an http provider and playbook webhook calls go through the webhooks'
