@@ -530,3 +530,52 @@ func TestTheDatabaseRefusesAFundOrRequestOutOfBounds(t *testing.T) {
 		}
 	})
 }
+
+func TestARejectedOrFailedMDFWithdrawalGoesBackToTheMDFBalance(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := newMDFEnv(t, s)
+		f := e.fund(t, e.PartnerA, "", 100_00)
+		r, err := e.request(e.A, f.ID, 100_00)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Op.ApproveMDFRequest(e.Ctx, r.ID, 0); err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.A.SubmitMDFClaim(e.Ctx, models.NewMDFClaim{RequestID: r.ID, Amount: 100_00, Links: []string{"https://example.com/p"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.finance.ApproveMDFClaim(e.Ctx, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		withdraw := func() *models.Withdrawal {
+			w, err := e.A.RequestWithdrawal(e.Ctx, models.NewWithdrawal{Amount: 100_00, Currency: "EUR", PayoutMethodID: e.methodID, Account: models.WithdrawFromMDF}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		rejected := withdraw()
+		if _, err := e.finance.RejectWithdrawal(e.Ctx, rejected.ID, "wrong account"); err != nil {
+			t.Fatal(err)
+		}
+		if b := e.balance(t, e.PartnerA); b.MDFAvailable != 100_00 || b.MDFHeld != 0 || b.Available != 0 {
+			t.Fatalf("after the rejection %+v", b)
+		}
+		failed := withdraw()
+		if _, err := e.finance.ApproveWithdrawal(e.Ctx, failed.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FailPayout(e.Ctx, models.System(e.TenantID), failed.ID, "account closed"); err != nil {
+			t.Fatal(err)
+		}
+		if b := e.balance(t, e.PartnerA); b.MDFAvailable != 100_00 || b.MDFHeld != 0 || b.MDFPaid != 0 || b.Available != 0 {
+			t.Fatalf("after the failed payout %+v", b)
+		}
+		if _, err := e.A.RequestWithdrawal(e.Ctx, models.NewWithdrawal{Amount: 1, Currency: "EUR", PayoutMethodID: e.methodID, Account: "bonus"}, ""); storetest.Code(err) != "INVALID_WITHDRAWAL" {
+			t.Fatalf("an unknown account: %v", err)
+		}
+		e.checkLedger(t)
+	})
+}
