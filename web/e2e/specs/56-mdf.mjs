@@ -104,14 +104,22 @@ export default async function (t) {
   await t.axe(page, '[portal] marketing funds');
   await t.shot(page, 'portal-mdf');
 
-  // The owner approves the claim: it is spent and reimbursed into the MDF balance.
+  // Four eyes above 1 000.00: this claim of 650.00 needs one approver. The rule is set back after.
   await console_.reload();
+  const fourEyes = console_.getByRole('region', { name: 'Four eyes on claims' });
+  await fourEyes.getByLabel(/^Above/).fill('100000');
+  await fourEyes.getByRole('button', { name: 'Save the rule' }).click();
+  await console_.getByText('Four-eyes rule saved').waitFor();
+  t.check((await t.call(ownerToken, 'GET', '/api/mdf/settings')).fourEyesAbove === 100000, 'the four-eyes amount is saved');
+
+  // The owner approves the claim: it is spent and reimbursed into the MDF balance.
   const approveClaim = console_.getByRole('button', { name: 'Approve the claim of 650.00 EUR' });
   await approveClaim.waitFor();
   await console_.getByRole('button', { name: 'Download invoice.pdf' }).waitFor();
   await t.axe(console_, '[console] market development funds');
   await approveClaim.click();
   await console_.getByText('Claim approved and reimbursed').waitFor();
+  await t.call(ownerToken, 'PUT', '/api/mdf/settings', {});
   await t.shot(console_, 'console-mdf');
   const after = await t.call(ownerToken, 'GET', `/api/mdf/funds/${fund.id}`);
   t.check(after.committed === 80000 && after.spent === 65000 && after.uncommitted === 420000 && after.roiBps === 0,

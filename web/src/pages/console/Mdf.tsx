@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
-import { Button, Group, Modal, NativeSelect, SegmentedControl, Select, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Card, Group, Modal, NativeSelect, SegmentedControl, Select, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { PartnerName, PartnerSelect } from '../../ui/DataPartnerSelect';
@@ -37,6 +37,7 @@ export default function Mdf() {
       <PageHeader title="Market development funds" description="Funds allocated to partners or levels, partners' requests for part of them, and their claims with proof. Approved claims are reimbursed into each partner's MDF balance, apart from commissions." />
       <Funds canManage={canManage} />
       <Requests canManage={canManage} />
+      {canReview && <FourEyes />}
       <Claims canReview={canReview} />
     </Stack>
   );
@@ -211,6 +212,35 @@ function DecideRequest({ decision, onDone }: { decision: Decision; onDone: () =>
         </Group>
       </Stack>
     </form>
+  );
+}
+
+/** Finance's rule: claims above an amount need two different approvers. */
+function FourEyes() {
+  const queryClient = useQueryClient();
+  const settings = useQuery({ queryKey: ['mdf', 'settings'], queryFn: async () => unwrap(await api.GET('/api/mdf/settings')) });
+  const [typed, setTyped] = useState<string | null>(null);
+  const stored = settings.data?.fourEyesAbove;
+  const value = typed ?? (stored === undefined ? '' : String(stored));
+  const valid = value.trim() === '' || /^\d{1,16}$/.test(value.trim());
+  const save = useMutation({
+    mutationFn: async () => unwrap(await api.PUT('/api/mdf/settings', { body: value.trim() === '' ? {} : { fourEyesAbove: Number(value.trim()) } })),
+    onSuccess: async () => { notify('Four-eyes rule saved'); setTyped(null); await queryClient.invalidateQueries({ queryKey: ['mdf', 'settings'] }); },
+  });
+  return (
+    <Card withBorder component="section" aria-labelledby="four-eyes-title" maw={560}>
+      <form noValidate onSubmit={(e) => { e.preventDefault(); if (valid) save.mutate(); }}>
+        <Stack gap="xs">
+          <Title order={2} size="h4" id="four-eyes-title">Four eyes on claims</Title>
+          <Text size="sm" c="dimmed">Claims above this amount need two different approvers; nobody approves a claim they filed. Leave it empty for one approver.</Text>
+          {settings.isError && <ErrorAlert error={settings.error} />}
+          {save.error && <ErrorAlert error={save.error} />}
+          <TextInput label="Above (minor units)" description="In the claim's currency, e.g. 1000000 is 10,000.00 EUR" inputMode="numeric" w={320}
+            value={value} error={valid ? undefined : 'Enter a whole number of minor units'} onChange={(e) => { setTyped(e.currentTarget.value); }} />
+          <Group><Button type="submit" variant="default" disabled={!valid || typed === null}>Save the rule</Button></Group>
+        </Stack>
+      </form>
+    </Card>
   );
 }
 
