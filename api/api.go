@@ -188,6 +188,7 @@ type Modules struct {
 	Branding       func(*models.Principal) BrandingStore
 	Domains        func(*models.Principal) DomainStore
 	Health         func(*models.Principal) HealthStore
+	MDF            func(*models.Principal) MDFStore
 }
 
 // Server is the assembled HTTP interface.
@@ -312,6 +313,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerAgreementRoutes(s)
 	registerSurveyRoutes(s)
 	registerTaxRoutes(s)
+	registerMDFRoutes(s)
 	registerCertificationRoutes(s)
 	registerHealthRoutes(s)
 	registerDeskRoutes(s)

@@ -117,6 +117,7 @@ type Withdrawal struct {
 	Amount         int64      `json:"amount" doc:"In minor units of currency"`
 	Currency       string     `json:"currency"`
 	PayoutMethodID string     `json:"payoutMethodId"`
+	Account        string     `json:"account" enum:"commission,mdf" doc:"What it draws on: the commission balance or the MDF balance"`
 	Status         string     `json:"status" enum:"requested,approved,rejected,cancelled,paid,failed"`
 	Reason         string     `json:"reason,omitempty" doc:"Why it was rejected, cancelled or failed"`
 	RequestedBy    string     `json:"requestedBy,omitempty"`
@@ -133,7 +134,7 @@ type Withdrawal struct {
 }
 
 func withdrawalOf(w *models.Withdrawal) Withdrawal {
-	return Withdrawal{ID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency, PayoutMethodID: w.PayoutMethodID,
+	return Withdrawal{ID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency, PayoutMethodID: w.PayoutMethodID, Account: w.Account,
 		Status: w.Status, Reason: w.Reason, RequestedBy: w.RequestedBy, ReviewedBy: str(w.ReviewedBy), ReviewedAt: w.ReviewedAt,
 		Provider: w.Provider, Reference: w.Reference, PaidAt: w.PaidAt, FailedAt: w.FailedAt, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 		Warning: w.Warning}
@@ -182,6 +183,7 @@ type RequestWithdrawalInput struct {
 		Amount         int64  `json:"amount" minimum:"1" maximum:"1000000000000000" doc:"In minor units; at most the available balance and at least the tenant's minimum"`
 		Currency       string `json:"currency" maxLength:"3" pattern:"^[A-Z]{3}$" example:"EUR"`
 		PayoutMethodID string `json:"payoutMethodId" minLength:"1" maxLength:"36"`
+		Account        string `json:"account,omitempty" enum:"commission,mdf" doc:"What to draw on: the commission balance (the default) or the MDF balance of reimbursed claims; never both"`
 	}
 }
 
@@ -191,6 +193,7 @@ type ListWithdrawalsInput struct {
 	PartnerID string `query:"partnerId" maxLength:"36"`
 	Status    string `query:"status" enum:"requested,approved,rejected,cancelled,paid,failed"`
 	Currency  string `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
+	Account   string `query:"account" enum:"commission,mdf"`
 }
 
 // CancelWithdrawalInput cancels a request before review.
@@ -342,12 +345,12 @@ func (s *Server) requestWithdrawal(ctx context.Context, in *RequestWithdrawalInp
 	}
 	b := in.Body
 	return withdrawalOutput(s.withdrawals(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,
-		Currency: b.Currency, PayoutMethodID: b.PayoutMethodID}, in.IdempotencyKey))
+		Currency: b.Currency, PayoutMethodID: b.PayoutMethodID, Account: b.Account}, in.IdempotencyKey))
 }
 
 // listWithdrawals lists withdrawals, oldest first.
 func (s *Server) listWithdrawals(ctx context.Context, in *ListWithdrawalsInput) (*WithdrawalListOutput, error) {
-	f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency}
+	f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency, Account: in.Account}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Withdrawal, string, error) {
 		return s.withdrawals(ctx).ListWithdrawals(ctx, f, pg)
 	}, withdrawalOf)

@@ -49,7 +49,9 @@ type Withdrawal struct {
 	Amount         int64  `gorm:"not null"`
 	Currency       string `gorm:"size:3;not null"`
 	PayoutMethodID string `gorm:"size:36;not null"`
-	Status         string `gorm:"size:16;not null"`
+	// Account is what it draws on: commission (the default) or mdf.
+	Account string `gorm:"size:16;not null;default:'commission'"`
+	Status  string `gorm:"size:16;not null"`
 	// Reason explains a rejection, cancellation or failure.
 	Reason string `gorm:"size:1000"`
 	// RequestKey is the Idempotency-Key of the request, unique per tenant.
@@ -69,9 +71,25 @@ type Withdrawal struct {
 	Warning string `gorm:"-"`
 }
 
+// Withdrawal accounts: what a withdrawal draws on. A partner's commission balance and its MDF
+// balance (ADR 33) are withdrawn separately, never together.
+const (
+	WithdrawFromCommission = "commission"
+	WithdrawFromMDF        = "mdf"
+)
+
+// WithdrawalLedgerAccounts are the available, held and paid accounts of what a withdrawal
+// draws on.
+func WithdrawalLedgerAccounts(from string) (available, held, paid string) {
+	if from == WithdrawFromMDF {
+		return AccountMDFAvailable, AccountMDFHeld, AccountMDFPaid
+	}
+	return AccountAvailable, AccountHeld, AccountPaid
+}
+
 // WithdrawalFilter selects withdrawals.
 type WithdrawalFilter struct {
-	PartnerID, Status, Currency string
+	PartnerID, Status, Currency, Account string
 }
 
 // NewWithdrawal is a partner's request.
@@ -81,6 +99,8 @@ type NewWithdrawal struct {
 	Amount         int64
 	Currency       string
 	PayoutMethodID string
+	// Account is what it draws on: commission ("" too) or mdf.
+	Account string
 }
 
 // Payout method kinds.
@@ -194,6 +214,7 @@ type WithdrawalEventPayload struct {
 	Provider     string `json:"provider,omitempty"`
 	Reference    string `json:"reference,omitempty"`
 	Reason       string `json:"reason,omitempty"`
+	Account      string `json:"account,omitempty" doc:"What the withdrawal draws on: commission or mdf"`
 }
 
 // TableName is the settings table: one row per tenant.

@@ -64,6 +64,8 @@ type EventFanoutResult struct {
 	TicketSLA string
 	// CertificateExpiry is the certificate whose expiry timer was started.
 	CertificateExpiry string
+	// MDFFundExpiry is the MDF fund whose expiry timer was started.
+	MDFFundExpiry string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -116,6 +118,15 @@ type CertificateExpiryInput struct {
 func CertificateExpiryWorkflowID(certificateID string) string {
 	return "certificate-expiry-" + certificateID
 }
+
+// MDFFundExpiryInput names the MDF fund an expiry timer watches.
+type MDFFundExpiryInput struct {
+	TenantID string
+	FundID   string
+}
+
+// MDFFundExpiryWorkflowID is the id of an MDF fund's expiry timer: one per fund.
+func MDFFundExpiryWorkflowID(fundID string) string { return "mdf-fund-expiry-" + fundID }
 
 // TicketSLAInput names the ticket an SLA clock watches. Clock and Priority carry a running
 // clock across continue-as-new; a new clock starts from OpenedAt.

@@ -43,6 +43,13 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		}
 		res.CertificateExpiry = routes.ExpireCertificate
 	}
+	if routes.ExpireMDFFund != "" {
+		expiry := MDFFundExpiryInput{TenantID: in.TenantID, FundID: routes.ExpireMDFFund}
+		if err := startChild(ctx, MDFFundExpiryWorkflowID(routes.ExpireMDFFund), MDFFundExpiry, expiry); err != nil {
+			return res, err
+		}
+		res.MDFFundExpiry = routes.ExpireMDFFund
+	}
 	if err := ticketSLARoutes(ctx, in, routes, &res); err != nil {
 		return res, err
 	}

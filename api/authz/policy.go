@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage,
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage, MDFManage,
 	BrandingRead, BrandingWrite, DomainsRead, DomainsWrite, HealthRead, HealthManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
@@ -48,6 +48,14 @@ var operatorsOnly = map[string]string{
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"approve-tax-record":             "tax record reviews",
+	"create-mdf-fund":                "market development funds",
+	"approve-mdf-request":            "fund request reviews",
+	"reject-mdf-request":             "fund request reviews",
+	"request-mdf-changes":            "fund request reviews",
+	"approve-mdf-claim":              "claim reviews",
+	"reject-mdf-claim":               "claim reviews",
+	"get-mdf-settings":               "MDF settings",
+	"update-mdf-settings":            "MDF settings",
 	"reject-tax-record":              "tax record reviews",
 	"get-tax-settings":               "tax settings",
 	"update-tax-settings":            "tax settings",

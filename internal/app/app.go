@@ -171,6 +171,7 @@ func modules(st *stores.Set) api.Modules {
 		Agreements:     func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 		Surveys:        func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
 		Tax:            func(p *models.Principal) api.TaxStore { return st.Money.For(p) },
+		MDF:            func(p *models.Principal) api.MDFStore { return st.Money.For(p) },
 		Certifications: func(p *models.Principal) api.CertificationStore { return st.Certifications.For(p) },
 		Branding:       func(p *models.Principal) api.BrandingStore { return st.Branding.For(p) },
 		Domains:        func(p *models.Principal) api.DomainStore { return st.Domains.For(p) },
@@ -207,6 +208,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		Deals:          &activities.Deals{Store: st},
 		Levels:         &activities.Levels{Store: st},
 		Certifications: &activities.Certifications{Store: st},
+		MDF:            &activities.MDF{Store: st},
 		Mail:           mail,
 		Webhooks:       hooks,
 		// Payouts to an http provider and playbook webhook calls go through the webhooks'

@@ -1861,6 +1861,306 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mdf/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List claims
+         * @description Oldest first; finance's review queue with status=submitted or awaiting_second_approval. Partners see only their own.
+         */
+        get: operations["list-mdf-claims"];
+        put?: never;
+        /**
+         * Claim what an activity cost
+         * @description Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+         */
+        post: operations["submit-mdf-claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a claim with its deals and proofs
+         * @description Partners see only their own.
+         */
+        get: operations["get-mdf-claim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a claim and reimburse it
+         * @description Finance only, never whoever filed the claim (403 FOUR_EYES). A claim above the tenant's four-eyes amount needs two different approvers: the first approval leaves it awaiting_second_approval. The final approval needs proof (409 MDF_PROOF_REQUIRED), spends the amount from the request and fund (never beyond what the request committed: 409 MDF_CLAIM_EXCEEDS_REQUEST) and reimburses it into the partner's MDF balance in the ledger, withdrawn with account=mdf. Audited; emits mdf.claim_first_approved or mdf.claim_approved.
+         */
+        post: operations["approve-mdf-claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/proofs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a proof file of a claim
+         * @description The request body is the file's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 10 MiB (413), at most 20 per claim, while the claim waits for its decision (409 MDF_CLAIM_DECIDED). Partners upload to their own claims. Audited; emits mdf.claim_proof_added.
+         */
+        put: operations["upload-mdf-proof"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/proofs/{proofId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a proof file of a claim
+         * @description Partners download only their own claims' proofs.
+         */
+        get: operations["download-mdf-proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a claim
+         * @description Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+         */
+        post: operations["reject-mdf-claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List market development funds
+         * @description Oldest first, each with its influenced won revenue and ROI. Partners see their own funds and their level's.
+         */
+        get: operations["list-mdf-funds"];
+        put?: never;
+        /**
+         * Allocate a market development fund
+         * @description Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+         */
+        post: operations["create-mdf-fund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/funds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a market development fund with its ROI
+         * @description Partners see their own funds and their level's.
+         */
+        get: operations["get-mdf-fund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List fund requests
+         * @description Oldest first; the operators' queue with status=submitted. Partners see only their own.
+         */
+        get: operations["list-mdf-requests"];
+        put?: never;
+        /**
+         * Request part of a fund
+         * @description For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+         */
+        post: operations["submit-mdf-request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a fund request
+         * @description Partners see only their own.
+         */
+        get: operations["get-mdf-request"];
+        /**
+         * Change a request and submit it again
+         * @description Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+         */
+        put: operations["resubmit-mdf-request"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a fund request
+         * @description Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+         */
+        post: operations["approve-mdf-request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a fund request
+         * @description Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+         */
+        post: operations["reject-mdf-request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}/request-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for changes to a fund request
+         * @description Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+         */
+        post: operations["request-mdf-changes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the MDF settings
+         * @description Finance only: the claim amount above which two approvers are needed.
+         */
+        get: operations["get-mdf-settings"];
+        /**
+         * Replace the MDF settings
+         * @description Finance only. Audited.
+         */
+        put: operations["update-mdf-settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -4037,6 +4337,13 @@ export interface components {
             /** @description Make this operator user responsible for the deal */
             ownerUserId?: string;
         };
+        ApproveMDFRequestInputBody: {
+            /**
+             * Format: int64
+             * @description The amount to commit, at most the budget; omitted or 0: the whole budget
+             */
+            amount?: number;
+        };
         ApprovedApplicationOutputBody: {
             answers: {
                 [key: string]: string;
@@ -4096,6 +4403,26 @@ export interface components {
              * @description Held by withdrawals awaiting approval or payout
              */
             held: number;
+            /**
+             * Format: int64
+             * @description Reimbursed MDF claims free to withdraw (with account=mdf)
+             */
+            mdfAvailable: number;
+            /**
+             * Format: int64
+             * @description Held by MDF withdrawals awaiting approval or payout
+             */
+            mdfHeld: number;
+            /**
+             * Format: int64
+             * @description MDF reimbursements paid out
+             */
+            mdfPaid: number;
+            /**
+             * Format: int64
+             * @description Every MDF claim ever reimbursed
+             */
+            mdfReimbursed: number;
             /**
              * Format: int64
              * @description Paid out
@@ -4508,6 +4835,29 @@ export interface components {
             /** Format: int64 */
             rank: number;
             requirements?: components["schemas"]["LevelRequirements"];
+        };
+        CreateMDFFundInputBody: {
+            /**
+             * Format: int64
+             * @description The allocation in minor units
+             */
+            amount: number;
+            /** @example EUR */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description When what no approved request committed is released
+             */
+            expiresAt: string;
+            /** @description The level whose partners (by their current level) draw on the fund; or name a partner */
+            level?: string;
+            name?: string;
+            /** @description The partner the fund is for; or name a level */
+            partnerId?: string;
+            /** Format: date */
+            periodEnd: string;
+            /** Format: date */
+            periodStart: string;
         };
         CreateMachineKeyInputBody: {
             /**
@@ -5065,7 +5415,7 @@ export interface components {
         };
         LedgerEntry: {
             /** @enum {string} */
-            account: "earned" | "pending" | "available" | "held" | "paid";
+            account: "earned" | "pending" | "available" | "held" | "paid" | "mdf_reimbursed" | "mdf_available" | "mdf_held" | "mdf_paid";
             /**
              * Format: int64
              * @description Signed, in minor units of currency
@@ -5077,7 +5427,7 @@ export interface components {
             currency: string;
             id: string;
             /** @enum {string} */
-            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout";
+            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout" | "mdf_reimbursement";
             /** @description The balanced movement the entry belongs to; its entries sum to zero */
             movementId: string;
             partnerId: string;
@@ -5085,7 +5435,7 @@ export interface components {
             reversesEntryId?: string;
             sourceId: string;
             /** @enum {string} */
-            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment";
+            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment" | "mdf_claim";
         };
         LedgerMovement: {
             /** Format: date-time */
@@ -5095,12 +5445,12 @@ export interface components {
             entries: components["schemas"]["LedgerEntry"][];
             id: string;
             /** @enum {string} */
-            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout";
+            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout" | "mdf_reimbursement";
             partnerId: string;
             reason?: string;
             sourceId: string;
             /** @enum {string} */
-            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment";
+            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment" | "mdf_claim";
         };
         Level: {
             benefits?: string;
@@ -5301,6 +5651,21 @@ export interface components {
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
+        ListBodyMDFClaim: {
+            data: components["schemas"]["MDFClaim"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyMDFFund: {
+            data: components["schemas"]["MDFFund"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyMDFRequest: {
+            data: components["schemas"]["MDFRequest"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
         ListBodyMachineKey: {
             data: components["schemas"]["MachineKey"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
@@ -5436,6 +5801,202 @@ export interface components {
             password: string;
             /** @description Tenant slug, needed when the email belongs to several tenants */
             tenant?: string;
+        };
+        MDFClaim: {
+            /**
+             * Format: int64
+             * @description In minor units
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            /** @description The partner's deal registrations the activity influenced */
+            dealIds: string[];
+            description?: string;
+            /** @description The first of two approvers of a claim above the tenant's four-eyes amount */
+            firstApprovedBy?: string;
+            fundId: string;
+            id: string;
+            /** Format: int64 */
+            leads: number;
+            /** @description Proof links */
+            links: string[];
+            /** @description The ledger movement that reimbursed it into the partner's MDF balance */
+            movementId?: string;
+            partnerId: string;
+            /** @description Proof files */
+            proofs: components["schemas"]["MDFProof"][];
+            reason?: string;
+            requestId: string;
+            /** Format: date-time */
+            reviewedAt?: string;
+            reviewedBy?: string;
+            /** @enum {string} */
+            status: "submitted" | "awaiting_second_approval" | "approved" | "rejected";
+            submittedBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        MDFFund: {
+            /**
+             * Format: int64
+             * @description In minor units
+             */
+            allocated: number;
+            /**
+             * Format: int64
+             * @description Approved requests, in minor units; never more than allocated
+             */
+            committed: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            currency: string;
+            /** Format: date-time */
+            expiredAt?: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /**
+             * Format: int64
+             * @description The won revenue, in the fund's currency and minor units, of the deals its approved claims influenced (each deal once; deals in other currencies are left out)
+             */
+            influencedRevenue: number;
+            /** @description The level whose partners draw on the fund */
+            level?: string;
+            name: string;
+            /** @description The partner the fund is for */
+            partnerId?: string;
+            /** Format: date */
+            periodEnd: string;
+            /** Format: date */
+            periodStart: string;
+            /**
+             * Format: int64
+             * @description What expiry gave back, in minor units
+             */
+            released: number;
+            /**
+             * Format: int64
+             * @description Influenced won revenue ÷ spend in basis points (10000 = 1×), rounded half away from zero; absent while nothing is spent
+             */
+            roiBps?: number;
+            /**
+             * Format: int64
+             * @description Approved claims, in minor units; never more than committed
+             */
+            spent: number;
+            /** @enum {string} */
+            status: "open" | "expired";
+            /**
+             * Format: int64
+             * @description What requests can still be approved for, in minor units (0 once expired)
+             */
+            uncommitted: number;
+        };
+        MDFProof: {
+            /** @description Told from the file's bytes */
+            contentType: string;
+            /** Format: date-time */
+            createdAt: string;
+            fileName: string;
+            id: string;
+            sha256: string;
+            /**
+             * Format: int64
+             * @description In bytes
+             */
+            size: number;
+            uploadedBy: string;
+        };
+        MDFReasonInputBody: {
+            reason: string;
+        };
+        MDFRequest: {
+            activity: string;
+            /**
+             * Format: int64
+             * @description Committed by the approval (the budget or less), in minor units
+             */
+            approved: number;
+            /**
+             * Format: int64
+             * @description Asked for, in minor units
+             */
+            budget: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The fund's */
+            currency: string;
+            description?: string;
+            /**
+             * Format: int64
+             * @description In minor units
+             */
+            expectedPipeline: number;
+            fundId: string;
+            id: string;
+            partnerId: string;
+            /** Format: date */
+            plannedEnd: string;
+            /** Format: date */
+            plannedStart: string;
+            /** @description Why it was rejected, or the changes asked for */
+            reason?: string;
+            /** Format: date-time */
+            reviewedAt?: string;
+            reviewedBy?: string;
+            /**
+             * Format: int64
+             * @description Approved claims, in minor units
+             */
+            spent: number;
+            /** @enum {string} */
+            status: "submitted" | "changes_requested" | "approved" | "rejected" | "expired";
+            /** Format: date-time */
+            submittedAt: string;
+            submittedBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        MDFRequestBody: {
+            activity: string;
+            /**
+             * Format: int64
+             * @description In minor units of the fund's currency
+             */
+            budget: number;
+            description?: string;
+            /**
+             * Format: int64
+             * @description The pipeline the activity should create, in minor units
+             */
+            expectedPipeline?: number;
+            /** @description The fund to draw on (required when submitting) */
+            fundId?: string;
+            /** @description Operators request for this partner; partners always for themselves */
+            partnerId?: string;
+            /** Format: date */
+            plannedEnd: string;
+            /** Format: date */
+            plannedStart: string;
+        };
+        MDFSettings: {
+            /**
+             * Format: int64
+             * @description Claims above this amount (minor units, any currency) need two different approvers; absent: one approver
+             */
+            fourEyesAbove?: number;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        MDFSettingsInputBody: {
+            /**
+             * Format: int64
+             * @description Claims above this amount need two different approvers; omit it for one approver
+             */
+            fourEyesAbove?: number;
         };
         MachineKey: {
             /** Format: date-time */
@@ -6638,6 +7199,11 @@ export interface components {
         };
         RequestWithdrawalInputBody: {
             /**
+             * @description What to draw on: the commission balance (the default) or the MDF balance of reimbursed claims; never both
+             * @enum {string}
+             */
+            account?: "commission" | "mdf";
+            /**
              * Format: int64
              * @description In minor units; at most the available balance and at least the tenant's minimum
              */
@@ -6948,6 +7514,24 @@ export interface components {
             partnerType: "reseller" | "franchise" | "campus" | "broker" | "agency" | "distributor" | "other";
             /** @description Leave empty */
             website?: string;
+        };
+        SubmitMDFClaimInputBody: {
+            /**
+             * Format: int64
+             * @description What the activity cost, in minor units of the request's currency
+             */
+            amount: number;
+            /** @description Deal registrations of the partner the activity influenced */
+            dealIds?: string[] | null;
+            description?: string;
+            /**
+             * Format: int64
+             * @description Leads the activity brought
+             */
+            leads?: number;
+            /** @description Proof links: absolute http or https URLs */
+            links?: string[] | null;
+            requestId: string;
         };
         SubmitQuizAttemptInputBody: {
             /** @description One per question at most; a question left out is wrong */
@@ -7688,6 +8272,11 @@ export interface components {
             detail: string;
         };
         Withdrawal: {
+            /**
+             * @description What it draws on: the commission balance or the MDF balance
+             * @enum {string}
+             */
+            account: "commission" | "mdf";
             /**
              * Format: int64
              * @description In minor units of currency
@@ -17432,9 +18021,9 @@ export interface operations {
                 cursor?: string;
                 partnerId?: string;
                 currency?: string;
-                account?: "earned" | "pending" | "available" | "held" | "paid";
-                kind?: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout";
-                sourceType?: "event" | "accrual" | "withdrawal" | "payout" | "adjustment";
+                account?: "earned" | "pending" | "available" | "held" | "paid" | "mdf_reimbursed" | "mdf_available" | "mdf_held" | "mdf_paid";
+                kind?: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout" | "mdf_reimbursement";
+                sourceType?: "event" | "accrual" | "withdrawal" | "payout" | "adjustment" | "mdf_claim";
                 sourceId?: string;
                 /** @description Booked at or after (RFC 3339) */
                 from?: string;
@@ -18363,6 +18952,1728 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-mdf-claims": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                fundId?: string;
+                requestId?: string;
+                partnerId?: string;
+                status?: "submitted" | "awaiting_second_approval" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyMDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "submit-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 380000,
+                 *       "dealIds": [
+                 *         "01936f3e-3c4d-7e5f-8a6b-7c8d9e0f1a2b"
+                 *       ],
+                 *       "description": "Venue and catering invoices",
+                 *       "leads": 42,
+                 *       "links": [
+                 *         "https://example.com/webinar-recording"
+                 *       ],
+                 *       "requestId": "01936f3d-2b3c-7d4e-9f5a-6b7c8d9e0f1a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitMDFClaimInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "approve-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "upload-mdf-proof": {
+        parameters: {
+            query: {
+                /** @description The file's name, without a path */
+                name: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The proof file's bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "download-mdf-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                proofId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reject-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The invoices are for an event outside the approved dates."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-mdf-funds": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                partnerId?: string;
+                level?: string;
+                status?: "open" | "expired";
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyMDFFund"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-mdf-fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 2500000,
+                 *       "currency": "EUR",
+                 *       "expiresAt": "2027-04-30T23:59:59Z",
+                 *       "name": "Q1 2027 co-marketing",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *       "periodEnd": "2027-03-31",
+                 *       "periodStart": "2027-01-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMDFFundInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFFund"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFFund"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-mdf-requests": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                fundId?: string;
+                partnerId?: string;
+                status?: "submitted" | "changes_requested" | "approved" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyMDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "submit-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "activity": "Joint webinar series",
+                 *       "budget": 500000,
+                 *       "description": "Three webinars for manufacturing prospects",
+                 *       "expectedPipeline": 8000000,
+                 *       "fundId": "01936f3c-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "plannedEnd": "2027-02-28",
+                 *       "plannedStart": "2027-02-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "resubmit-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "activity": "Joint webinars on 3, 10 and 17 February",
+                 *       "budget": 450000,
+                 *       "expectedPipeline": 8000000,
+                 *       "plannedEnd": "2027-02-17",
+                 *       "plannedStart": "2027-02-03"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFRequestBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "approve-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 400000
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveMDFRequestInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reject-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The activity falls outside the fund's period."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "request-mdf-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Name the webinar dates and the expected attendance."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFSettings"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "update-mdf-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fourEyesAbove": 1000000
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFSettingsInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFSettings"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29131,6 +31442,7 @@ export interface operations {
                 partnerId?: string;
                 status?: "requested" | "approved" | "rejected" | "cancelled" | "paid" | "failed";
                 currency?: string;
+                account?: "commission" | "mdf";
             };
             header?: never;
             path?: never;

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+type e2eFund struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	Allocated int64  `json:"allocated"`
+	Committed int64  `json:"committed"`
+	Spent     int64  `json:"spent"`
+	Released  int64  `json:"released"`
+}
+
+type e2eMDFBalance struct {
+	Available     int64 `json:"available"`
+	MDFAvailable  int64 `json:"mdfAvailable"`
+	MDFHeld       int64 `json:"mdfHeld"`
+	MDFPaid       int64 `json:"mdfPaid"`
+	MDFReimbursed int64 `json:"mdfReimbursed"`
+}
+
+// TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer runs market development funds on
+// the embedded Temporal server: a fund allocated to a partner, its request approved for less,
+// a claim with proof approved and reimbursed into the MDF balance, withdrawn with account=mdf and
+// paid by finance's confirmation of the manual payout; and a second fund whose expiry timer,
+// started by the fan-out of mdf.fund_allocated, releases it and emits mdf.fund_expired.
+func TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer(t *testing.T) {
+	const password = "bootstrap-Password-0451"
+	env := map[string]string{
+		"PARTNERD_DATA_DIR":           t.TempDir(),
+		"PARTNERD_HTTP_ADDR":          "127.0.0.1:0",
+		"PARTNERD_TEMPORAL_PORT":      freeTCPPort(t),
+		"PARTNERD_BOOTSTRAP_EMAIL":    "founder@example.test",
+		"PARTNERD_BOOTSTRAP_PASSWORD": password,
+	}
+	r := startServe(t, env)
+	base := "http://" + r.addr
+	owner := login(t, base, "founder@example.test", password)
+	bob := login(t, base, "bob@contoso.demo", password)
+	var me struct {
+		PartnerID string `json:"partnerId"`
+	}
+	call(t, http.MethodGet, base+"/api/me", bob, nil, &me)
+	if me.PartnerID == "" {
+		t.Fatal("bob has no partner organisation")
+	}
+	mdfBalance := func() e2eMDFBalance {
+		var out struct {
+			Data []e2eMDFBalance `json:"data"`
+		}
+		call(t, http.MethodGet, base+"/api/ledger/balances?currency=EUR", bob, nil, &out)
+		if len(out.Data) == 0 {
+			return e2eMDFBalance{}
+		}
+		return out.Data[0]
+	}
+	before := mdfBalance()
+
+	var fund, short e2eFund
+	if code := call(t, http.MethodPost, base+"/api/mdf/funds", owner, map[string]any{"name": "Q1", "partnerId": me.PartnerID, "currency": "EUR",
+		"amount": 2_000_00, "periodStart": "2026-01-01", "periodEnd": "2026-03-31", "expiresAt": time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)}, &fund); code != http.StatusCreated {
+		t.Fatalf("allocate = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/mdf/funds", owner, map[string]any{"name": "Flash", "partnerId": me.PartnerID, "currency": "EUR",
+		"amount": 500_00, "periodStart": "2026-01-01", "periodEnd": "2026-01-31", "expiresAt": time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)}, &short); code != http.StatusCreated {
+		t.Fatalf("allocate the short fund = %d", code)
+	}
+
+	var req struct {
+		ID       string `json:"id"`
+		Status   string `json:"status"`
+		Approved int64  `json:"approved"`
+	}
+	if code := call(t, http.MethodPost, base+"/api/mdf/requests", bob, map[string]any{"fundId": fund.ID, "activity": "Trade show booth",
+		"plannedStart": "2026-02-10", "plannedEnd": "2026-02-12", "budget": 1_500_00, "expectedPipeline": 40_000_00}, &req); code != http.StatusCreated {
+		t.Fatalf("request = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/mdf/requests/"+req.ID+"/approve", owner, map[string]any{"amount": 1_200_00}, &req); code != http.StatusOK || req.Approved != 1_200_00 {
+		t.Fatalf("approve = %d %+v", code, req)
+	}
+	var claim struct {
+		ID         string `json:"id"`
+		Status     string `json:"status"`
+		MovementID string `json:"movementId"`
+	}
+	if code := call(t, http.MethodPost, base+"/api/mdf/claims", bob, map[string]any{"requestId": req.ID, "amount": 1_000_00, "leads": 25,
+		"links": []string{"https://example.com/booth-photos"}}, &claim); code != http.StatusCreated {
+		t.Fatalf("claim = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/mdf/claims/"+claim.ID+"/approve", owner, nil, &claim); code != http.StatusOK || claim.Status != "approved" || claim.MovementID == "" {
+		t.Fatalf("approve claim = %d %+v", code, claim)
+	}
+	if b := mdfBalance(); b.MDFAvailable != before.MDFAvailable+1_000_00 || b.Available != before.Available {
+		t.Fatalf("balance after the reimbursement %+v (before %+v)", b, before)
+	}
+
+	// The MDF balance is paid by the same withdrawal and payout machinery.
+	var method struct {
+		ID string `json:"id"`
+	}
+	if code := call(t, http.MethodPost, base+"/api/payout-methods", bob, map[string]any{"kind": "bank", "label": "Marketing",
+		"details": map[string]string{"iban": "DE89370400440532013000", "accountHolder": "Contoso Agency"}}, &method); code != http.StatusCreated {
+		t.Fatalf("payout method = %d", code)
+	}
+	var w e2eWithdrawal
+	if code := callKeyed(t, http.MethodPost, base+"/api/withdrawals", bob, "mdf-w-1", map[string]any{"amount": 1_000_00, "currency": "EUR",
+		"payoutMethodId": method.ID, "account": "mdf"}, &w); code != http.StatusCreated {
+		t.Fatalf("withdraw = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
+		t.Fatalf("approve withdrawal = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/confirm-payout", owner, map[string]any{"reference": "BANK-MDF-1"}, nil); code != http.StatusAccepted {
+		t.Fatalf("confirm = %d", code)
+	}
+	eventually(t, "the MDF payout", time.Minute, func() bool {
+		call(t, http.MethodGet, base+"/api/withdrawals/"+w.ID, bob, nil, &w)
+		return w.Status == "paid"
+	})
+	if b := mdfBalance(); b.MDFPaid != before.MDFPaid+1_000_00 || b.MDFAvailable != before.MDFAvailable || b.MDFHeld != before.MDFHeld || b.Available != before.Available {
+		t.Fatalf("balance after the MDF payout %+v (before %+v)", b, before)
+	}
+	call(t, http.MethodGet, base+"/api/mdf/funds/"+fund.ID, bob, nil, &fund)
+	if fund.Committed != 1_200_00 || fund.Spent != 1_000_00 || fund.Status != "open" {
+		t.Fatalf("fund %+v", fund)
+	}
+
+	// The short fund's timer releases it at its expiry.
+	eventually(t, "the expiry of the short fund", time.Minute, func() bool {
+		call(t, http.MethodGet, base+"/api/mdf/funds/"+short.ID, owner, nil, &short)
+		return short.Status == "expired"
+	})
+	if short.Released != 500_00 || short.Committed != 0 {
+		t.Fatalf("expired fund %+v", short)
+	}
+	var events struct {
+		Data []struct {
+			Payload struct {
+				FundID   string `json:"fundId"`
+				Released int64  `json:"released"`
+			} `json:"payload"`
+		} `json:"data"`
+	}
+	call(t, http.MethodGet, base+"/api/events?type=mdf.fund_expired", owner, nil, &events)
+	if len(events.Data) != 1 || events.Data[0].Payload.FundID != short.ID || events.Data[0].Payload.Released != 500_00 {
+		t.Fatalf("mdf.fund_expired events %+v", events)
+	}
+}
