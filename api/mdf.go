@@ -2,14 +2,11 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/blobstore"
@@ -524,31 +521,18 @@ func (s *Server) uploadMDFProof(ctx context.Context, in *UploadMDFProofInput) (*
 
 // downloadMDFProof streams a proof file, always as a download.
 func (s *Server) downloadMDFProof(ctx context.Context, in *MDFProofPath) (*huma.StreamResponse, error) {
-	blobs, err := s.blobs()
-	if err != nil {
+	if _, err := s.blobs(); err != nil {
 		return nil, err
 	}
 	p, err := s.mdf(ctx).MDFProof(ctx, in.ID, in.ProofID)
 	if err != nil {
 		return nil, err
 	}
-	f, err := blobs.Open(ctx, p.BlobKey)
-	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, models.NotFound("MDF_PROOF_NOT_FOUND", "proof")
-	} else if err != nil {
+	f, err := s.openBlob(ctx, p.BlobKey, models.NotFound("MDF_PROOF_NOT_FOUND", "proof"))
+	if err != nil {
 		return nil, err
 	}
-	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		defer func() { _ = f.Close() }()
-		g := humagin.Unwrap(hctx)
-		h := g.Writer.Header()
-		h.Set("Content-Type", p.ContentType)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": p.FileName}))
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("Cache-Control", "private, no-store")
-		http.ServeContent(g.Writer, g.Request, "", p.CreatedAt, f)
-	}}, nil
+	return downloadResponse(f, download{ContentType: p.ContentType, FileName: p.FileName, ModTime: p.CreatedAt}), nil
 }
 
 // approveMDFClaim approves a claim.
