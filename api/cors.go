@@ -1,9 +1,13 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/cors"
@@ -51,20 +55,106 @@ func originHost(origin string) (string, bool) {
 	return host, true
 }
 
-// corsOriginAllowed reports whether origin may call the API from a browser with credentials.
+// corsOriginAllowed reports whether origin may call the API from a browser with credentials: a
+// verified custom domain's https origin, or an origin a tenant lists; on a request that came in
+// on a custom domain, only that tenant's.
 func (s *Server) corsOriginAllowed(r *http.Request, origin string) bool {
-	host, ok := originHost(origin)
+	here, onPortal := portalFrom(r.Context())
+	if host, ok := originHost(origin); ok {
+		site, ok, err := s.hosts.resolve(r.Context(), host)
+		if err == nil && ok && (!onPortal || here.TenantID == site.TenantID) {
+			return true
+		}
+	}
+	if s.origins == nil {
+		return false
+	}
+	o, ok := models.NormalizeOrigin(origin)
 	if !ok {
 		return false
 	}
-	site, ok, err := s.hosts.resolve(r.Context(), host)
-	if err != nil || !ok {
-		return false
+	tenantID := ""
+	if onPortal {
+		tenantID = here.TenantID
 	}
-	if here, onPortal := portalFrom(r.Context()); onPortal && here.TenantID != site.TenantID {
-		return false
+	allowed, err := s.origins.allows(r.Context(), tenantID, o)
+	return err == nil && allowed
+}
+
+// OriginResolver answers whether tenants list an origin among the ones allowed to call the API
+// from a browser.
+type OriginResolver interface {
+	// AllowsOrigin reports whether tenantID lists origin; an empty tenantID asks whether any
+	// tenant does.
+	AllowsOrigin(ctx context.Context, tenantID, origin string) (bool, error)
+}
+
+// originEntry is one answer in the origin cache.
+type originEntry struct {
+	allowed bool
+	expires int64 // Unix nanoseconds
+}
+
+// originCache keeps the answers of an OriginResolver as the host cache keeps hosts': a listed
+// origin a minute, an unlisted one ten seconds, at most hostCacheMax answers.
+type originCache struct {
+	resolver OriginResolver
+	mu       sync.RWMutex
+	cache    map[string]originEntry
+	now      func() time.Time
+}
+
+func newOriginCache(r OriginResolver) *originCache {
+	return &originCache{resolver: r, cache: map[string]originEntry{}, now: time.Now}
+}
+
+// allows reports whether tenantID (any tenant, when empty) lists origin.
+func (c *originCache) allows(ctx context.Context, tenantID, origin string) (bool, error) {
+	key := tenantID + " " + origin
+	now := c.now().UnixNano()
+	c.mu.RLock()
+	e, hit := c.cache[key]
+	c.mu.RUnlock()
+	if hit && now < e.expires {
+		return e.allowed, nil
 	}
-	return true
+	ok, err := c.resolver.AllowsOrigin(ctx, tenantID, origin)
+	if err != nil {
+		return false, err
+	}
+	e = originEntry{allowed: ok, expires: now + int64(hostMissTTL)}
+	if ok {
+		e.expires = now + int64(hostHitTTL)
+	}
+	c.mu.Lock()
+	if len(c.cache) >= hostCacheMax {
+		clear(c.cache)
+	}
+	c.cache[key] = e
+	c.mu.Unlock()
+	return ok, nil
+}
+
+// forget drops every answer about the origins (a tenant changed its list in this process).
+func (c *originCache) forget(origins []string) {
+	if len(origins) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key := range c.cache {
+		_, o, _ := strings.Cut(key, " ")
+		if slices.Contains(origins, o) {
+			delete(c.cache, key)
+		}
+	}
+}
+
+// forgetOrigins drops the origins from this process's origin cache.
+func (s *Server) forgetOrigins(origins []string) {
+	if s.origins != nil {
+		s.origins.forget(origins)
+	}
 }
 
 // handleCORS answers preflight requests and adds CORS headers to the actual ones.
