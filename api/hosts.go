@@ -175,3 +175,29 @@ func (s *Server) routeHost(c *gin.Context) {
 	c.Request = c.Request.WithContext(withPortal(c.Request.Context(), site))
 	c.Next()
 }
+
+// ErrNoCertificate refuses a TLS certificate for a host name that is not a verified custom
+// domain.
+var ErrNoCertificate = errors.New("not a verified custom domain")
+
+// AllowCertificate is on-demand TLS's decision: nil only for a verified custom domain (by its
+// exact, lower-case name), an error for the installation's own hosts, addresses, unknown,
+// pending, failed or unverified hosts, and for every name when host routing is off. It asks the
+// host cache, so a handshake costs no more than routing a request does.
+func (s *Server) AllowCertificate(ctx context.Context, name string) error {
+	if s.hosts == nil {
+		return ErrNoCertificate
+	}
+	host, ok := models.NormalizeHost(name)
+	if !ok || host != name || s.hosts.own[host] {
+		return ErrNoCertificate
+	}
+	_, ok, err := s.hosts.resolve(ctx, host)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNoCertificate
+	}
+	return nil
+}

@@ -134,3 +134,45 @@ type staticHosts struct{}
 func (staticHosts) VerifiedHost(_ context.Context, host string) (models.DomainSite, error) {
 	return models.DomainSite{Host: host, TenantID: "t1"}, nil
 }
+
+// On-demand TLS obtains certificates for verified custom domains only.
+func TestCertificatesAreAllowedForVerifiedCustomDomainsOnly(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		deps := identityDeps(t, st)
+		deps.Hosts = st
+		srv := New(Config{Version: "test", OwnHosts: []string{"app.partnerd.example"}}, deps)
+		acmeID, _ := seedTenant(t, st, "acme")
+		owner := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: acmeID, UserID: models.NewID()})
+		add := func(host string, found bool, final bool) {
+			d, err := owner.AddDomain(context.Background(), host, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found || final {
+				if _, err := st.RecordDomainCheck(context.Background(), models.System(acmeID), d.ID, models.DomainCheck{Found: found}, d.CreatedAt, final, models.DomainGrace); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		add("partners.acme.example", true, false)
+		add("pending.acme.example", false, false)
+		add("failed.acme.example", false, true)
+		ctx := context.Background()
+		if err := srv.AllowCertificate(ctx, "partners.acme.example"); err != nil {
+			t.Fatalf("a verified host was refused: %v", err)
+		}
+		for _, name := range []string{
+			"pending.acme.example", "failed.acme.example", "unknown.example", "app.partnerd.example", "127.0.0.1", "::1",
+			"localhost", "", "PARTNERS.ACME.EXAMPLE", "partners.acme.example.", "x.partners.acme.example", "*.acme.example",
+		} {
+			if err := srv.AllowCertificate(ctx, name); err == nil {
+				t.Errorf("%q was allowed a certificate", name)
+			}
+		}
+		// Without host routing no certificate is allowed at all.
+		off := New(Config{Version: "test"}, deps)
+		if err := off.AllowCertificate(ctx, "partners.acme.example"); err == nil {
+			t.Fatal("host routing off, a certificate was allowed")
+		}
+	})
+}
