@@ -214,6 +214,8 @@ type Server struct {
 	// origins caches the origins tenants list for cross-origin calls (cors.go); nil without
 	// host routing or Deps.Origins.
 	origins *originCache
+	// decisions keeps recent CORS decisions (cors.go); nil without host routing.
+	decisions *corsDecisions
 	// docs is the API reference's renderer from the console build.
 	docs docsBundle
 }
@@ -260,6 +262,7 @@ func New(cfg Config, deps Deps) *Server {
 	if deps.Hosts != nil && len(cfg.OwnHosts) > 0 {
 		s.hosts = newHostRouter(deps.Hosts, cfg.OwnHosts, cfg.TrustedProxies)
 		s.cors = s.newCORS()
+		s.decisions = newCORSDecisions()
 		if deps.Origins != nil {
 			s.origins = newOriginCache(deps.Origins)
 		}

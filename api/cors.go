@@ -57,28 +57,96 @@ func originHost(origin string) (string, bool) {
 
 // corsOriginAllowed reports whether origin may call the API from a browser with credentials: a
 // verified custom domain's https origin, or an origin a tenant lists; on a request that came in
-// on a custom domain, only that tenant's.
+// on a custom domain, only that tenant's. Decisions are kept ten seconds (corsDecisions).
 func (s *Server) corsOriginAllowed(r *http.Request, origin string) bool {
 	here, onPortal := portalFrom(r.Context())
+	key := origin
+	if onPortal {
+		// A header value never holds a newline: no origin sent on an own host can pose as this key.
+		key = here.TenantID + "\n" + origin
+	}
+	if allowed, ok := s.decisions.get(key); ok {
+		return allowed
+	}
+	allowed, err := s.decideOrigin(r.Context(), here, onPortal, origin)
+	if err == nil {
+		s.decisions.put(key, allowed)
+	}
+	return allowed
+}
+
+// decideOrigin is the decision of corsOriginAllowed, from the host and origin caches.
+func (s *Server) decideOrigin(ctx context.Context, here PortalSite, onPortal bool, origin string) (bool, error) {
 	if host, ok := originHost(origin); ok {
-		site, ok, err := s.hosts.resolve(r.Context(), host)
-		if err == nil && ok && (!onPortal || here.TenantID == site.TenantID) {
-			return true
+		site, ok, err := s.hosts.resolve(ctx, host)
+		if err != nil {
+			return false, err
+		}
+		if ok && (!onPortal || here.TenantID == site.TenantID) {
+			return true, nil
 		}
 	}
 	if s.origins == nil {
-		return false
+		return false, nil
 	}
 	o, ok := models.NormalizeOrigin(origin)
 	if !ok {
-		return false
+		return false, nil
 	}
 	tenantID := ""
 	if onPortal {
 		tenantID = here.TenantID
 	}
-	allowed, err := s.origins.allows(r.Context(), tenantID, o)
-	return err == nil && allowed
+	return s.origins.allows(ctx, tenantID, o)
+}
+
+// corsDecisions keeps the CORS decisions of recent origins (by origin as sent, and the tenant
+// of the custom domain the request came in on) ten seconds, so that a request with an Origin
+// header costs a map read; any change of hosts or origins in this process clears them.
+type corsDecisions struct {
+	mu    sync.RWMutex
+	cache map[string]originEntry
+	now   func() time.Time
+}
+
+func newCORSDecisions() *corsDecisions {
+	return &corsDecisions{cache: map[string]originEntry{}, now: time.Now}
+}
+
+func (d *corsDecisions) get(key string) (allowed, ok bool) {
+	if d == nil {
+		return false, false
+	}
+	d.mu.RLock()
+	e, hit := d.cache[key]
+	d.mu.RUnlock()
+	if !hit || d.now().UnixNano() >= e.expires {
+		return false, false
+	}
+	return e.allowed, true
+}
+
+func (d *corsDecisions) put(key string, allowed bool) {
+	if d == nil || len(key) > 400 {
+		return
+	}
+	e := originEntry{allowed: allowed, expires: d.now().UnixNano() + int64(hostMissTTL)}
+	d.mu.Lock()
+	if len(d.cache) >= hostCacheMax {
+		clear(d.cache)
+	}
+	d.cache[key] = e
+	d.mu.Unlock()
+}
+
+// reset forgets every decision.
+func (d *corsDecisions) reset() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	clear(d.cache)
+	d.mu.Unlock()
 }
 
 // OriginResolver answers whether tenants list an origin among the ones allowed to call the API
@@ -150,11 +218,12 @@ func (c *originCache) forget(origins []string) {
 	}
 }
 
-// forgetOrigins drops the origins from this process's origin cache.
+// forgetOrigins drops the origins from this process's origin cache and its CORS decisions.
 func (s *Server) forgetOrigins(origins []string) {
 	if s.origins != nil {
 		s.origins.forget(origins)
 	}
+	s.decisions.reset()
 }
 
 // handleCORS answers preflight requests and adds CORS headers to the actual ones.

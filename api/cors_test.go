@@ -165,7 +165,7 @@ func TestCORSGrantsTheOriginsATenantListsAndRevokesARemovedOneAtOnce(t *testing.
 		globexID, globexOwner := seedTenant(t, st, "globex")
 		acme := bearer(login(t, h, acmeOwner, ownerPassword).AccessToken)
 		globex := bearer(login(t, h, globexOwner, ownerPassword).AccessToken)
-		verify := func(tenantID, host string) {
+		verify := func(tenantID, host string) string {
 			d, err := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: models.NewID()}).AddDomain(context.Background(), host, "")
 			if err != nil {
 				t.Fatal(err)
@@ -173,8 +173,9 @@ func TestCORSGrantsTheOriginsATenantListsAndRevokesARemovedOneAtOnce(t *testing.
 			if _, err := st.RecordDomainCheck(context.Background(), models.System(tenantID), d.ID, models.DomainCheck{Found: true}, d.CreatedAt, false, models.DomainGrace); err != nil {
 				t.Fatal(err)
 			}
+			return d.ID
 		}
-		verify(acmeID, "partners.acme.example")
+		acmeDomain := verify(acmeID, "partners.acme.example")
 		verify(globexID, "partners.globex.example")
 		set := func(auth []string, origins ...string) response {
 			t.Helper()
@@ -251,6 +252,16 @@ func TestCORSGrantsTheOriginsATenantListsAndRevokesARemovedOneAtOnce(t *testing.
 		if res := do(t, h, http.MethodGet, "/api/settings/cors-origins", nil, acme...); strings.TrimSpace(string(res.Body)) != `{"origins":["http://localhost:3000"]}` {
 			t.Fatalf("get = %s", res.Body)
 		}
+		// A verified host's origin, granted a moment ago, is refused at once once its domain is removed.
+		if got := allowOrigin("example.com", "https://partners.acme.example"); got != "https://partners.acme.example" {
+			t.Fatalf("the verified host's origin = %q", got)
+		}
+		if res := do(t, h, http.MethodDelete, "/api/domains/"+acmeDomain, nil, acme...); res.Status != http.StatusOK {
+			t.Fatalf("remove the domain = %d %s", res.Status, res.Body)
+		}
+		if got := allowOrigin("example.com", "https://partners.acme.example"); got != "" {
+			t.Fatalf("a removed domain's origin is still granted: %q", got)
+		}
 		// The change is audited with the origins added and removed.
 		res = do(t, h, http.MethodGet, "/api/audit-log?limit=10", nil, acme...)
 		if !strings.Contains(string(res.Body), `"cors_origins.updated"`) || !strings.Contains(string(res.Body), `-https://www.acme.example`) {
@@ -258,3 +269,34 @@ func TestCORSGrantsTheOriginsATenantListsAndRevokesARemovedOneAtOnce(t *testing.
 		}
 	})
 }
+
+// BenchmarkCORSListedOriginHit measures the origin check of a listed origin whose decision is
+// kept.
+func BenchmarkCORSListedOriginHit(b *testing.B) {
+	s := &Server{hosts: newHostRouter(staticMisses{}, []string{"app.partnerd.example"}, nil), origins: newOriginCache(staticOrigins{}), decisions: newCORSDecisions()}
+	req := httptest.NewRequest(http.MethodGet, "/api/me", nil)
+	const origin = "https://www.acme.example"
+	if !s.corsOriginAllowed(req, origin) {
+		b.Fatal("not allowed")
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !s.corsOriginAllowed(req, origin) {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
+
+// staticMisses verifies no host.
+type staticMisses struct{}
+
+func (staticMisses) VerifiedHost(context.Context, string) (models.DomainSite, error) {
+	return models.DomainSite{}, models.NotFound("HOST_NOT_FOUND", "host")
+}
+
+// staticOrigins lists every origin.
+type staticOrigins struct{}
+
+func (staticOrigins) AllowsOrigin(context.Context, string, string) (bool, error) { return true, nil }

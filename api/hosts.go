@@ -143,11 +143,12 @@ func (r *hostRouter) forget(host string) {
 	r.mu.Unlock()
 }
 
-// forgetHost drops host from this process's host cache.
+// forgetHost drops host from this process's host cache and its CORS decisions.
 func (s *Server) forgetHost(host string) {
 	if s.hosts != nil {
 		s.hosts.forget(host)
 	}
+	s.decisions.reset()
 }
 
 // routeHost serves requests on the installation's own hosts (and on addresses) as they are;

@@ -321,7 +321,7 @@ func (sc *Scoped) SetCORSOrigins(ctx context.Context, origins []string) (list, c
 func (s *Store) AllowsOrigin(ctx context.Context, tenantID, origin string) (bool, error) {
 	q := s.core.DB(ctx).Model(&models.CORSOrigin{}).Where("origin = ?", origin)
 	if tenantID != "" {
-		q = q.Where("tenant_id = ?", tenantID)
+		q = store.Of(models.System(tenantID)).Rows(q)
 	}
 	var n int64
 	err := q.Limit(1).Count(&n).Error
