@@ -112,6 +112,9 @@ type Deps struct {
 	// Hosts resolves the hosts of verified custom domains (host routing); without it every
 	// request is served as on the installation's own host.
 	Hosts HostResolver
+	// Origins answers the origins tenants list for cross-origin calls; without it only
+	// verified custom domains are granted.
+	Origins OriginResolver
 	// Brands answers the public brand of a portal and its images.
 	Brands PublicBrands
 	// SurveyLinks answers survey links on the public answer page.
@@ -209,6 +212,11 @@ type Server struct {
 	hosts *hostRouter
 	// cors grants verified custom domains cross-origin calls (cors.go); nil without host routing.
 	cors *cors.Cors
+	// origins caches the origins tenants list for cross-origin calls (cors.go); nil without
+	// host routing or Deps.Origins.
+	origins *originCache
+	// decisions keeps recent CORS decisions (cors.go); nil without host routing.
+	decisions *corsDecisions
 	// docs is the API reference's renderer from the console build.
 	docs docsBundle
 }
@@ -255,6 +263,10 @@ func New(cfg Config, deps Deps) *Server {
 	if deps.Hosts != nil && len(cfg.OwnHosts) > 0 {
 		s.hosts = newHostRouter(deps.Hosts, cfg.OwnHosts, cfg.TrustedProxies)
 		s.cors = s.newCORS()
+		s.decisions = newCORSDecisions()
+		if deps.Origins != nil {
+			s.origins = newOriginCache(deps.Origins)
+		}
 		engine.Use(s.routeHost, s.handleCORS)
 	}
 	engine.NoRoute(s.noRoute)

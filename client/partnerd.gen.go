@@ -3914,6 +3914,12 @@ type BusinessWindow struct {
 // BusinessWindowDay defines model for BusinessWindow.Day.
 type BusinessWindowDay string
 
+// CORSOrigins defines model for CORSOrigins.
+type CORSOrigins struct {
+	// Origins Each scheme://host[:port], sorted
+	Origins []string `json:"origins"`
+}
+
 // CSSVariable defines model for CSSVariable.
 type CSSVariable struct {
 	// Name --lower-case-words
@@ -7151,6 +7157,14 @@ type SetAgreementRequirementInputBody struct {
 	VersionId *string `json:"versionId,omitempty"`
 }
 
+// SetCORSOriginsInputBody defines model for SetCORSOriginsInputBody.
+type SetCORSOriginsInputBody struct {
+	// Origins The whole list; an empty list removes every origin
+	//
+	// Examples: ["https://www.acme.com"]
+	Origins []string `json:"origins"`
+}
+
 // SetPasswordInputBody defines model for SetPasswordInputBody.
 type SetPasswordInputBody struct {
 	// Password At least 12 characters
@@ -9379,6 +9393,9 @@ type UpdateRoleJSONRequestBody = UpdateRoleInputBody
 
 // UpdateBrandingJSONRequestBody defines body for UpdateBranding for application/json ContentType.
 type UpdateBrandingJSONRequestBody = UpdateBrandingInputBody
+
+// SetCorsOriginsJSONRequestBody defines body for SetCorsOrigins for application/json ContentType.
+type SetCorsOriginsJSONRequestBody = SetCORSOriginsInputBody
 
 // SignupJSONRequestBody defines body for Signup for application/json ContentType.
 type SignupJSONRequestBody = SignupInputBody
@@ -11623,6 +11640,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/settings/branding/{kind} (the `UploadBrandImage` operationId).
 	UploadBrandImageWithBody(ctx context.Context, kind UploadBrandImageParamsKind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCorsOrigins The origins allowed to call the API from a browser
+	//
+	// Besides the tenant's verified custom domains, which are always allowed.
+	//
+	// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+	GetCorsOrigins(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCorsOriginsWithBody Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOriginsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCorsOrigins Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOrigins(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SignupWithBody Open a partner program: a new tenant with its owner
 	//
@@ -17311,6 +17353,61 @@ func (c *Client) DeleteBrandImage(ctx context.Context, kind DeleteBrandImagePara
 // Corresponds with PUT /api/settings/branding/{kind} (the `UploadBrandImage` operationId).
 func (c *Client) UploadBrandImageWithBody(ctx context.Context, kind UploadBrandImageParamsKind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUploadBrandImageRequestWithBody(c.Server, kind, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCorsOrigins The origins allowed to call the API from a browser
+//
+// Besides the tenant's verified custom domains, which are always allowed.
+//
+// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+func (c *Client) GetCorsOrigins(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCorsOriginsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCorsOriginsWithBody Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *Client) SetCorsOriginsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCorsOriginsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCorsOrigins Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *Client) SetCorsOrigins(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCorsOriginsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -29854,6 +29951,73 @@ func NewUploadBrandImageRequestWithBody(server string, kind UploadBrandImagePara
 	return req, nil
 }
 
+// NewGetCorsOriginsRequest constructs an http.Request for the GetCorsOrigins method
+func NewGetCorsOriginsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/settings/cors-origins")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetCorsOriginsRequest calls the generic SetCorsOrigins builder with application/json body
+func NewSetCorsOriginsRequest(server string, body SetCorsOriginsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetCorsOriginsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSetCorsOriginsRequestWithBody constructs an http.Request for the SetCorsOrigins method, with any body, and a specified content type
+func NewSetCorsOriginsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/settings/cors-origins")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSignupRequest calls the generic Signup builder with application/json body
 func NewSignupRequest(server string, body SignupJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -35826,6 +35990,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/settings/branding/{kind} (the `UploadBrandImage` operationId).
 	UploadBrandImageWithBodyWithResponse(ctx context.Context, kind UploadBrandImageParamsKind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadBrandImageResponse, error)
+
+	// GetCorsOriginsWithResponse The origins allowed to call the API from a browser
+	//
+	// Besides the tenant's verified custom domains, which are always allowed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+	GetCorsOriginsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCorsOriginsResponse, error)
+
+	// SetCorsOriginsWithBodyWithResponse Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOriginsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error)
+
+	// SetCorsOriginsWithResponse Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOriginsWithResponse(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error)
 
 	// SignupWithBodyWithResponse Open a partner program: a new tenant with its owner
 	//
@@ -54439,6 +54630,158 @@ func (r UploadBrandImageResponse) ContentType() string {
 	return ""
 }
 
+type GetCorsOriginsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CORSOrigins
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCorsOriginsResponse) GetJSON200() *CORSOrigins {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetCorsOriginsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetCorsOriginsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetCorsOriginsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCorsOriginsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCorsOriginsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCorsOriginsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCorsOriginsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetCorsOriginsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CORSOrigins
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetCorsOriginsResponse) GetJSON200() *CORSOrigins {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetCorsOriginsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetCorsOriginsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetCorsOriginsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetCorsOriginsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SignupResponse201Headers the declared response headers of an HTTP 201 response for Signup
 type SignupResponse201Headers struct {
 	CacheControl *string
@@ -64622,6 +64965,51 @@ func (c *ClientWithResponses) UploadBrandImageWithBodyWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseUploadBrandImageResponse(rsp)
+}
+
+// GetCorsOriginsWithResponse The origins allowed to call the API from a browser
+//
+// Besides the tenant's verified custom domains, which are always allowed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+func (c *ClientWithResponses) GetCorsOriginsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCorsOriginsResponse, error) {
+	rsp, err := c.GetCorsOrigins(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCorsOriginsResponse(rsp)
+}
+
+// SetCorsOriginsWithBodyWithResponse Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *ClientWithResponses) SetCorsOriginsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error) {
+	rsp, err := c.SetCorsOriginsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCorsOriginsResponse(rsp)
+}
+
+// SetCorsOriginsWithResponse Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *ClientWithResponses) SetCorsOriginsWithResponse(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error) {
+	rsp, err := c.SetCorsOrigins(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCorsOriginsResponse(rsp)
 }
 
 // SignupWithBodyWithResponse Open a partner program: a new tenant with its owner
@@ -80754,6 +81142,128 @@ func ParseUploadBrandImageResponse(rsp *http.Response) (*UploadBrandImageRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCorsOriginsResponse parses an HTTP response from a GetCorsOriginsWithResponse call
+func ParseGetCorsOriginsResponse(rsp *http.Response) (*GetCorsOriginsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCorsOriginsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CORSOrigins
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetCorsOriginsResponse parses an HTTP response from a SetCorsOriginsWithResponse call
+func ParseSetCorsOriginsResponse(rsp *http.Response) (*SetCorsOriginsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetCorsOriginsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CORSOrigins
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
 
 	}
 

@@ -32,6 +32,8 @@ var operatorsOnly = map[string]string{
 	"get-domain":                     "custom domains",
 	"verify-domain":                  "custom domains",
 	"remove-domain":                  "custom domains",
+	"get-cors-origins":               "allowed origins",
+	"set-cors-origins":               "allowed origins",
 	"update-branding":                "the portal brand",
 	"upload-brand-image":             "the portal brand",
 	"delete-brand-image":             "the portal brand",

@@ -3083,6 +3083,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/cors-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The origins allowed to call the API from a browser
+         * @description Besides the tenant's verified custom domains, which are always allowed.
+         */
+        get: operations["get-cors-origins"];
+        /**
+         * Replace the origins allowed to call the API from a browser
+         * @description At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+         */
+        put: operations["set-cors-origins"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/signup": {
         parameters: {
             query?: never;
@@ -4483,6 +4507,10 @@ export interface components {
             end: string;
             /** @example 09:00 */
             start: string;
+        };
+        CORSOrigins: {
+            /** @description Each scheme://host[:port], sorted */
+            origins: string[];
         };
         CSSVariable: {
             /**
@@ -7370,6 +7398,15 @@ export interface components {
              * @example 0193a7c2-8a51-7d41-9c3e-6f0f2b1f4a10
              */
             versionId?: string;
+        };
+        SetCORSOriginsInputBody: {
+            /**
+             * @description The whole list; an empty list removes every origin
+             * @example [
+             *       "https://www.acme.com"
+             *     ]
+             */
+            origins: string[];
         };
         SetPasswordInputBody: {
             /** @description At least 12 characters */
@@ -26225,6 +26262,148 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-cors-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CORSOrigins"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "set-cors-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "origins": [
+                 *         "https://www.acme.com",
+                 *         "http://localhost:3000"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCORSOriginsInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CORSOrigins"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
