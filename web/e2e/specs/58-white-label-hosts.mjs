@@ -180,6 +180,11 @@ export default async function (t) {
     const { page, context } = await t.newPage({ label: 'branded portal', contextOptions: { ignoreHTTPSErrors: true } });
     await page.goto('https://partners.example.test/login');
     await page.getByRole('heading', { level: 1, name: `Sign in to ${brandName}` }).waitFor();
+    // The logo may still be on its way when the heading shows (a loaded machine): give it time.
+    await page.waitForFunction(() => {
+      const img = document.querySelector('[data-testid="brand-logos"] img');
+      return img instanceof HTMLImageElement && img.complete && img.naturalWidth > 0;
+    }, null, { timeout: 15_000 }).catch(() => {});
     const look = await page.evaluate(() => {
       const button = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Sign in');
       const logo = document.querySelector('[data-testid="brand-logos"] img');
