@@ -48,6 +48,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0031_branding", Migrate: migrate0031Branding},
 		{ID: "0034_custom_domains", Migrate: migrate0034CustomDomains},
 		{ID: "0029_health_scores", Migrate: migrate0029HealthScores},
+		{ID: "0036_payout_rails", Migrate: migrate0036PayoutRails},
 	}
 }
 
