@@ -529,7 +529,7 @@ func checkPayoutDetails(kind string, in map[string]string) (map[string]string, s
 			if _, err := strconv.ParseInt(recipient, 10, 64); err != nil {
 				fs = append(fs, models.FieldError{Location: "body.details.recipientId", Message: "a Wise recipient account id is a number"})
 			}
-			masked = "Wise recipient " + maskTail(recipient)
+			masked = "Wise recipient ••••" + recipient[max(0, len(recipient)-4):]
 		case hasIBAN && out["accountHolder"] != "":
 			iban = strings.ToUpper(strings.ReplaceAll(iban, " ", ""))
 			if !validIBAN(iban) {
