@@ -134,6 +134,10 @@ func (a *Money) RailPayouts(ctx context.Context, in RailInput) (RailResult, erro
 		}
 		observer(a.Observer).PayoutAttempt(in.Provider, outcome)
 		if err != nil {
+			// What the rail settled before the error stays settled; the rest is retried.
+			if _, serr := a.settle(ctx, in, fresh, got); serr != nil {
+				return RailResult{}, serr
+			}
 			return RailResult{}, err
 		}
 		if batchRef != "" && in.BatchID != "" {
@@ -167,8 +171,13 @@ func (a *Money) RailPayouts(ctx context.Context, in RailInput) (RailResult, erro
 			outcomes[id] = res
 		}
 	}
+	return a.settle(ctx, in, append(fresh, submitted...), outcomes)
+}
+
+// settle completes or fails each order its rail settled and lists the others as pending.
+func (a *Money) settle(ctx context.Context, in RailInput, orders []models.PayoutOrder, outcomes map[string]rails.Outcome) (RailResult, error) {
 	var out RailResult
-	for _, o := range append(fresh, submitted...) {
+	for _, o := range orders {
 		res, ok := outcomes[o.PayoutID]
 		if !ok || !res.Settled {
 			out.Pending = append(out.Pending, o.WithdrawalID)
@@ -176,6 +185,7 @@ func (a *Money) RailPayouts(ctx context.Context, in RailInput) (RailResult, erro
 		}
 		settle := SettleInput{TenantID: in.TenantID, WithdrawalID: o.WithdrawalID, Provider: in.Provider}
 		var status string
+		var err error
 		if res.Paid {
 			settle.Reference = res.Reference
 			status, err = a.CompletePayout(ctx, settle)

@@ -66,6 +66,16 @@ func TestStripesRefusalOfARequestIsAFinalRejectionWithStripesMessage(t *testing.
 	}
 }
 
+func TestATransferMadeBeforeIsFoundNotMadeTwice(t *testing.T) {
+	// Stripe keeps idempotency keys for 24 hours; a payout still retrying after that finds its
+	// transfer by its group and metadata.
+	s := &rails.Stripe{URL: railstest.StripeFixture(t)}
+	out, err := s.Transfer(context.Background(), "sk_test_partnerd", rails.TransferOrder{PayoutID: railstest.PaidStripePayout, Account: "acct_1Nv0FGQ9RKHgCVdK", Amount: 400, Currency: "EUR"})
+	if err != nil || !out.Paid || out.Reference != "tr_1KnownTransfer" {
+		t.Fatalf("outcome %+v, %v, want the known transfer", out, err)
+	}
+}
+
 func TestAKeyStripeRefusesIsRetriedNotARejection(t *testing.T) {
 	// Finance can fix the key while the payout retries; stripe-mock refuses live keys.
 	s := &rails.Stripe{URL: railstest.StripeMock(t)}

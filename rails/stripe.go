@@ -44,7 +44,8 @@ type TransferOrder struct {
 	PayoutID     string
 	WithdrawalID string
 	TenantID     string
-	// BatchID groups the transfers of a daily batch (Stripe's transfer_group).
+	// BatchID groups the transfers of a daily batch (Stripe's transfer_group batch_<id>; a
+	// single payout's group is payout_<id>).
 	BatchID  string
 	Account  string
 	Amount   int64
@@ -65,14 +66,28 @@ func (s *Stripe) Transfer(ctx context.Context, key string, t TransferOrder) (Out
 		Destination: stripe.String(t.Account),
 		Description: stripe.String("Partner payout " + t.PayoutID),
 	}
+	group := "payout_" + t.PayoutID
 	if t.BatchID != "" {
-		p.TransferGroup = stripe.String("batch_" + t.BatchID)
+		group = "batch_" + t.BatchID
 	}
+	p.TransferGroup = stripe.String(group)
 	p.SetIdempotencyKey(t.PayoutID)
 	p.AddMetadata("payout_id", t.PayoutID)
 	p.AddMetadata("withdrawal_id", t.WithdrawalID)
 	p.AddMetadata("tenant_id", t.TenantID)
-	tr, err := s.client(key).V1Transfers.Create(ctx, p)
+	c := s.client(key)
+	// A transfer made before for this payout (its answer lost, and Stripe's idempotency key
+	// forgotten after 24 hours while the payout still retried) is found by its group and
+	// metadata, never made twice.
+	for tr, err := range c.V1Transfers.List(ctx, &stripe.TransferListParams{TransferGroup: stripe.String(group), Destination: stripe.String(t.Account)}) {
+		if err != nil {
+			return Outcome{}, stripeError(err)
+		}
+		if tr.Metadata["payout_id"] == t.PayoutID {
+			return Outcome{Reference: tr.ID, Settled: true, Paid: true, Status: "created"}, nil
+		}
+	}
+	tr, err := c.V1Transfers.Create(ctx, p)
 	if err != nil {
 		return Outcome{}, stripeError(err)
 	}

@@ -18,16 +18,29 @@ var stripeFixtures = map[string]string{
 		"destination": "acct_1Nv0FGQ9RKHgCVdK", "livemode": false, "metadata": {}, "reversed": false, "source_type": "card", "created": 1764300000}`,
 }
 
+// PaidStripePayout is a payout StripeFixture has a transfer for already (tr_1KnownTransfer).
+const PaidStripePayout = "01936f3b-0000-7000-8000-00000000dead"
+
 // MissingStripeAccount is a connected account StripeFixture does not know: a transfer to it is
 // refused as Stripe refuses one to a deleted account.
 const MissingStripeAccount = "acct_1Missing"
 
 // StripeFixture serves Stripe's recorded answers to creating accounts, account links and
-// transfers, as often as asked; a transfer to MissingStripeAccount is refused with Stripe's
-// recorded error.
+// transfers and to listing transfers, as often as asked; a transfer to MissingStripeAccount
+// is refused with Stripe's recorded error, and PaidStripePayout has a transfer already.
 func StripeFixture(t testing.TB) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v1/transfers" && r.Header.Get("Authorization") != "" {
+			w.Header().Set("Content-Type", "application/json")
+			data := "[]"
+			if r.URL.Query().Get("transfer_group") == "payout_"+PaidStripePayout {
+				data = `[{"id": "tr_1KnownTransfer", "object": "transfer", "amount": 400, "currency": "eur", "destination": "acct_1Nv0FGQ9RKHgCVdK",
+					"transfer_group": "payout_` + PaidStripePayout + `", "metadata": {"payout_id": "` + PaidStripePayout + `"}}]`
+			}
+			_, _ = w.Write([]byte(`{"object": "list", "url": "/v1/transfers", "has_more": false, "data": ` + data + `}`))
+			return
+		}
 		body, ok := stripeFixtures[r.URL.Path]
 		if !ok || r.Method != http.MethodPost || r.Header.Get("Authorization") == "" {
 			w.Header().Set("Content-Type", "application/json")
