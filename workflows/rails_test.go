@@ -220,3 +220,29 @@ func TestAWisePayoutIsAskedAboutUntilWiseSendsIt(t *testing.T) {
 		t.Fatalf("withdrawal %+v payout %+v", got, payout)
 	}
 }
+
+func TestAStripeBatchIsOneTransferPerPayoutThroughStripeMock(t *testing.T) {
+	mock := railstest.StripeMock(t)
+	e := newPayoutEnv(t, "stripe-batch")
+	e.rails(t, true, map[string]string{models.ProviderStripe: "sk_test_partnerd"}, "", "")
+	method := e.railMethod(t, models.PayoutStripe, map[string]string{"accountId": "acct_1Partner"})
+	w1, _ := e.withdrawTo(t, method, 10_00)
+	w2, _ := e.withdrawTo(t, method, 20_00)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	worker.Register(env, worker.Deps{System: &activities.System{}, Money: e.money(&activities.Money{Rails: railDeps(mock, "", "")})})
+	env.ExecuteWorkflow(workflows.PayoutBatch, workflows.PayoutBatchInput{TenantID: e.tenantID, Provider: models.ProviderStripe, Day: "2026-11-28"})
+	var res workflows.PayoutBatchResult
+	if err := env.GetWorkflowResult(&res); err != nil || res.Payouts != 2 || res.Paid != 2 || res.Failed != 0 {
+		t.Fatalf("batch %+v, %v", res, err)
+	}
+	got1, p1, _ := e.op.Withdrawal(e.ctx, w1.ID)
+	got2, p2, _ := e.op.Withdrawal(e.ctx, w2.ID)
+	if got1.Status != models.WithdrawalPaid || got2.Status != models.WithdrawalPaid || !strings.HasPrefix(got1.Reference, "tr_") ||
+		got1.Reference == got2.Reference || p1.BatchID == nil || p2.BatchID == nil || *p1.BatchID != res.BatchID {
+		t.Fatalf("withdrawals %+v %+v, payouts %+v %+v", got1, got2, p1, p2)
+	}
+	if b := e.balance(t); b.Held != 0 || b.Paid != 30_00 {
+		t.Fatalf("after the batch: %+v", b)
+	}
+}
