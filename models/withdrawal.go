@@ -94,10 +94,6 @@ const (
 	PayoutOther  = "other"
 )
 
-// PayoutKinds lists every payout method kind.
-func PayoutKinds() []string {
-	return []string{PayoutBank, PayoutPayPal, PayoutStripe, PayoutWise, PayoutOther}
-}
 
 // PayoutMethod is where a partner wants to be paid. Its details (IBAN, account, PayPal
 // email) are a sealed secret; only a masked hint is ever shown.

@@ -22,6 +22,7 @@ type Rejection struct {
 	Reason   string
 }
 
+// Error names the rail, its reason and its code.
 func (r *Rejection) Error() string {
 	msg := r.Provider + ": " + r.Reason
 	if r.Code != "" {
