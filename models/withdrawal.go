@@ -94,7 +94,6 @@ const (
 	PayoutOther  = "other"
 )
 
-
 // PayoutMethod is where a partner wants to be paid. Its details (IBAN, account, PayPal
 // email) are a sealed secret; only a masked hint is ever shown.
 type PayoutMethod struct {

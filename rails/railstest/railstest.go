@@ -30,7 +30,7 @@ func StripeMock(t testing.TB) string {
 		}
 		t.Skipf("%s is not set: no stripe-mock to pay through (install: go install github.com/stripe/stripe-mock@v0.203.0)", StripeMockEnv)
 	}
-	resp, err := http.Get(u + "/v1/balance") //nolint:noctx // a test's probe of its local mock
+	resp, err := http.Get(u + "/v1/balance") //nolint:noctx,gosec // a test's probe of the local mock its environment names
 	if err != nil {
 		t.Fatalf("stripe-mock at %s does not answer: %v", u, err)
 	}
