@@ -134,6 +134,9 @@ type Deps struct {
 	Blobs *blobstore.Store
 	// Certificates signs agreement-acceptance certificates; without it they answer 503.
 	Certificates *authn.Certificates
+	// Rails are the payout rails: Stripe onboarding and Stripe's webhooks; without them those
+	// operations answer 503.
+	Rails RailDeps
 	// Metrics records every request (telemetry.Metrics); nil records nothing.
 	Metrics RequestMetrics
 	// Tracing, when set, makes a span of every request (named after its operation) in the
@@ -320,6 +323,7 @@ func New(cfg Config, deps Deps) *Server {
 	registerCommissionRoutes(s)
 	registerLedgerRoutes(s)
 	registerWithdrawalRoutes(s)
+	registerPayoutRailRoutes(s)
 	registerPlaybookRoutes(s)
 	registerContentRoutes(s)
 	registerAgreementRoutes(s)

@@ -44,6 +44,8 @@ const (
 	AddPayoutMethodInputBodyKindBank   AddPayoutMethodInputBodyKind = "bank"
 	AddPayoutMethodInputBodyKindOther  AddPayoutMethodInputBodyKind = "other"
 	AddPayoutMethodInputBodyKindPaypal AddPayoutMethodInputBodyKind = "paypal"
+	AddPayoutMethodInputBodyKindStripe AddPayoutMethodInputBodyKind = "stripe"
+	AddPayoutMethodInputBodyKindWise   AddPayoutMethodInputBodyKind = "wise"
 )
 
 // Valid indicates whether the value is a known member of the AddPayoutMethodInputBodyKind enum.
@@ -54,6 +56,10 @@ func (e AddPayoutMethodInputBodyKind) Valid() bool {
 	case AddPayoutMethodInputBodyKindOther:
 		return true
 	case AddPayoutMethodInputBodyKindPaypal:
+		return true
+	case AddPayoutMethodInputBodyKindStripe:
+		return true
+	case AddPayoutMethodInputBodyKindWise:
 		return true
 	default:
 		return false
@@ -1249,6 +1255,9 @@ func (e PartnerInputBodyType) Valid() bool {
 const (
 	PayoutProviderHttp   PayoutProvider = "http"
 	PayoutProviderManual PayoutProvider = "manual"
+	PayoutProviderPaypal PayoutProvider = "paypal"
+	PayoutProviderStripe PayoutProvider = "stripe"
+	PayoutProviderWise   PayoutProvider = "wise"
 )
 
 // Valid indicates whether the value is a known member of the PayoutProvider enum.
@@ -1257,6 +1266,12 @@ func (e PayoutProvider) Valid() bool {
 	case PayoutProviderHttp:
 		return true
 	case PayoutProviderManual:
+		return true
+	case PayoutProviderPaypal:
+		return true
+	case PayoutProviderStripe:
+		return true
+	case PayoutProviderWise:
 		return true
 	default:
 		return false
@@ -1284,11 +1299,52 @@ func (e PayoutStatus) Valid() bool {
 	}
 }
 
+// Defines values for PayoutBatchProvider.
+const (
+	PayoutBatchProviderPaypal PayoutBatchProvider = "paypal"
+	PayoutBatchProviderStripe PayoutBatchProvider = "stripe"
+	PayoutBatchProviderWise   PayoutBatchProvider = "wise"
+)
+
+// Valid indicates whether the value is a known member of the PayoutBatchProvider enum.
+func (e PayoutBatchProvider) Valid() bool {
+	switch e {
+	case PayoutBatchProviderPaypal:
+		return true
+	case PayoutBatchProviderStripe:
+		return true
+	case PayoutBatchProviderWise:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayoutBatchStatus.
+const (
+	PayoutBatchStatusOpen    PayoutBatchStatus = "open"
+	PayoutBatchStatusSettled PayoutBatchStatus = "settled"
+)
+
+// Valid indicates whether the value is a known member of the PayoutBatchStatus enum.
+func (e PayoutBatchStatus) Valid() bool {
+	switch e {
+	case PayoutBatchStatusOpen:
+		return true
+	case PayoutBatchStatusSettled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PayoutMethodKind.
 const (
 	PayoutMethodKindBank   PayoutMethodKind = "bank"
 	PayoutMethodKindOther  PayoutMethodKind = "other"
 	PayoutMethodKindPaypal PayoutMethodKind = "paypal"
+	PayoutMethodKindStripe PayoutMethodKind = "stripe"
+	PayoutMethodKindWise   PayoutMethodKind = "wise"
 )
 
 // Valid indicates whether the value is a known member of the PayoutMethodKind enum.
@@ -1299,6 +1355,10 @@ func (e PayoutMethodKind) Valid() bool {
 	case PayoutMethodKindOther:
 		return true
 	case PayoutMethodKindPaypal:
+		return true
+	case PayoutMethodKindStripe:
+		return true
+	case PayoutMethodKindWise:
 		return true
 	default:
 		return false
@@ -3542,7 +3602,7 @@ type AddNoteInputBody struct {
 
 // AddPayoutMethodInputBody defines model for AddPayoutMethodInputBody.
 type AddPayoutMethodInputBody struct {
-	// Details The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email. Stored sealed and never shown again.
+	// Details The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email; stripe needs accountId (a Stripe connected account, acct_…; POST /api/payout-methods/stripe-onboarding makes one); wise needs recipientId (a Wise recipient account) or iban and accountHolder. Stored sealed and never shown again.
 	Details map[string]string            `json:"details"`
 	Kind    AddPayoutMethodInputBodyKind `json:"kind"`
 
@@ -5295,6 +5355,14 @@ type ListBodyPartnerHealth struct {
 	NextCursor string `json:"nextCursor"`
 }
 
+// ListBodyPayoutBatch defines model for ListBodyPayoutBatch.
+type ListBodyPayoutBatch struct {
+	Data []PayoutBatch `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
 // ListBodyPayoutMethod defines model for ListBodyPayoutMethod.
 type ListBodyPayoutMethod struct {
 	Data []PayoutMethod `json:"data"`
@@ -6034,6 +6102,30 @@ type PayoutProvider string
 // PayoutStatus defines model for Payout.Status.
 type PayoutStatus string
 
+// PayoutBatch defines model for PayoutBatch.
+type PayoutBatch struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Day The UTC date the batch pays
+	//
+	// Examples: 2026-11-28
+	Day      string              `json:"day"`
+	Id       string              `json:"id"`
+	Payouts  int64               `json:"payouts"`
+	Provider PayoutBatchProvider `json:"provider"`
+
+	// Reference The provider's id of the batch (PayPal's payout_batch_id)
+	Reference *string           `json:"reference,omitempty"`
+	Status    PayoutBatchStatus `json:"status"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// PayoutBatchProvider defines model for PayoutBatch.Provider.
+type PayoutBatchProvider string
+
+// PayoutBatchStatus defines model for PayoutBatch.Status.
+type PayoutBatchStatus string
+
 // PayoutMethod defines model for PayoutMethod.
 type PayoutMethod struct {
 	CreatedAt time.Time        `json:"createdAt"`
@@ -6054,6 +6146,9 @@ type PayoutMethodKind string
 
 // PayoutSettings defines model for PayoutSettings.
 type PayoutSettings struct {
+	// BatchDaily Whether the rails' payouts wait for one batch per provider per day
+	BatchDaily bool `json:"batchDaily"`
+
 	// ConfirmDays Days a manual payout waits for confirmation before it fails
 	ConfirmDays int64 `json:"confirmDays"`
 
@@ -6068,9 +6163,26 @@ type PayoutSettings struct {
 	// Examples: {"EUR":5000}
 	Minimums map[string]int64 `json:"minimums"`
 
+	// PaypalClientId The PayPal REST app's client id (paypal methods are paid through PayPal Payouts once the secret is set too)
+	PaypalClientId  *string `json:"paypalClientId,omitempty"`
+	PaypalSecretSet bool    `json:"paypalSecretSet"`
+
 	// Provider manual: finance confirms each payout with a bank reference; http: a signed POST to httpUrl pays it
-	Provider  PayoutSettingsProvider `json:"provider"`
-	UpdatedAt *time.Time             `json:"updatedAt,omitempty"`
+	Provider PayoutSettingsProvider `json:"provider"`
+
+	// StripeSecretKeySet Whether a Stripe secret key is stored (stripe methods are paid by Connect transfers)
+	StripeSecretKeySet bool `json:"stripeSecretKeySet"`
+
+	// StripeWebhookPath The path of the tenant's Stripe webhook endpoint, to register at Stripe (events transfer.created and transfer.reversed)
+	StripeWebhookPath string `json:"stripeWebhookPath"`
+
+	// StripeWebhookSecretSet Whether the signing secret of Stripe's webhook endpoint is stored
+	StripeWebhookSecretSet bool       `json:"stripeWebhookSecretSet"`
+	UpdatedAt              *time.Time `json:"updatedAt,omitempty"`
+
+	// WiseProfileId The Wise business profile that pays
+	WiseProfileId *string `json:"wiseProfileId,omitempty"`
+	WiseTokenSet  bool    `json:"wiseTokenSet"`
 }
 
 // PayoutSettingsProvider manual: finance confirms each payout with a bank reference; http: a signed POST to httpUrl pays it
@@ -6078,6 +6190,9 @@ type PayoutSettingsProvider string
 
 // PayoutSettingsInputBody defines model for PayoutSettingsInputBody.
 type PayoutSettingsInputBody struct {
+	// BatchDaily Gather the rails' payouts into one batch per provider per day (PayPal: one batch payout; Stripe and Wise: one transfer per payout, grouped); omit to keep
+	BatchDaily *bool `json:"batchDaily,omitempty"`
+
 	// ConfirmDays Days a manual payout waits for confirmation before it fails
 	ConfirmDays *int64 `json:"confirmDays,omitempty"`
 
@@ -6090,8 +6205,26 @@ type PayoutSettingsInputBody struct {
 	// Minimums The smallest withdrawal per ISO 4217 currency, in minor units (0 or more)
 	//
 	// Examples: {"EUR":5000}
-	Minimums *map[string]int64               `json:"minimums,omitempty"`
-	Provider PayoutSettingsInputBodyProvider `json:"provider"`
+	Minimums *map[string]int64 `json:"minimums,omitempty"`
+
+	// PaypalClientId The PayPal REST app's client id; omit to keep, empty to remove
+	PaypalClientId *string `json:"paypalClientId,omitempty"`
+
+	// PaypalSecret The PayPal REST app's secret; omit to keep, empty to remove
+	PaypalSecret *string                         `json:"paypalSecret,omitempty"`
+	Provider     PayoutSettingsInputBodyProvider `json:"provider"`
+
+	// StripeSecretKey A Stripe secret or restricted key (sk_… or rk_…) with Connect transfers and accounts; omit to keep, empty to remove
+	StripeSecretKey *string `json:"stripeSecretKey,omitempty"`
+
+	// StripeWebhookSecret The signing secret of the tenant's Stripe webhook endpoint (whsec_…); omit to keep, empty to remove
+	StripeWebhookSecret *string `json:"stripeWebhookSecret,omitempty"`
+
+	// WiseProfileId The Wise business profile id that pays; omit to keep, empty to remove
+	WiseProfileId *string `json:"wiseProfileId,omitempty"`
+
+	// WiseToken A Wise API token of that profile; omit to keep, empty to remove
+	WiseToken *string `json:"wiseToken,omitempty"`
 }
 
 // PayoutSettingsInputBodyProvider defines model for PayoutSettingsInputBody.Provider.
@@ -7305,6 +7438,43 @@ type Statement struct {
 	Opening   Balance   `json:"opening"`
 	PartnerId string    `json:"partnerId"`
 	To        time.Time `json:"to"`
+}
+
+// StripeOnboarding defines model for StripeOnboarding.
+type StripeOnboarding struct {
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Method The partner's stripe payout method (made with the connected account if the partner had none)
+	Method PayoutMethod `json:"method"`
+
+	// Url Stripe's onboarding page for the partner, valid for a few minutes
+	Url string `json:"url"`
+}
+
+// StripeOnboardingInputBody defines model for StripeOnboardingInputBody.
+type StripeOnboardingInputBody struct {
+	// Country ISO 3166-1 alpha-2 country of a new connected account
+	Country *string `json:"country,omitempty"`
+
+	// Email The email Stripe prefills for a new connected account
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// PartnerId Operators onboard this partner; partners always onboard themselves
+	PartnerId *string `json:"partnerId,omitempty"`
+
+	// RefreshUrl Where Stripe sends the partner when the link expired (an absolute http(s) URL, usually the portal's payout page)
+	RefreshUrl string `json:"refreshUrl"`
+
+	// ReturnUrl Where Stripe sends the partner after onboarding
+	ReturnUrl string `json:"returnUrl"`
+}
+
+// StripeWebhookOutputBody defines model for StripeWebhookOutputBody.
+type StripeWebhookOutputBody struct {
+	Received bool `json:"received"`
+
+	// Settled Whether the event settled one of the tenant's payouts
+	Settled bool `json:"settled"`
 }
 
 // SubmitApplicationInputBody defines model for SubmitApplicationInputBody.
@@ -8834,6 +9004,15 @@ type ListPartnerUsersParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListPayoutBatchesParams defines parameters for ListPayoutBatches.
+type ListPayoutBatchesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListPayoutMethodsParams defines parameters for ListPayoutMethods.
 type ListPayoutMethodsParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -8842,6 +9021,15 @@ type ListPayoutMethodsParams struct {
 	// Cursor The nextCursor of the previous page; opaque.
 	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+}
+
+// ReceiveStripeWebhookJSONBody defines parameters for ReceiveStripeWebhook.
+type ReceiveStripeWebhookJSONBody map[string]interface{}
+
+// ReceiveStripeWebhookParams defines parameters for ReceiveStripeWebhook.
+type ReceiveStripeWebhookParams struct {
+	// StripeSignature Stripe's signature of the body
+	StripeSignature *string `json:"Stripe-Signature,omitempty"`
 }
 
 // ListPendingAgreementsParams defines parameters for ListPendingAgreements.
@@ -9364,8 +9552,14 @@ type CreatePartnerUserJSONRequestBody = CreatePartnerUserInputBody
 // AddPayoutMethodJSONRequestBody defines body for AddPayoutMethod for application/json ContentType.
 type AddPayoutMethodJSONRequestBody = AddPayoutMethodInputBody
 
+// OnboardStripeAccountJSONRequestBody defines body for OnboardStripeAccount for application/json ContentType.
+type OnboardStripeAccountJSONRequestBody = StripeOnboardingInputBody
+
 // UpdatePayoutSettingsJSONRequestBody defines body for UpdatePayoutSettings for application/json ContentType.
 type UpdatePayoutSettingsJSONRequestBody = PayoutSettingsInputBody
+
+// ReceiveStripeWebhookJSONRequestBody defines body for ReceiveStripeWebhook for application/json ContentType.
+type ReceiveStripeWebhookJSONRequestBody ReceiveStripeWebhookJSONBody
 
 // CreatePipelineJSONRequestBody defines body for CreatePipeline for application/json ContentType.
 type CreatePipelineJSONRequestBody = CreatePipelineInputBody
@@ -11276,6 +11470,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/partners/{id}/users (the `CreatePartnerUser` operationId).
 	CreatePartnerUser(ctx context.Context, id string, body CreatePartnerUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListPayoutBatches List the daily payout batches
+	//
+	// Operators only: one batch per provider per day while the tenant batches payouts.
+	//
+	// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+	ListPayoutBatches(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPayoutMethods List payout methods
 	//
 	// Partners see only their own.
@@ -11300,6 +11501,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/payout-methods (the `AddPayoutMethod` operationId).
 	AddPayoutMethod(ctx context.Context, body AddPayoutMethodJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnboardStripeAccountWithBody Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnboardStripeAccount Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccount(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemovePayoutMethod Remove a payout method
 	//
@@ -11337,6 +11556,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 	UpdatePayoutSettings(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveStripeWebhookWithBody Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhookWithBody(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveStripeWebhook Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhook(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPendingAgreements The agreements a partner must accept and has not
 	//
@@ -16488,6 +16725,23 @@ func (c *Client) CreatePartnerUser(ctx context.Context, id string, body CreatePa
 	return c.Client.Do(req)
 }
 
+// ListPayoutBatches List the daily payout batches
+//
+// Operators only: one batch per provider per day while the tenant batches payouts.
+//
+// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+func (c *Client) ListPayoutBatches(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPayoutBatchesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListPayoutMethods List payout methods
 //
 // Partners see only their own.
@@ -16533,6 +16787,44 @@ func (c *Client) AddPayoutMethodWithBody(ctx context.Context, contentType string
 // Corresponds with POST /api/payout-methods (the `AddPayoutMethod` operationId).
 func (c *Client) AddPayoutMethod(ctx context.Context, body AddPayoutMethodJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddPayoutMethodRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OnboardStripeAccountWithBody Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *Client) OnboardStripeAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnboardStripeAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OnboardStripeAccount Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *Client) OnboardStripeAccount(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnboardStripeAccountRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -16620,6 +16912,44 @@ func (c *Client) UpdatePayoutSettingsWithBody(ctx context.Context, contentType s
 // Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 func (c *Client) UpdatePayoutSettings(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdatePayoutSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveStripeWebhookWithBody Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *Client) ReceiveStripeWebhookWithBody(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveStripeWebhookRequestWithBody(c.Server, tenantId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveStripeWebhook Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *Client) ReceiveStripeWebhook(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveStripeWebhookRequest(c.Server, tenantId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -28161,6 +28491,72 @@ func NewCreatePartnerUserRequestWithBody(server string, id string, contentType s
 	return req, nil
 }
 
+// NewListPayoutBatchesRequest constructs an http.Request for the ListPayoutBatches method
+func NewListPayoutBatchesRequest(server string, params *ListPayoutBatchesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payout-batches")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListPayoutMethodsRequest constructs an http.Request for the ListPayoutMethods method
 func NewListPayoutMethodsRequest(server string, params *ListPayoutMethodsParams) (*http.Request, error) {
 	var err error
@@ -28260,6 +28656,46 @@ func NewAddPayoutMethodRequestWithBody(server string, contentType string, body i
 	}
 
 	operationPath := fmt.Sprintf("/api/payout-methods")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOnboardStripeAccountRequest calls the generic OnboardStripeAccount builder with application/json body
+func NewOnboardStripeAccountRequest(server string, body OnboardStripeAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnboardStripeAccountRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewOnboardStripeAccountRequestWithBody constructs an http.Request for the OnboardStripeAccount method, with any body, and a specified content type
+func NewOnboardStripeAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payout-methods/stripe-onboarding")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -28410,6 +28846,68 @@ func NewUpdatePayoutSettingsRequestWithBody(server string, contentType string, b
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReceiveStripeWebhookRequest calls the generic ReceiveStripeWebhook builder with application/json body
+func NewReceiveStripeWebhookRequest(server string, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReceiveStripeWebhookRequestWithBody(server, tenantId, params, "application/json", bodyReader)
+}
+
+// NewReceiveStripeWebhookRequestWithBody constructs an http.Request for the ReceiveStripeWebhook method, with any body, and a specified content type
+func NewReceiveStripeWebhookRequestWithBody(server string, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tenantId", tenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payout-webhooks/stripe/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.StripeSignature != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Stripe-Signature", *params.StripeSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Stripe-Signature", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -35570,6 +36068,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/partners/{id}/users (the `CreatePartnerUser` operationId).
 	CreatePartnerUserWithResponse(ctx context.Context, id string, body CreatePartnerUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePartnerUserResponse, error)
 
+	// ListPayoutBatchesWithResponse List the daily payout batches
+	//
+	// Operators only: one batch per provider per day while the tenant batches payouts.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+	ListPayoutBatchesWithResponse(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*ListPayoutBatchesResponse, error)
+
 	// ListPayoutMethodsWithResponse List payout methods
 	//
 	// Partners see only their own.
@@ -35596,6 +36103,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/payout-methods (the `AddPayoutMethod` operationId).
 	AddPayoutMethodWithResponse(ctx context.Context, body AddPayoutMethodJSONRequestBody, reqEditors ...RequestEditorFn) (*AddPayoutMethodResponse, error)
+
+	// OnboardStripeAccountWithBodyWithResponse Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error)
+
+	// OnboardStripeAccountWithResponse Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccountWithResponse(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error)
 
 	// RemovePayoutMethodWithResponse Remove a payout method
 	//
@@ -35639,6 +36164,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 	UpdatePayoutSettingsWithResponse(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePayoutSettingsResponse, error)
+
+	// ReceiveStripeWebhookWithBodyWithResponse Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhookWithBodyWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error)
+
+	// ReceiveStripeWebhookWithResponse Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhookWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error)
 
 	// ListPendingAgreementsWithResponse The agreements a partner must accept and has not
 	//
@@ -51401,6 +51944,82 @@ func (r CreatePartnerUserResponse) ContentType() string {
 	return ""
 }
 
+type ListPayoutBatchesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyPayoutBatch
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPayoutBatchesResponse) GetJSON200() *ListBodyPayoutBatch {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPayoutBatchesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPayoutBatchesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPayoutBatchesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPayoutBatchesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListPayoutMethodsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -51568,6 +52187,110 @@ func (r AddPayoutMethodResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AddPayoutMethodResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OnboardStripeAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StripeOnboarding
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OnboardStripeAccountResponse) GetJSON200() *StripeOnboarding {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OnboardStripeAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OnboardStripeAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OnboardStripeAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OnboardStripeAccountResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -51872,6 +52595,96 @@ func (r UpdatePayoutSettingsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdatePayoutSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReceiveStripeWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StripeWebhookOutputBody
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReceiveStripeWebhookResponse) GetJSON200() *StripeWebhookOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiveStripeWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiveStripeWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiveStripeWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiveStripeWebhookResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -64240,6 +65053,21 @@ func (c *ClientWithResponses) CreatePartnerUserWithResponse(ctx context.Context,
 	return ParseCreatePartnerUserResponse(rsp)
 }
 
+// ListPayoutBatchesWithResponse List the daily payout batches
+//
+// Operators only: one batch per provider per day while the tenant batches payouts.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+func (c *ClientWithResponses) ListPayoutBatchesWithResponse(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*ListPayoutBatchesResponse, error) {
+	rsp, err := c.ListPayoutBatches(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPayoutBatchesResponse(rsp)
+}
+
 // ListPayoutMethodsWithResponse List payout methods
 //
 // Partners see only their own.
@@ -64283,6 +65111,36 @@ func (c *ClientWithResponses) AddPayoutMethodWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseAddPayoutMethodResponse(rsp)
+}
+
+// OnboardStripeAccountWithBodyWithResponse Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *ClientWithResponses) OnboardStripeAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error) {
+	rsp, err := c.OnboardStripeAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOnboardStripeAccountResponse(rsp)
+}
+
+// OnboardStripeAccountWithResponse Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *ClientWithResponses) OnboardStripeAccountWithResponse(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error) {
+	rsp, err := c.OnboardStripeAccount(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOnboardStripeAccountResponse(rsp)
 }
 
 // RemovePayoutMethodWithResponse Remove a payout method
@@ -64356,6 +65214,36 @@ func (c *ClientWithResponses) UpdatePayoutSettingsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseUpdatePayoutSettingsResponse(rsp)
+}
+
+// ReceiveStripeWebhookWithBodyWithResponse Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *ClientWithResponses) ReceiveStripeWebhookWithBodyWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error) {
+	rsp, err := c.ReceiveStripeWebhookWithBody(ctx, tenantId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveStripeWebhookResponse(rsp)
+}
+
+// ReceiveStripeWebhookWithResponse Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *ClientWithResponses) ReceiveStripeWebhookWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error) {
+	rsp, err := c.ReceiveStripeWebhook(ctx, tenantId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveStripeWebhookResponse(rsp)
 }
 
 // ListPendingAgreementsWithResponse The agreements a partner must accept and has not
@@ -78513,6 +79401,67 @@ func ParseCreatePartnerUserResponse(rsp *http.Response) (*CreatePartnerUserRespo
 	return response, nil
 }
 
+// ParseListPayoutBatchesResponse parses an HTTP response from a ListPayoutBatchesWithResponse call
+func ParseListPayoutBatchesResponse(rsp *http.Response) (*ListPayoutBatchesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPayoutBatchesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyPayoutBatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListPayoutMethodsResponse parses an HTTP response from a ListPayoutMethodsWithResponse call
 func ParseListPayoutMethodsResponse(rsp *http.Response) (*ListPayoutMethodsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -78615,6 +79564,95 @@ func ParseAddPayoutMethodResponse(rsp *http.Response) (*AddPayoutMethodResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOnboardStripeAccountResponse parses an HTTP response from a OnboardStripeAccountWithResponse call
+func ParseOnboardStripeAccountResponse(rsp *http.Response) (*OnboardStripeAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OnboardStripeAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StripeOnboarding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
@@ -78862,6 +79900,81 @@ func ParseUpdatePayoutSettingsResponse(rsp *http.Response) (*UpdatePayoutSetting
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReceiveStripeWebhookResponse parses an HTTP response from a ReceiveStripeWebhookWithResponse call
+func ParseReceiveStripeWebhookResponse(rsp *http.Response) (*ReceiveStripeWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiveStripeWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StripeWebhookOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem

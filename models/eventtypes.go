@@ -223,7 +223,7 @@ func EventCatalogue() []EventType {
 		{EventWithdrawalRejected, "Finance rejected a withdrawal; the hold is released.", WithdrawalEventPayload{}},
 		{EventWithdrawalCancelled, "The partner cancelled a withdrawal before review; the hold is released.", WithdrawalEventPayload{}},
 		{EventPayoutPaid, "A payout was paid: the withdrawal is complete.", WithdrawalEventPayload{}},
-		{EventPayoutFailed, "A payout failed for good; the held funds are available again.", WithdrawalEventPayload{}},
+		{EventPayoutFailed, "A payout failed for good, with the provider's reason (a rail's refusal, a returned or bounced payment, finance's report): the held funds are available again.", WithdrawalEventPayload{}},
 		{EventContentFolderCreated, "An operator added a folder to the content library.", ContentFolderEventPayload{}},
 		{EventContentItemCreated, "An operator added a file or link to the content library.", ContentEventPayload{}},
 		{EventContentItemUpdated, "A content item's details or visibility changed.", ContentEventPayload{}},

@@ -40,6 +40,8 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.LevelReview)
 	r.RegisterWorkflow(workflows.CommissionHold)
 	r.RegisterWorkflow(workflows.Payout)
+	r.RegisterWorkflow(workflows.PayoutBatch)
+	r.RegisterWorkflow(workflows.PayoutBatchSchedule)
 	r.RegisterWorkflow(workflows.PlaybookRun)
 	r.RegisterWorkflow(workflows.TicketSLA)
 	r.RegisterWorkflow(workflows.CertificateExpiry)

@@ -171,6 +171,35 @@ type PayoutResult struct {
 // PayoutWorkflowID is the id of a withdrawal's payout workflow: one per withdrawal.
 func PayoutWorkflowID(withdrawalID string) string { return "payout-" + withdrawalID }
 
+// PayoutBatchInput names a tenant's daily batch of one rail.
+type PayoutBatchInput struct {
+	TenantID string
+	Provider string
+	// Day is the UTC date the batch pays, 2006-01-02.
+	Day string
+}
+
+// PayoutBatchResult is how a batch ended.
+type PayoutBatchResult struct {
+	BatchID string
+	Payouts int
+	Paid    int
+	Failed  int
+}
+
+// PayoutBatchWorkflowID is the id of a tenant's batch of a rail for a day: one per day.
+func PayoutBatchWorkflowID(tenantID, provider, day string) string {
+	return "payout-batch-" + tenantID + "-" + provider + "-" + day
+}
+
+// PayoutBatchScheduleWorkflowID is the id of the one payout batch schedule of an installation.
+const PayoutBatchScheduleWorkflowID = "payout-batch-schedule"
+
+// PayoutBatchScheduleInput sets how often batches are made (a day).
+type PayoutBatchScheduleInput struct {
+	Interval time.Duration
+}
+
 // PayoutDecisionSignal carries finance's confirmation or failure of a manual payout.
 const PayoutDecisionSignal = "payout-decision"
 

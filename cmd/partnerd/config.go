@@ -27,6 +27,7 @@ import (
 	"github.com/partnerd/partnerd/internal/autotls"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/rails"
 	"github.com/partnerd/partnerd/telemetry"
 )
 
@@ -63,9 +64,11 @@ type config struct {
 	// DNSResolver is host:port of the DNS server custom-domain verification asks.
 	DNSResolver string
 	// TLS is on-demand TLS for verified custom domains; its Addr is "" when it is off.
-	TLS             autotls.Config
-	ShutdownTimeout time.Duration
-	Signup          bool
+	TLS autotls.Config
+	// StripeURL, PayPalURL and WiseURL are the payout rails' API addresses.
+	StripeURL, PayPalURL, WiseURL string
+	ShutdownTimeout               time.Duration
+	Signup                        bool
 	// ConsoleDir serves the web console from this directory instead of the built-in one.
 	ConsoleDir string
 	// WebhookAllowedNetworks are private or loopback networks webhook deliveries may reach.
@@ -301,6 +304,12 @@ var settings = []setting{
 			}
 			c.TLS.CARoots = v
 		}},
+	{flag: "stripe-api-url", env: "PARTNERD_STRIPE_API_URL", usage: "the Stripe API address payouts and onboarding use (default: Stripe's; tests point it at stripe-mock)",
+		parse: railURL(func(c *config) *string { return &c.StripeURL })},
+	{flag: "paypal-api-url", env: "PARTNERD_PAYPAL_API_URL", def: rails.PayPalLive, usage: "the PayPal REST API address PayPal payouts use (the sandbox is " + rails.PayPalSandbox + ")",
+		parse: railURL(func(c *config) *string { return &c.PayPalURL })},
+	{flag: "wise-api-url", env: "PARTNERD_WISE_API_URL", def: rails.WiseLive, usage: "the Wise API address Wise payouts use (the sandbox is " + rails.WiseSandbox + ")",
+		parse: railURL(func(c *config) *string { return &c.WiseURL })},
 	{flag: "shutdown-timeout", env: "PARTNERD_SHUTDOWN_TIMEOUT", def: "20s", usage: "how long SIGTERM waits for requests and workflows to drain",
 		parse: positiveDuration(func(c *config) *time.Duration { return &c.ShutdownTimeout }, "20s")},
 	{flag: "signup", env: "PARTNERD_SIGNUP", def: "true", usage: "allow anyone to open a tenant with POST /api/signup",
@@ -649,4 +658,19 @@ func resolveSecretKey(c config) ([]byte, error) {
 		return nil, fmt.Errorf("write %s: %w", file, err)
 	}
 	return key, nil
+}
+
+// railURL parses a payout rail's API address: empty, or an absolute http(s) URL.
+func railURL(field func(*config) *string) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		if v == "" {
+			return
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.bad("%q is not an http(s) URL", v)
+			return
+		}
+		*field(c) = strings.TrimRight(v, "/")
+	}
 }

@@ -167,6 +167,9 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err := worker.StartHealthSchedule(ctx, tc, workflows.HealthScheduleInput{}); err != nil {
 		log.Warn("health schedule not started; a worker will start it", "error", err)
 	}
+	if err := worker.StartPayoutBatchSchedule(ctx, tc, workflows.PayoutBatchScheduleInput{}); err != nil {
+		log.Warn("payout batch schedule not started; a worker will start it", "error", err)
+	}
 
 	blobs, err := openBlobs(ctx, cfg, log)
 	if err != nil {
@@ -264,6 +267,9 @@ func appConfig(cfg config) app.Config {
 		TrustedProxies:         cfg.TrustedProxies,
 		OwnHosts:               cfg.OwnHosts,
 		DNSResolver:            cfg.DNSResolver,
+		StripeURL:              cfg.StripeURL,
+		PayPalURL:              cfg.PayPalURL,
+		WiseURL:                cfg.WiseURL,
 		Signup:                 cfg.Signup,
 		ConsoleDir:             cfg.ConsoleDir,
 		WebhookAllowedNetworks: cfg.WebhookAllowedNetworks,
@@ -501,6 +507,9 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 	}
 	if err := worker.StartHealthSchedule(ctx, tc, workflows.HealthScheduleInput{}); err != nil {
 		log.Warn("health schedule not started", "error", err)
+	}
+	if err := worker.StartPayoutBatchSchedule(ctx, tc, workflows.PayoutBatchScheduleInput{}); err != nil {
+		log.Warn("payout batch schedule not started", "error", err)
 	}
 	log.Info("worker running", "temporal", addr, "task_queue", workflows.TaskQueue)
 	return w.Run(ctxInterrupt(ctx))

@@ -24,6 +24,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
+	"github.com/partnerd/partnerd/rails"
 	"github.com/partnerd/partnerd/web"
 	"github.com/partnerd/partnerd/worker"
 )
@@ -63,6 +64,21 @@ type Config struct {
 	// DNSResolver is host:port of the DNS server custom-domain verification asks; empty is the
 	// system's first nameserver.
 	DNSResolver string
+	// StripeURL, PayPalURL and WiseURL are the payout rails' API addresses; empty StripeURL is
+	// Stripe's, empty PayPalURL and WiseURL their live APIs.
+	StripeURL, PayPalURL, WiseURL string
+}
+
+// Rails are the clients of the payout rails.
+func (cfg Config) Rails() (*rails.Stripe, *rails.PayPal, *rails.Wise) {
+	paypal, wise := cfg.PayPalURL, cfg.WiseURL
+	if paypal == "" {
+		paypal = rails.PayPalLive
+	}
+	if wise == "" {
+		wise = rails.WiseLive
+	}
+	return &rails.Stripe{URL: cfg.StripeURL}, &rails.PayPal{URL: paypal}, &rails.Wise{URL: wise}
 }
 
 // DefaultRateLimits are the API's quotas when none are configured.
@@ -107,7 +123,9 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
 		Blobs:        cfg.Blobs,
 		Certificates: authn.NewCertificates(keys),
+		Rails:        api.RailDeps{Store: st},
 	}
+	deps.Rails.Stripe, _, _ = cfg.Rails()
 	if cfg.Blobs != nil {
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "blobs", Check: cfg.Blobs.Ping})
 	}
@@ -203,6 +221,7 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		observer = cfg.Telemetry.Metrics
 		hooks.Observer = observer
 	}
+	stripeClient, paypalClient, wiseClient := cfg.Rails()
 	return worker.Deps{
 		System:         &activities.System{DB: st, Version: cfg.Version},
 		Events:         &activities.Events{Store: st, Starter: d},
@@ -216,6 +235,10 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		// address guard.
 		Money: &activities.Money{Store: st, Keyring: keys, Observer: observer, Providers: map[string]activities.PayoutProvider{
 			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
+		}, Rails: map[string]activities.PayoutRail{
+			models.ProviderStripe: &activities.StripeRail{Client: stripeClient},
+			models.ProviderPayPal: &activities.PayPalRail{Client: paypalClient},
+			models.ProviderWise:   &activities.WiseRail{Client: wiseClient},
 		}},
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
 		Desk:      &activities.Desk{Store: st.Desk},

@@ -51,6 +51,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0037_health_metric_source", Migrate: migrate0037HealthMetricSource},
 		{ID: "0038_mdf", Migrate: migrate0038MDF},
 		{ID: "0039_cors_origins", Migrate: migrate0039CORSOrigins},
+		{ID: "0036_payout_rails", Migrate: migrate0036PayoutRails},
 	}
 }
 

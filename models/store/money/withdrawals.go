@@ -107,7 +107,8 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 		if err := tx.Save(&st).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.P.TenantID, "payout_settings.updated", "tenant", sc.P.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "payout_settings.updated", "tenant", sc.P.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays",
+			"stripeSecretKey", "stripeWebhookSecret", "paypalClientId", "paypalSecret", "wiseProfileId", "wiseToken", "batchDaily")
 	})
 	return st, err
 }
@@ -147,6 +148,9 @@ func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.
 		Status: w.Status, Provider: w.Provider, Reference: w.Reference, Reason: w.Reason, Account: w.Account}
 	if p != nil {
 		payload.PayoutID = p.ID
+		if p.BatchID != nil {
+			payload.BatchID = *p.BatchID
+		}
 	}
 	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: store.MustJSON(payload)}
 }
@@ -318,6 +322,13 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 		case models.WithdrawalApproved:
 			payout = &models.Payout{ID: models.NewID(), TenantID: tenantID, PartnerID: w.PartnerID, WithdrawalID: w.ID, Provider: w.Provider,
 				Amount: w.Amount, Currency: w.Currency, Status: models.PayoutPending, CreatedAt: now, UpdatedAt: now}
+			st, err := payoutSettingsIn(tx, tenantID)
+			if err != nil {
+				return err
+			}
+			if st.Batched(w.Provider) {
+				payout.ProviderStatus = ProviderStatusBatched // the daily batch pays it
+			}
 			if err := tx.Create(payout).Error; err != nil {
 				return err
 			}
@@ -393,9 +404,21 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 		if w.Warning, err = checkTaxRecord(tx, sc.P.TenantID, w.PartnerID); err != nil {
 			return err
 		}
+		var m models.PayoutMethod
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
+			return err
+		}
+		provider := st.Provider
+		rail, ok := st.Rail(m.Kind)
+		switch {
+		case !ok:
+			return models.Conflict("PAYOUT_RAIL_NOT_CONFIGURED", "the partner's payout method is paid through "+rail+", which the tenant has not set up")
+		case rail != "":
+			provider = rail
+		}
 		now := time.Now().UTC()
 		reviewer := sc.P.ActorID()
-		w.Provider, w.ReviewedBy, w.ReviewedAt = st.Provider, &reviewer, &now
+		w.Provider, w.ReviewedBy, w.ReviewedAt = provider, &reviewer, &now
 		return nil
 	})
 }
@@ -529,7 +552,10 @@ func (s *Store) PayoutOrder(ctx context.Context, sys models.Scope, withdrawalID 
 	}
 	order = models.PayoutOrder{TenantID: sys.TenantID(), PayoutID: p.ID, WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount,
 		Currency: w.Currency, MethodID: m.ID, MethodKind: m.Kind, Provider: p.Provider, HTTPURL: st.HTTPURL,
-		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays)}
+		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays), Reference: p.Reference, Batched: p.ProviderStatus == ProviderStatusBatched}
+	if p.BatchID != nil {
+		order.BatchID = *p.BatchID
+	}
 	return order, m.Details, st.HTTPSecret, true, nil
 }
 

@@ -2507,6 +2507,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payout-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the daily payout batches
+         * @description Operators only: one batch per provider per day while the tenant batches payouts.
+         */
+        get: operations["list-payout-batches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payout-methods": {
         parameters: {
             query?: never;
@@ -2525,6 +2545,26 @@ export interface paths {
          * @description The details are sealed at rest and never shown again; responses carry a masked hint. Partners add their own; operators name the partner.
          */
         post: operations["add-payout-method"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payout-methods/stripe-onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start or resume a partner's Stripe Connect onboarding
+         * @description Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+         */
+        post: operations["onboard-stripe-account"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2570,6 +2610,26 @@ export interface paths {
          */
         put: operations["update-payout-settings"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payout-webhooks/stripe/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Stripe's webhook for a tenant
+         * @description Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+         */
+        post: operations["receive-stripe-webhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4159,12 +4219,12 @@ export interface components {
             body: string;
         };
         AddPayoutMethodInputBody: {
-            /** @description The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email. Stored sealed and never shown again. */
+            /** @description The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email; stripe needs accountId (a Stripe connected account, acct_…; POST /api/payout-methods/stripe-onboarding makes one); wise needs recipientId (a Wise recipient account) or iban and accountHolder. Stored sealed and never shown again. */
             details: {
                 [key: string]: string;
             };
             /** @enum {string} */
-            kind: "bank" | "paypal" | "other";
+            kind: "bank" | "paypal" | "stripe" | "wise" | "other";
             /** @description A name the partner recognises, e.g. Main account */
             label?: string;
             /** @description Operators add for this partner; partners always add for themselves */
@@ -5719,6 +5779,11 @@ export interface components {
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
+        ListBodyPayoutBatch: {
+            data: components["schemas"]["PayoutBatch"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
         ListBodyPayoutMethod: {
             data: components["schemas"]["PayoutMethod"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
@@ -6366,11 +6431,31 @@ export interface components {
             failure?: string;
             id: string;
             /** @enum {string} */
-            provider: "manual" | "http";
+            provider: "manual" | "http" | "stripe" | "paypal" | "wise";
             /** @description The payment reference of a paid payout */
             reference?: string;
             /** @enum {string} */
             status: "pending" | "paid" | "failed";
+        };
+        PayoutBatch: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The UTC date the batch pays
+             * @example 2026-11-28
+             */
+            day: string;
+            id: string;
+            /** Format: int64 */
+            payouts: number;
+            /** @enum {string} */
+            provider: "stripe" | "paypal" | "wise";
+            /** @description The provider's id of the batch (PayPal's payout_batch_id) */
+            reference?: string;
+            /** @enum {string} */
+            status: "open" | "settled";
+            /** Format: date-time */
+            updatedAt: string;
         };
         PayoutMethod: {
             /** Format: date-time */
@@ -6378,7 +6463,7 @@ export interface components {
             createdBy?: string;
             id: string;
             /** @enum {string} */
-            kind: "bank" | "paypal" | "other";
+            kind: "bank" | "paypal" | "stripe" | "wise" | "other";
             label?: string;
             /**
              * @description A hint to recognise the method, e.g. IBAN ••••1234; the details themselves are never shown
@@ -6388,6 +6473,8 @@ export interface components {
             partnerId: string;
         };
         PayoutSettings: {
+            /** @description Whether the rails' payouts wait for one batch per provider per day */
+            batchDaily: boolean;
             /**
              * Format: int64
              * @description Days a manual payout waits for confirmation before it fails
@@ -6406,15 +6493,29 @@ export interface components {
             minimums: {
                 [key: string]: number;
             };
+            /** @description The PayPal REST app's client id (paypal methods are paid through PayPal Payouts once the secret is set too) */
+            paypalClientId?: string;
+            paypalSecretSet: boolean;
             /**
              * @description manual: finance confirms each payout with a bank reference; http: a signed POST to httpUrl pays it
              * @enum {string}
              */
             provider: "manual" | "http";
+            /** @description Whether a Stripe secret key is stored (stripe methods are paid by Connect transfers) */
+            stripeSecretKeySet: boolean;
+            /** @description The path of the tenant's Stripe webhook endpoint, to register at Stripe (events transfer.created and transfer.reversed) */
+            stripeWebhookPath: string;
+            /** @description Whether the signing secret of Stripe's webhook endpoint is stored */
+            stripeWebhookSecretSet: boolean;
             /** Format: date-time */
             updatedAt?: string;
+            /** @description The Wise business profile that pays */
+            wiseProfileId?: string;
+            wiseTokenSet: boolean;
         };
         PayoutSettingsInputBody: {
+            /** @description Gather the rails' payouts into one batch per provider per day (PayPal: one batch payout; Stripe and Wise: one transfer per payout, grouped); omit to keep */
+            batchDaily?: boolean;
             /**
              * Format: int64
              * @description Days a manual payout waits for confirmation before it fails
@@ -6434,8 +6535,20 @@ export interface components {
             minimums?: {
                 [key: string]: number;
             };
+            /** @description The PayPal REST app's client id; omit to keep, empty to remove */
+            paypalClientId?: string;
+            /** @description The PayPal REST app's secret; omit to keep, empty to remove */
+            paypalSecret?: string;
             /** @enum {string} */
             provider: "manual" | "http";
+            /** @description A Stripe secret or restricted key (sk_… or rk_…) with Connect transfers and accounts; omit to keep, empty to remove */
+            stripeSecretKey?: string;
+            /** @description The signing secret of the tenant's Stripe webhook endpoint (whsec_…); omit to keep, empty to remove */
+            stripeWebhookSecret?: string;
+            /** @description The Wise business profile id that pays; omit to keep, empty to remove */
+            wiseProfileId?: string;
+            /** @description A Wise API token of that profile; omit to keep, empty to remove */
+            wiseToken?: string;
         };
         PendingAgreement: {
             agreementId: string;
@@ -7537,6 +7650,34 @@ export interface components {
             partnerId: string;
             /** Format: date-time */
             to: string;
+        };
+        StripeOnboarding: {
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The partner's stripe payout method (made with the connected account if the partner had none) */
+            method: components["schemas"]["PayoutMethod"];
+            /** @description Stripe's onboarding page for the partner, valid for a few minutes */
+            url: string;
+        };
+        StripeOnboardingInputBody: {
+            /** @description ISO 3166-1 alpha-2 country of a new connected account */
+            country?: string;
+            /**
+             * Format: email
+             * @description The email Stripe prefills for a new connected account
+             */
+            email?: string;
+            /** @description Operators onboard this partner; partners always onboard themselves */
+            partnerId?: string;
+            /** @description Where Stripe sends the partner when the link expired (an absolute http(s) URL, usually the portal's payout page) */
+            refreshUrl: string;
+            /** @description Where Stripe sends the partner after onboarding */
+            returnUrl: string;
+        };
+        StripeWebhookOutputBody: {
+            received: boolean;
+            /** @description Whether the event settled one of the tenant's payouts */
+            settled: boolean;
         };
         SubmitApplicationInputBody: {
             /** @description Answers by question key, at most 4000 characters each */
@@ -22985,6 +23126,76 @@ export interface operations {
             };
         };
     };
+    "list-payout-batches": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyPayoutBatch"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-payout-methods": {
         parameters: {
             query?: {
@@ -23109,6 +23320,118 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "onboard-stripe-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "country": "DE",
+                 *       "refreshUrl": "https://partners.example.com/portal/payouts",
+                 *       "returnUrl": "https://partners.example.com/portal/payouts?onboarded=1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StripeOnboardingInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeOnboarding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23394,6 +23717,121 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "receive-stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Stripe's signature of the body */
+                "Stripe-Signature"?: string;
+            };
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "object": {
+                 *           "amount": 25000,
+                 *           "currency": "eur",
+                 *           "destination": "acct_1QJ0",
+                 *           "id": "tr_1QJ0",
+                 *           "metadata": {
+                 *             "payout_id": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3d",
+                 *             "withdrawal_id": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3e"
+                 *           },
+                 *           "object": "transfer"
+                 *         }
+                 *       },
+                 *       "id": "evt_1QJ0",
+                 *       "object": "event",
+                 *       "type": "transfer.created"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookOutputBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
