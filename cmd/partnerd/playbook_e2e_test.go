@@ -21,8 +21,9 @@ import (
 // TestADealWonPlaybookRunsOnTheEmbeddedServer: deal.won → a condition on the amount → a wait →
 // a partner task and a signed webhook call in parallel → join; the task and the call are
 // visible and the run is recorded as completed with every step. With
-// PARTNERD_RECORD_PLAYBOOK_HISTORY set to a file, the run's workflow history is written there
-// (it is the recorded history workflows/testdata replays).
+// PARTNERD_RECORD_PLAYBOOK_HISTORY set to a file, the run's workflow history is written there,
+// and with PARTNERD_RECORD_FANOUT_HISTORY the history of the deal.won event's fan-out (they are
+// the recorded histories workflows/testdata replays).
 func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 	const password = "bootstrap-Password-0451"
 	var mu sync.Mutex
@@ -87,8 +88,9 @@ func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 
 	var runs struct {
 		Data []struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
+			ID      string `json:"id"`
+			Status  string `json:"status"`
+			EventID string `json:"eventId"`
 		} `json:"data"`
 	}
 	eventually(t, "the completed run", time.Minute, func() bool {
@@ -137,6 +139,9 @@ func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 
 	if path := os.Getenv("PARTNERD_RECORD_PLAYBOOK_HISTORY"); path != "" {
 		recordHistory(t, "127.0.0.1:"+temporalPort, workflows.PlaybookRunWorkflowID(runs.Data[0].ID), path)
+	}
+	if path := os.Getenv("PARTNERD_RECORD_FANOUT_HISTORY"); path != "" {
+		recordHistory(t, "127.0.0.1:"+temporalPort, workflows.EventWorkflowID(runs.Data[0].EventID), path)
 	}
 }
 
