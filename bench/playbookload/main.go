@@ -1,7 +1,8 @@
 // Command playbookload measures playbook runs on a running partnerd: it creates a playbook on
 // an ingested event type, ingests one event per run at an even pace, waits until every run has
-// completed, checks that each event started exactly one run, and reports the time to drain and
-// the memory of the server process (API, worker and embedded Temporal in one process).
+// completed, checks that each event started exactly one run, that each run made exactly one
+// document and recorded each of its three steps once, completed, and reports the time to drain
+// and the memory of the server process (API, worker and embedded Temporal in one process).
 package main
 
 import (
@@ -88,8 +89,9 @@ func main() {
 	deadline := time.Now().Add(*timeout)
 	var byStatus map[string]int
 	var events map[string]int
+	var runIDs []string
 	for {
-		byStatus, events = c.runs(ctx, token, pb)
+		byStatus, events, runIDs = c.runs(ctx, token, pb)
 		if rss := memory(*pid, "VmRSS"); rss > peak {
 			peak = rss
 		}
@@ -112,7 +114,28 @@ func main() {
 	if *pid > 0 {
 		fmt.Printf("server process memory: peak RSS while draining %d MiB, high-water mark %d MiB\n", peak/1024, memory(*pid, "VmHWM")/1024)
 	}
-	if byStatus["completed"] != *runs || dupes > 0 || len(events) != int(acked.Load()) {
+	// Side effects, counted after the drain: one document per run, three steps per run, each
+	// recorded once and completed.
+	docs := c.documents(ctx, token)
+	docDupes, docMissing := 0, 0
+	for _, id := range runIDs {
+		switch docs[id] {
+		case 0:
+			docMissing++
+		case 1:
+		default:
+			docDupes++
+		}
+	}
+	badSteps := 0
+	for _, id := range runIDs {
+		if !c.stepsOnce(ctx, token, id, []string{"start", "pause", "doc"}) {
+			badSteps++
+		}
+	}
+	fmt.Printf("documents: %d for %d runs; runs without a document: %d, with more than one: %d; runs whose steps are not start, pause, doc once each, completed: %d\n",
+		len(docs), len(runIDs), docMissing, docDupes, badSteps)
+	if byStatus["completed"] != *runs || dupes > 0 || len(events) != int(acked.Load()) || docMissing > 0 || docDupes > 0 || badSteps > 0 {
 		os.Exit(1)
 	}
 }
@@ -175,9 +198,10 @@ func (c *client) must(ctx context.Context, method, path, token string, body any)
 	return out
 }
 
-// runs counts the playbook's runs by status and by event.
-func (c *client) runs(ctx context.Context, token, playbookID string) (map[string]int, map[string]int) {
+// runs counts the playbook's runs by status and by event, and lists their ids.
+func (c *client) runs(ctx context.Context, token, playbookID string) (map[string]int, map[string]int, []string) {
 	byStatus, byEvent := map[string]int{}, map[string]int{}
+	var ids []string
 	cursor := ""
 	for {
 		q := url.Values{"playbookId": {playbookID}, "limit": {"100"}}
@@ -190,12 +214,61 @@ func (c *client) runs(ctx context.Context, token, playbookID string) (map[string
 			r, _ := d.(map[string]any)
 			s, _ := r["status"].(string)
 			e, _ := r["eventId"].(string)
+			id, _ := r["id"].(string)
 			byStatus[s]++
 			byEvent[e]++
+			ids = append(ids, id)
 		}
 		cursor, _ = out["nextCursor"].(string)
 		if cursor == "" {
-			return byStatus, byEvent
+			return byStatus, byEvent, ids
 		}
 	}
+}
+
+// documents counts the tenant's documents by the run that made them.
+func (c *client) documents(ctx context.Context, token string) map[string]int {
+	byRun := map[string]int{}
+	cursor := ""
+	for {
+		q := url.Values{"limit": {"100"}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		out := c.must(ctx, "GET", "/api/documents?"+q.Encode(), token, nil)
+		data, _ := out["data"].([]any)
+		for _, d := range data {
+			doc, _ := d.(map[string]any)
+			run, _ := doc["runId"].(string)
+			byRun[run]++
+		}
+		cursor, _ = out["nextCursor"].(string)
+		if cursor == "" {
+			return byRun
+		}
+	}
+}
+
+// stepsOnce reports whether the run recorded exactly the nodes want, one step each, completed.
+func (c *client) stepsOnce(ctx context.Context, token, runID string, want []string) bool {
+	out := c.must(ctx, "GET", "/api/playbook-runs/"+url.PathEscape(runID), token, nil)
+	steps, _ := out["steps"].([]any)
+	seen := map[string]int{}
+	for _, s := range steps {
+		st, _ := s.(map[string]any)
+		node, _ := st["nodeId"].(string)
+		if status, _ := st["status"].(string); status != "completed" {
+			return false
+		}
+		seen[node]++
+	}
+	if len(seen) != len(want) || len(steps) != len(want) {
+		return false
+	}
+	for _, n := range want {
+		if seen[n] != 1 {
+			return false
+		}
+	}
+	return true
 }
