@@ -34,6 +34,6 @@ for _ in $(seq 1 120); do
 done
 echo "server ready: pid $SERVER, RSS $(awk '/VmRSS/ {print $2/1024 " MiB"}' /proc/$SERVER/status); $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 rc=0
-"$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -pid "$SERVER" | tee "$OUT/playbooks.txt" || rc=$?
+"$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -pid "$SERVER" -temporal "127.0.0.1:${BENCH_TEMPORAL_PORT:-7299}" | tee "$OUT/playbooks.txt" || rc=$?
 echo "done $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU $(awk '{printf "%.1f s", ($14+$15)/100}' /proc/$SERVER/stat)"
 exit $rc

@@ -21,6 +21,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.temporal.io/api/enums/v1"
+	sdkclient "go.temporal.io/sdk/client"
 )
 
 func main() {
@@ -33,6 +36,8 @@ func main() {
 	limit := flag.Int("limit", 1000, "the playbook's concurrency limit")
 	pid := flag.Int("pid", 0, "the server's process id, for its memory")
 	timeout := flag.Duration("timeout", 10*time.Minute, "give up draining after this long")
+	temporalAddr := flag.String("temporal", "", "the Temporal frontend (host:port): count the work of some runs in their histories")
+	sample := flag.Int("sample", 20, "how many runs' histories to count")
 	flag.Parse()
 	c := &client{base: strings.TrimRight(*base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
 	ctx := context.Background()
@@ -90,8 +95,9 @@ func main() {
 	var byStatus map[string]int
 	var events map[string]int
 	var runIDs []string
+	var runEvents map[string]string
 	for {
-		byStatus, events, runIDs = c.runs(ctx, token, pb)
+		byStatus, events, runIDs, runEvents = c.runs(ctx, token, pb)
 		if rss := memory(*pid, "VmRSS"); rss > peak {
 			peak = rss
 		}
@@ -132,6 +138,9 @@ func main() {
 		if !c.stepsOnce(ctx, token, id, []string{"start", "pause", "doc"}) {
 			badSteps++
 		}
+	}
+	if *temporalAddr != "" {
+		countWork(ctx, *temporalAddr, runIDs, runEvents, *sample)
 	}
 	fmt.Printf("documents: %d for %d runs; runs without a document: %d, with more than one: %d; runs whose steps are not start, pause, doc once each, completed: %d\n",
 		len(docs), len(runIDs), docMissing, docDupes, badSteps)
@@ -198,10 +207,11 @@ func (c *client) must(ctx context.Context, method, path, token string, body any)
 	return out
 }
 
-// runs counts the playbook's runs by status and by event, and lists their ids.
-func (c *client) runs(ctx context.Context, token, playbookID string) (map[string]int, map[string]int, []string) {
+// runs counts the playbook's runs by status and by event, and lists their ids and events.
+func (c *client) runs(ctx context.Context, token, playbookID string) (map[string]int, map[string]int, []string, map[string]string) {
 	byStatus, byEvent := map[string]int{}, map[string]int{}
 	var ids []string
+	eventOf := map[string]string{}
 	cursor := ""
 	for {
 		q := url.Values{"playbookId": {playbookID}, "limit": {"100"}}
@@ -218,10 +228,11 @@ func (c *client) runs(ctx context.Context, token, playbookID string) (map[string
 			byStatus[s]++
 			byEvent[e]++
 			ids = append(ids, id)
+			eventOf[id] = e
 		}
 		cursor, _ = out["nextCursor"].(string)
 		if cursor == "" {
-			return byStatus, byEvent, ids
+			return byStatus, byEvent, ids, eventOf
 		}
 	}
 }
@@ -272,3 +283,75 @@ func (c *client) stepsOnce(ctx context.Context, token, runID string, want []stri
 	}
 	return true
 }
+
+// countWork reads the workflow histories of n runs and of their events' fan-outs and prints
+// the work per run: activities, local activities (markers), timers and workflow tasks.
+func countWork(ctx context.Context, address string, runIDs []string, eventOf map[string]string, n int) {
+	c, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: quiet{}})
+	if err != nil {
+		log.Printf("temporal: %v", err)
+		return
+	}
+	defer c.Close()
+	type work struct{ activities, markers, timers, tasks, events int }
+	count := func(workflowID string) (work, error) {
+		var w work
+		it := c.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				return w, err
+			}
+			w.events++
+			switch e.GetEventType() {
+			case enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+				w.activities++
+			case enums.EVENT_TYPE_MARKER_RECORDED:
+				if e.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+					w.markers++
+				}
+			case enums.EVENT_TYPE_TIMER_STARTED:
+				w.timers++
+			case enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+				w.tasks++
+			}
+		}
+		return w, nil
+	}
+	var run, fan work
+	counted := 0
+	for _, id := range runIDs {
+		if counted == n {
+			break
+		}
+		r, err := count("playbook-run-" + id)
+		if err != nil {
+			log.Printf("history of run %s: %v", id, err)
+			return
+		}
+		f, err := count("event-" + eventOf[id])
+		if err != nil {
+			log.Printf("history of the fan-out of %s: %v", eventOf[id], err)
+			return
+		}
+		run.activities, run.markers, run.timers, run.tasks, run.events = run.activities+r.activities, run.markers+r.markers, run.timers+r.timers, run.tasks+r.tasks, run.events+r.events
+		fan.activities, fan.markers, fan.timers, fan.tasks, fan.events = fan.activities+f.activities, fan.markers+f.markers, fan.timers+f.timers, fan.tasks+f.tasks, fan.events+f.events
+		counted++
+	}
+	if counted == 0 {
+		return
+	}
+	per := func(x int) float64 { return float64(x) / float64(counted) }
+	fmt.Printf("work per run (mean of %d runs' histories): run workflow %.1f activities, %.1f local activities, %.1f timers, %.1f workflow tasks, %.1f history events; "+
+		"its event's fan-out %.1f activities, %.1f local activities, %.1f workflow tasks, %.1f history events\n",
+		counted, per(run.activities), per(run.markers), per(run.timers), per(run.tasks), per(run.events),
+		per(fan.activities), per(fan.markers), per(fan.tasks), per(fan.events))
+}
+
+// quiet drops the Temporal client's logs.
+type quiet struct{}
+
+func (quiet) Debug(string, ...any) {}
+func (quiet) Info(string, ...any)  {}
+func (quiet) Warn(string, ...any)  {}
+func (quiet) Error(string, ...any) {}
