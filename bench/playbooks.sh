@@ -10,6 +10,8 @@
 #   BENCH_TEMPORAL_PORT=7299 DATABASE_URL (empty: the embedded database)
 #   BENCH_BIN (empty: build partnerd from this tree; else the partnerd binary to measure, so that
 #   two builds are compared in one session)
+#   BENCH_PPROF (empty; e.g. 127.0.0.1:6061 with a binary built with -tags pprof: a 30 s CPU
+#   profile from 10 s into the ingest to bench/out/playbooks-cpu.pprof)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${BENCH_RUNS:-1000}"
@@ -25,6 +27,7 @@ DATA="$(mktemp -d)"
 PASSWORD="bench-$(date +%s)-Password"
 PARTNERD_DATA_DIR="$DATA" PARTNERD_HTTP_ADDR="$ADDR" PARTNERD_TEMPORAL_PORT="${BENCH_TEMPORAL_PORT:-7299}" \
 	PARTNERD_BOOTSTRAP_EMAIL=bench@example.test PARTNERD_BOOTSTRAP_PASSWORD="$PASSWORD" PARTNERD_LOG_LEVEL=warn \
+	PARTNERD_ADMIN_ADDR="${BENCH_ADMIN_ADDR:-off}" PARTNERD_PPROF_ADDR="${BENCH_PPROF:-}" \
 	"$BIN" serve >"$OUT/playbooks-server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
@@ -33,6 +36,9 @@ for _ in $(seq 1 120); do
 	sleep 1
 done
 echo "server ready: pid $SERVER, RSS $(awk '/VmRSS/ {print $2/1024 " MiB"}' /proc/$SERVER/status); $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${BENCH_PPROF:-}" ]; then
+	(sleep 12 && curl -fs -o "$OUT/playbooks-cpu.pprof" "http://$BENCH_PPROF/debug/pprof/profile?seconds=30") &
+fi
 rc=0
 "$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -pid "$SERVER" -temporal "127.0.0.1:${BENCH_TEMPORAL_PORT:-7299}" | tee "$OUT/playbooks.txt" || rc=$?
 echo "done $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU $(awk '{printf "%.1f s", ($14+$15)/100}' /proc/$SERVER/stat)"
