@@ -35,11 +35,13 @@ for _ in $(seq 1 120); do
 	curl -fs "http://$ADDR/readyz" >/dev/null 2>&1 && break
 	sleep 1
 done
+cpu() { awk '{print ($14+$15)/100}' "/proc/$SERVER/stat"; }
+READY_CPU=$(cpu)
 echo "server ready: pid $SERVER, RSS $(awk '/VmRSS/ {print $2/1024 " MiB"}' /proc/$SERVER/status); $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${BENCH_PPROF:-}" ]; then
 	(sleep 12 && curl -fs -o "$OUT/playbooks-cpu.pprof" "http://$BENCH_PPROF/debug/pprof/profile?seconds=30") &
 fi
 rc=0
 "$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -pid "$SERVER" -temporal "127.0.0.1:${BENCH_TEMPORAL_PORT:-7299}" | tee "$OUT/playbooks.txt" || rc=$?
-echo "done $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU $(awk '{printf "%.1f s", ($14+$15)/100}' /proc/$SERVER/stat)"
+echo "done $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU from ready to done $(awk -v a="$READY_CPU" -v b="$(cpu)" -v n="$RUNS" 'BEGIN {printf "%.1f s (%.0f ms per run)", b-a, (b-a)*1000/n}')"
 exit $rc
