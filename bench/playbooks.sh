@@ -10,6 +10,7 @@
 #   BENCH_TEMPORAL_PORT=7299 DATABASE_URL (empty: the embedded database)
 #   BENCH_BIN (empty: build partnerd from this tree; else the partnerd binary to measure, so that
 #   two builds are compared in one session)
+#   BENCH_TIMEOUT=10m (give up draining after this long)
 #   BENCH_PPROF (empty; e.g. 127.0.0.1:6061 with a binary built with -tags pprof: a 30 s CPU
 #   profile from 10 s into the ingest to bench/out/playbooks-cpu.pprof)
 set -euo pipefail
@@ -42,6 +43,6 @@ if [ -n "${BENCH_PPROF:-}" ]; then
 	(sleep 12 && curl -fs -o "$OUT/playbooks-cpu.pprof" "http://$BENCH_PPROF/debug/pprof/profile?seconds=30") &
 fi
 rc=0
-"$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -pid "$SERVER" -temporal "127.0.0.1:${BENCH_TEMPORAL_PORT:-7299}" | tee "$OUT/playbooks.txt" || rc=$?
+"$OUT/playbookload" -url "http://$ADDR" -password "$PASSWORD" -runs "$RUNS" -within "$WITHIN" -wait "$WAIT" -timeout "${BENCH_TIMEOUT:-10m}" -pid "$SERVER" -temporal "127.0.0.1:${BENCH_TEMPORAL_PORT:-7299}" | tee "$OUT/playbooks.txt" || rc=$?
 echo "done $(date -u +%H:%M:%S) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg); server CPU from ready to done $(awk -v a="$READY_CPU" -v b="$(cpu)" -v n="$RUNS" 'BEGIN {printf "%.1f s (%.0f ms per run)", b-a, (b-a)*1000/n}')"
 exit $rc
