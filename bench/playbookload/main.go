@@ -42,7 +42,11 @@ func main() {
 	c := &client{base: strings.TrimRight(*base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
 	ctx := context.Background()
 
-	token := c.must(ctx, "POST", "/api/auth/login", "", map[string]string{"email": *email, "password": *password})["accessToken"].(string)
+	c.login = func() string {
+		return c.must(ctx, "POST", "/api/auth/login", "", map[string]string{"email": *email, "password": *password})["accessToken"].(string)
+	}
+	token := c.login()
+	c.first, c.token = token, &token
 	key := c.must(ctx, "POST", "/api/apikeys", token, map[string]any{"name": "playbook bench", "scopes": []string{"events:write"}})["key"].(string)
 	tag := strconv.FormatInt(time.Now().UnixNano(), 36)
 	graph := map[string]any{
@@ -170,6 +174,11 @@ func memory(pid int, field string) int64 {
 type client struct {
 	base string
 	http *http.Client
+	// login signs in again when the access token has expired during a long drain; token is
+	// the current one.
+	login func() string
+	token *string
+	first string
 }
 
 func (c *client) call(ctx context.Context, method, path, token string, body any) (map[string]any, int, error) {
@@ -200,7 +209,14 @@ func (c *client) call(ctx context.Context, method, path, token string, body any)
 }
 
 func (c *client) must(ctx context.Context, method, path, token string, body any) map[string]any {
+	if c.token != nil && token == c.first {
+		token = *c.token // the latest sign-in
+	}
 	out, code, err := c.call(ctx, method, path, token, body)
+	if code == http.StatusUnauthorized && c.token != nil && token == *c.token {
+		*c.token = c.login()
+		out, code, err = c.call(ctx, method, path, *c.token, body)
+	}
 	if err != nil || code >= 300 {
 		log.Fatalf("%s %s: %d %v %v", method, path, code, out, err)
 	}
