@@ -22,7 +22,8 @@ const (
 	// recordedLocalRun is a run with local steps (version 1 of the change playbook-local-steps).
 	recordedLocalRun = "testdata/playbook_run_history_local.json"
 	// recordedFanout is a fan-out from before local routes: the routes and the playbook runs
-	// to start were activities.
+	// to start were activities (an event that starts one run, from bench/playbooks.sh on the
+	// embedded server).
 	recordedFanout = "testdata/event_fanout_history.json"
 	// recordedLocalFanout is a fan-out with local routes (version 1 of fanout-local-routes).
 	recordedLocalFanout = "testdata/event_fanout_history_local.json"
