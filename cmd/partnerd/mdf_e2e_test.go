@@ -2,8 +2,11 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerd/partnerd/rails/railstest"
 )
 
 type e2eFund struct {
@@ -26,9 +29,10 @@ type e2eMDFBalance struct {
 // TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer runs market development funds on
 // the embedded Temporal server: a fund allocated to a partner, its request approved for less,
 // a claim with proof approved and reimbursed into the MDF balance, withdrawn with account=mdf and
-// paid by finance's confirmation of the manual payout; and a second fund whose expiry timer,
+// paid by a Stripe Connect transfer through stripe-mock, booked once; and a second fund whose expiry timer,
 // started by the fan-out of mdf.fund_allocated, releases it and emits mdf.fund_expired.
 func TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer(t *testing.T) {
+	mock := railstest.StripeMock(t)
 	const password = "bootstrap-Password-0451"
 	env := map[string]string{
 		"PARTNERD_DATA_DIR":           t.TempDir(),
@@ -36,8 +40,10 @@ func TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer(t *testing.T
 		"PARTNERD_TEMPORAL_PORT":      freeTCPPort(t),
 		"PARTNERD_BOOTSTRAP_EMAIL":    "founder@example.test",
 		"PARTNERD_BOOTSTRAP_PASSWORD": password,
+		"PARTNERD_STRIPE_API_URL":     mock,
 	}
 	r := startServe(t, env)
+	defer r.shutdown(t)
 	base := "http://" + r.addr
 	owner := login(t, base, "founder@example.test", password)
 	bob := login(t, base, "bob@contoso.demo", password)
@@ -98,29 +104,44 @@ func TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer(t *testing.T
 		t.Fatalf("balance after the reimbursement %+v (before %+v)", b, before)
 	}
 
-	// The MDF balance is paid by the same withdrawal and payout machinery.
-	var method struct {
-		ID string `json:"id"`
+	// The MDF balance is paid by the same withdrawal and payout machinery: here a Stripe Connect
+	// transfer to the partner's connected account, through stripe-mock.
+	if code := call(t, http.MethodPut, base+"/api/payout-settings", owner, map[string]any{"provider": "manual",
+		"stripeSecretKey": "sk_test_e2eMDFStripeKey1"}, nil); code != http.StatusOK {
+		t.Fatalf("payout settings = %d", code)
 	}
-	if code := call(t, http.MethodPost, base+"/api/payout-methods", bob, map[string]any{"kind": "bank", "label": "Marketing",
-		"details": map[string]string{"iban": "DE89370400440532013000", "accountHolder": "Contoso Agency"}}, &method); code != http.StatusCreated {
-		t.Fatalf("payout method = %d", code)
+	var onboarding struct {
+		Method struct {
+			ID   string `json:"id"`
+			Kind string `json:"kind"`
+		} `json:"method"`
+	}
+	if code := call(t, http.MethodPost, base+"/api/payout-methods/stripe-onboarding", bob, map[string]any{
+		"refreshUrl": base + "/portal/payout-methods", "returnUrl": base + "/portal/payout-methods?done=1"}, &onboarding); code != http.StatusOK || onboarding.Method.Kind != "stripe" {
+		t.Fatalf("onboarding = %d %+v", code, onboarding)
 	}
 	var w e2eWithdrawal
 	if code := callKeyed(t, http.MethodPost, base+"/api/withdrawals", bob, "mdf-w-1", map[string]any{"amount": 1_000_00, "currency": "EUR",
-		"payoutMethodId": method.ID, "account": "mdf"}, &w); code != http.StatusCreated {
+		"payoutMethodId": onboarding.Method.ID, "account": "mdf"}, &w); code != http.StatusCreated {
 		t.Fatalf("withdraw = %d", code)
 	}
 	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
 		t.Fatalf("approve withdrawal = %d", code)
 	}
-	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/confirm-payout", owner, map[string]any{"reference": "BANK-MDF-1"}, nil); code != http.StatusAccepted {
-		t.Fatalf("confirm = %d", code)
-	}
-	eventually(t, "the MDF payout", time.Minute, func() bool {
+	eventually(t, "the MDF payout through Stripe", 2*time.Minute, func() bool {
 		call(t, http.MethodGet, base+"/api/withdrawals/"+w.ID, bob, nil, &w)
-		return w.Status == "paid"
+		return w.Status == "paid" || w.Status == "failed"
 	})
+	if w.Status != "paid" || !strings.HasPrefix(w.Reference, "tr_") || w.Payout == nil {
+		t.Fatalf("MDF withdrawal %+v: not paid by a Stripe transfer", w)
+	}
+	var entries struct {
+		Data []struct{ Account string } `json:"data"`
+	}
+	call(t, http.MethodGet, base+"/api/ledger/entries?kind=payout&sourceId="+w.Payout.ID, owner, nil, &entries)
+	if len(entries.Data) != 2 {
+		t.Fatalf("payout entries %+v: booked other than once", entries)
+	}
 	if b := mdfBalance(); b.MDFPaid != before.MDFPaid+1_000_00 || b.MDFAvailable != before.MDFAvailable || b.MDFHeld != before.MDFHeld || b.Available != before.Available {
 		t.Fatalf("balance after the MDF payout %+v (before %+v)", b, before)
 	}
