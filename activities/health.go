@@ -14,6 +14,7 @@ type HealthStore interface {
 	ScoreHealthPage(ctx context.Context, sys models.Scope, runID, after string, limit int) (models.HealthPage, error)
 	FinishHealthRun(ctx context.Context, sys models.Scope, runID string, partners, changes int) error
 	DueHealthRuns(ctx context.Context, at time.Time) ([]models.HealthRun, error)
+	PruneHealthSnapshots(ctx context.Context, sys models.Scope, before time.Time, limit int) (deleted int, more bool, err error)
 }
 
 // Health holds the activities of partner health scoring.
@@ -64,4 +65,42 @@ func (a *Health) DueHealthRuns(ctx context.Context, at time.Time) ([]HealthRunRe
 		out = append(out, HealthRunRef{TenantID: r.TenantID, RunID: r.ID})
 	}
 	return out, err
+}
+
+// HealthPruneInput names the tenant whose old snapshots to prune; Before is the cut-off
+// (HealthSnapshotRetentionDays before the activity runs when zero), Batch and MaxBatches bound
+// the work (5 000 and 40 when zero).
+type HealthPruneInput struct {
+	TenantID   string
+	Before     time.Time
+	Batch      int
+	MaxBatches int
+}
+
+// PruneHealthSnapshots deletes, in batches, the tenant's snapshots older than the retention
+// (each partner's latest stays), at most MaxBatches batches: what is left waits for the next
+// run. It answers how many it deleted.
+func (a *Health) PruneHealthSnapshots(ctx context.Context, in HealthPruneInput) (int, error) {
+	if in.Before.IsZero() {
+		in.Before = time.Now().UTC().AddDate(0, 0, -models.HealthSnapshotRetentionDays)
+	}
+	if in.Batch <= 0 {
+		in.Batch = 5000
+	}
+	if in.MaxBatches <= 0 {
+		in.MaxBatches = 40
+	}
+	total := 0
+	for range in.MaxBatches {
+		activity.RecordHeartbeat(ctx, total)
+		n, more, err := a.Store.PruneHealthSnapshots(ctx, models.System(in.TenantID), in.Before, in.Batch)
+		total += n
+		if err != nil || !more {
+			return total, err
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }

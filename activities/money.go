@@ -46,6 +46,10 @@ type Money struct {
 	// Providers pay approved withdrawals by provider name (http); manual payouts wait for
 	// finance instead.
 	Providers map[string]PayoutProvider
+	// Rails pay the partners' stripe, paypal and wise methods, by provider name.
+	Rails map[string]PayoutRail
+	// PollEvery is how often a submitted rail payout is asked about; zero is an hour.
+	PollEvery time.Duration
 	// RetryInitial, RetryMax and MaxAttempts shape the http provider's retries; zero values
 	// take the defaults (tests shorten them).
 	RetryInitial time.Duration
@@ -112,6 +116,10 @@ type PayoutPlan struct {
 	RetryInitial time.Duration
 	RetryMax     time.Duration
 	MaxAttempts  int32
+	// Batched is true when the tenant's daily batch pays the payout (its workflow leaves it
+	// to the batch); PollEvery is how often a rail payout is asked about.
+	Batched   bool
+	PollEvery time.Duration
 }
 
 // PreparePayout reads what the payout of a withdrawal needs.
@@ -121,7 +129,11 @@ func (a *Money) PreparePayout(ctx context.Context, in WithdrawalRef) (PayoutPlan
 		return PayoutPlan{}, err
 	}
 	plan := PayoutPlan{Pending: true, PayoutID: order.PayoutID, Provider: order.Provider, ConfirmBy: order.ConfirmBy,
-		RetryInitial: a.RetryInitial, RetryMax: a.RetryMax, MaxAttempts: a.MaxAttempts}
+		RetryInitial: a.RetryInitial, RetryMax: a.RetryMax, MaxAttempts: a.MaxAttempts,
+		Batched: order.Batched || order.BatchID != "", PollEvery: a.PollEvery}
+	if plan.PollEvery <= 0 {
+		plan.PollEvery = DefaultPayoutPollEvery
+	}
 	if plan.RetryInitial <= 0 {
 		plan.RetryInitial = DefaultPayoutRetryInitial
 	}

@@ -233,6 +233,41 @@ type ActInput struct {
 	Node      models.PlaybookNode
 }
 
+// ActStepInput is an action step of a run: the action, and the step's record as it started.
+type ActStepInput struct {
+	Act  ActInput
+	Step models.PlaybookStep
+}
+
+// ActStep carries out an action step once (see Act) and records the step: completed with the
+// action's output, or, while an attempt fails and the action is retried, running. The step
+// record is idempotent, so a retry after a crash between the action and its record finds the
+// action done and records it.
+func (a *Playbooks) ActStep(ctx context.Context, in ActStepInput) (map[string]any, error) {
+	out, err := a.Act(ctx, in.Act)
+	step := in.Step
+	if err != nil {
+		// Visible as under way while it is retried (best effort: the run records how it ended);
+		// the action's error is returned as it is, so that a refusal stays final.
+		step.Status, step.EndedAt = models.StepRunning, nil
+		_ = a.Store.RecordPlaybookStep(context.WithoutCancel(ctx), &step)
+		return nil, err
+	}
+	now := time.Now().UTC()
+	step.Status, step.EndedAt, step.Output, step.Error = models.StepCompleted, &now, "{}", ""
+	if out != nil {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		step.Output = string(b)
+	}
+	if err := a.Store.RecordPlaybookStep(ctx, &step); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Act carries out one action once: a retry after a crash finds what the first attempt did.
 func (a *Playbooks) Act(ctx context.Context, in ActInput) (map[string]any, error) {
 	key := in.RunID + ":" + in.StepID

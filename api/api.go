@@ -112,6 +112,9 @@ type Deps struct {
 	// Hosts resolves the hosts of verified custom domains (host routing); without it every
 	// request is served as on the installation's own host.
 	Hosts HostResolver
+	// Origins answers the origins tenants list for cross-origin calls; without it only
+	// verified custom domains are granted.
+	Origins OriginResolver
 	// Brands answers the public brand of a portal and its images.
 	Brands PublicBrands
 	// SurveyLinks answers survey links on the public answer page.
@@ -131,6 +134,9 @@ type Deps struct {
 	Blobs *blobstore.Store
 	// Certificates signs agreement-acceptance certificates; without it they answer 503.
 	Certificates *authn.Certificates
+	// Rails are the payout rails: Stripe onboarding and Stripe's webhooks; without them those
+	// operations answer 503.
+	Rails RailDeps
 	// Metrics records every request (telemetry.Metrics); nil records nothing.
 	Metrics RequestMetrics
 	// Tracing, when set, makes a span of every request (named after its operation) in the
@@ -188,6 +194,7 @@ type Modules struct {
 	Branding       func(*models.Principal) BrandingStore
 	Domains        func(*models.Principal) DomainStore
 	Health         func(*models.Principal) HealthStore
+	MDF            func(*models.Principal) MDFStore
 }
 
 // Server is the assembled HTTP interface.
@@ -208,6 +215,11 @@ type Server struct {
 	hosts *hostRouter
 	// cors grants verified custom domains cross-origin calls (cors.go); nil without host routing.
 	cors *cors.Cors
+	// origins caches the origins tenants list for cross-origin calls (cors.go); nil without
+	// host routing or Deps.Origins.
+	origins *originCache
+	// decisions keeps recent CORS decisions (cors.go); nil without host routing.
+	decisions *corsDecisions
 	// docs is the API reference's renderer from the console build.
 	docs docsBundle
 }
@@ -254,6 +266,10 @@ func New(cfg Config, deps Deps) *Server {
 	if deps.Hosts != nil && len(cfg.OwnHosts) > 0 {
 		s.hosts = newHostRouter(deps.Hosts, cfg.OwnHosts, cfg.TrustedProxies)
 		s.cors = s.newCORS()
+		s.decisions = newCORSDecisions()
+		if deps.Origins != nil {
+			s.origins = newOriginCache(deps.Origins)
+		}
 		engine.Use(s.routeHost, s.handleCORS)
 	}
 	engine.NoRoute(s.noRoute)
@@ -307,11 +323,13 @@ func New(cfg Config, deps Deps) *Server {
 	registerCommissionRoutes(s)
 	registerLedgerRoutes(s)
 	registerWithdrawalRoutes(s)
+	registerPayoutRailRoutes(s)
 	registerPlaybookRoutes(s)
 	registerContentRoutes(s)
 	registerAgreementRoutes(s)
 	registerSurveyRoutes(s)
 	registerTaxRoutes(s)
+	registerMDFRoutes(s)
 	registerCertificationRoutes(s)
 	registerHealthRoutes(s)
 	registerDeskRoutes(s)

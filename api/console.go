@@ -22,6 +22,10 @@ var apiPrefixes = []string{"/api/", "/openapi", "/schemas/", "/docs", "/swagger"
 // consoleNonce is the placeholder index.html carries where each answer puts its style nonce.
 var consoleNonce = []byte("__CSP_NONCE__")
 
+// consolePortal is the placeholder index.html carries where an answer on a verified custom
+// domain puts "1": the app then shows the portal in the tenant's brand (GET /api/branding).
+var consolePortal = []byte("__PARTNERD_PORTAL__")
+
 // consoleCSP is the Content-Security-Policy of the console: scripts and styles from this origin
 // only, plus the style elements that carry the answer's nonce.
 func consoleCSP(nonce string) string {
@@ -102,6 +106,10 @@ func (s *Server) console(c *gin.Context) bool {
 	nonce := base64.StdEncoding.EncodeToString(raw[:])
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Security-Policy", consoleCSP(nonce))
-	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(index, consoleNonce, []byte(nonce)))
+	portal := []byte{}
+	if _, ok := portalFrom(r.Context()); ok {
+		portal = []byte("1")
+	}
+	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(bytes.ReplaceAll(index, consoleNonce, []byte(nonce)), consolePortal, portal))
 	return true
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"syscall"
@@ -438,8 +437,7 @@ func startsAtFirstByte(rangeHeader string) bool {
 }
 
 func (s *Server) downloadContent(ctx context.Context, in *DownloadContentInput) (*huma.StreamResponse, error) {
-	b, err := s.blobs()
-	if err != nil {
+	if _, err := s.blobs(); err != nil {
 		return nil, err
 	}
 	st := s.content(ctx)
@@ -447,10 +445,7 @@ func (s *Server) downloadContent(ctx context.Context, in *DownloadContentInput) 
 	if err != nil {
 		return nil, err
 	}
-	f, err := b.Open(ctx, v.BlobKey)
-	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, models.NotFound("CONTENT_FILE_NOT_FOUND", "file")
-	}
+	f, err := s.openBlob(ctx, v.BlobKey, models.NotFound("CONTENT_FILE_NOT_FOUND", "file"))
 	if err != nil {
 		return nil, err
 	}
@@ -460,22 +455,7 @@ func (s *Server) downloadContent(ctx context.Context, in *DownloadContentInput) 
 			return nil, err
 		}
 	}
-	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		defer func() { _ = f.Close() }()
-		c := ginOf(hctx)
-		if c == nil {
-			hctx.SetStatus(http.StatusInternalServerError)
-			return
-		}
-		h := c.Writer.Header()
-		h.Set("Content-Type", v.ContentType)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": v.FileName}))
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("ETag", `"`+v.SHA256+`"`)
-		h.Set("Cache-Control", "private, no-cache")
-		http.ServeContent(c.Writer, c.Request, "", v.CreatedAt, f)
-	}}, nil
+	return downloadResponse(f, download{ContentType: v.ContentType, FileName: v.FileName, ModTime: v.CreatedAt, ETag: v.SHA256}), nil
 }
 
 // ginOf is the gin context under a huma context, through middleware wrappers.

@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/partnerd/partnerd/models"
@@ -153,3 +155,148 @@ func splitComma(v string) []string {
 	}
 	return out
 }
+
+func TestCORSGrantsTheOriginsATenantListsAndRevokesARemovedOneAtOnce(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		deps := identityDeps(t, st)
+		deps.Hosts, deps.Origins = st, st
+		h := New(Config{Version: "test", OwnHosts: []string{"example.com"}}, deps).Handler()
+		acmeID, acmeOwner := seedTenant(t, st, "acme")
+		globexID, globexOwner := seedTenant(t, st, "globex")
+		acme := bearer(login(t, h, acmeOwner, ownerPassword).AccessToken)
+		globex := bearer(login(t, h, globexOwner, ownerPassword).AccessToken)
+		verify := func(tenantID, host string) string {
+			d, err := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: tenantID, UserID: models.NewID()}).AddDomain(context.Background(), host, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.RecordDomainCheck(context.Background(), models.System(tenantID), d.ID, models.DomainCheck{Found: true}, d.CreatedAt, false, models.DomainGrace); err != nil {
+				t.Fatal(err)
+			}
+			return d.ID
+		}
+		acmeDomain := verify(acmeID, "partners.acme.example")
+		verify(globexID, "partners.globex.example")
+		set := func(auth []string, origins ...string) response {
+			t.Helper()
+			return do(t, h, http.MethodPut, "/api/settings/cors-origins", jsonBody(t, map[string]any{"origins": origins}), auth...)
+		}
+		allowOrigin := func(host, origin string) string {
+			t.Helper()
+			req := httptest.NewRequest(http.MethodOptions, "/api/me", nil)
+			req.Host = host
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Access-Control-Request-Method", http.MethodGet)
+			req.Header.Set("Access-Control-Request-Headers", "authorization")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec.Header().Get("Access-Control-Allow-Origin")
+		}
+
+		const site, dev = "https://www.acme.example", "http://localhost:3000"
+		if got := allowOrigin("example.com", site); got != "" {
+			t.Fatalf("an unlisted origin was granted: %q", got)
+		}
+		// Invalid lists are refused whole, with the offending entries named.
+		for _, bad := range [][]string{
+			{"null"}, {"*"}, {"https://*.acme.example"}, {"https://www.acme.example/path"}, {"http://www.acme.example"},
+			{"https://user@www.acme.example"}, {"www.acme.example"}, {"https://10.0.0.1"}, {"ftp://www.acme.example"},
+			{"https://www.acme.example?x=1"}, {"https://www.acme.example:0"}, {"https://www.acme.example:99999"},
+		} {
+			res := set(acme, bad...)
+			if res.Status != http.StatusUnprocessableEntity || res.problem(t).Code != "INVALID_ORIGIN" {
+				t.Fatalf("%q: %d %s", bad, res.Status, res.Body)
+			}
+		}
+		many := make([]string, models.MaxCORSOrigins+1)
+		for i := range many {
+			many[i] = fmt.Sprintf("https://s%d.acme.example", i)
+		}
+		if res := set(acme, many...); res.Status != http.StatusRequestEntityTooLarge && res.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("21 origins: %d %s", res.Status, res.Body)
+		}
+		// The owner lists two origins (normalised: case and the default port dropped).
+		res := set(acme, "HTTPS://WWW.ACME.EXAMPLE:443", dev, site)
+		if res.Status != http.StatusOK || strings.TrimSpace(string(res.Body)) != `{"origins":["http://localhost:3000","https://www.acme.example"]}` {
+			t.Fatalf("set = %d %s", res.Status, res.Body)
+		}
+		if got := allowOrigin("example.com", site); got != site {
+			t.Fatalf("a listed origin on the installation's host = %q", got)
+		}
+		if got := allowOrigin("example.com", dev); got != dev {
+			t.Fatalf("a listed localhost origin = %q", got)
+		}
+		// On acme's custom domain the origin is acme's; on globex's it is not.
+		if got := allowOrigin("partners.acme.example", site); got != site {
+			t.Fatalf("acme's origin on acme's domain = %q", got)
+		}
+		if got := allowOrigin("partners.globex.example", site); got != "" {
+			t.Fatalf("acme's origin on globex's domain = %q", got)
+		}
+		if res := do(t, h, http.MethodGet, "/api/settings/cors-origins", nil, globex...); strings.TrimSpace(string(res.Body)) != `{"origins":[]}` {
+			t.Fatalf("globex sees %s", res.Body)
+		}
+		// Removing the origin revokes it at once, though the cache had granted it a moment ago.
+		if res := set(acme, dev); res.Status != http.StatusOK {
+			t.Fatalf("remove = %d %s", res.Status, res.Body)
+		}
+		if got := allowOrigin("example.com", site); got != "" {
+			t.Fatalf("a removed origin is still granted: %q", got)
+		}
+		if got := allowOrigin("partners.acme.example", site); got != "" {
+			t.Fatalf("a removed origin is still granted on the custom domain: %q", got)
+		}
+		if got := allowOrigin("example.com", dev); got != dev {
+			t.Fatalf("the origin kept = %q", got)
+		}
+		if res := do(t, h, http.MethodGet, "/api/settings/cors-origins", nil, acme...); strings.TrimSpace(string(res.Body)) != `{"origins":["http://localhost:3000"]}` {
+			t.Fatalf("get = %s", res.Body)
+		}
+		// A verified host's origin, granted a moment ago, is refused at once once its domain is removed.
+		if got := allowOrigin("example.com", "https://partners.acme.example"); got != "https://partners.acme.example" {
+			t.Fatalf("the verified host's origin = %q", got)
+		}
+		if res := do(t, h, http.MethodDelete, "/api/domains/"+acmeDomain, nil, acme...); res.Status != http.StatusOK {
+			t.Fatalf("remove the domain = %d %s", res.Status, res.Body)
+		}
+		if got := allowOrigin("example.com", "https://partners.acme.example"); got != "" {
+			t.Fatalf("a removed domain's origin is still granted: %q", got)
+		}
+		// The change is audited with the origins added and removed.
+		res = do(t, h, http.MethodGet, "/api/audit-log?limit=10", nil, acme...)
+		if !strings.Contains(string(res.Body), `"cors_origins.updated"`) || !strings.Contains(string(res.Body), `-https://www.acme.example`) {
+			t.Fatalf("audit: %s", res.Body)
+		}
+	})
+}
+
+// BenchmarkCORSListedOriginHit measures the origin check of a listed origin whose decision is
+// kept.
+func BenchmarkCORSListedOriginHit(b *testing.B) {
+	s := &Server{hosts: newHostRouter(staticMisses{}, []string{"app.partnerd.example"}, nil), origins: newOriginCache(staticOrigins{}), decisions: newCORSDecisions()}
+	req := httptest.NewRequest(http.MethodGet, "/api/me", nil)
+	const origin = "https://www.acme.example"
+	if !s.corsOriginAllowed(req, origin) {
+		b.Fatal("not allowed")
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !s.corsOriginAllowed(req, origin) {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
+
+// staticMisses verifies no host.
+type staticMisses struct{}
+
+func (staticMisses) VerifiedHost(context.Context, string) (models.DomainSite, error) {
+	return models.DomainSite{}, models.NotFound("HOST_NOT_FOUND", "host")
+}
+
+// staticOrigins lists every origin.
+type staticOrigins struct{}
+
+func (staticOrigins) AllowsOrigin(context.Context, string, string) (bool, error) { return true, nil }

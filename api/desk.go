@@ -2,15 +2,12 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/blobstore"
@@ -450,33 +447,20 @@ func (s *Server) listTicketAttachments(ctx context.Context, in *TicketMessagesIn
 // downloadTicketAttachment streams a ticket's file, with Range requests, to whoever may read the
 // ticket. It is always a download (never rendered in the page) and text is served as plain text.
 func (s *Server) downloadTicketAttachment(ctx context.Context, in *IDPath) (*huma.StreamResponse, error) {
-	blobs, err := s.blobs()
-	if err != nil {
+	if _, err := s.blobs(); err != nil {
 		return nil, err
 	}
 	a, err := s.desk(ctx).TicketAttachment(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	f, err := blobs.Open(ctx, a.BlobKey)
-	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, models.NotFound("TICKET_ATTACHMENT_NOT_FOUND", "ticket attachment")
-	} else if err != nil {
+	f, err := s.openBlob(ctx, a.BlobKey, models.NotFound("TICKET_ATTACHMENT_NOT_FOUND", "ticket attachment"))
+	if err != nil {
 		return nil, err
 	}
-	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		defer func() { _ = f.Close() }()
-		g := humagin.Unwrap(hctx)
-		ct := a.ContentType
-		if strings.HasPrefix(ct, "text/") {
-			ct = "text/plain; charset=utf-8"
-		}
-		h := g.Writer.Header()
-		h.Set("Content-Type", ct)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.Name}))
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("Cache-Control", "private, no-store")
-		http.ServeContent(g.Writer, g.Request, "", a.CreatedAt, f)
-	}}, nil
+	ct := a.ContentType
+	if strings.HasPrefix(ct, "text/") {
+		ct = "text/plain; charset=utf-8"
+	}
+	return downloadResponse(f, download{ContentType: ct, FileName: a.Name, ModTime: a.CreatedAt}), nil
 }

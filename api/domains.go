@@ -18,6 +18,8 @@ type DomainStore interface {
 	ListDomains(ctx context.Context, pg models.Page) ([]models.Domain, string, error)
 	RemoveDomain(ctx context.Context, id string) (*models.Domain, error)
 	RestartVerification(ctx context.Context, id string) (*models.Domain, error)
+	CORSOrigins(ctx context.Context) ([]string, error)
+	SetCORSOrigins(ctx context.Context, origins []string) (list, changed []string, err error)
 }
 
 // DomainVerifier starts a custom domain's verification (a Temporal workflow).
@@ -88,6 +90,48 @@ func registerDomainRoutes(s *Server) {
 	register(s, huma.Operation{OperationID: "remove-domain", Method: http.MethodDelete, Path: "/api/domains/{id}", Tags: tags,
 		Summary: "Remove a custom domain", Description: "The host stops serving the portal at once (within the host cache's lifetime in other processes). Emits domain.removed.",
 		Security: UsersOrKeys, Errors: []int{http.StatusNotFound}}, Requires(authz.DomainsWrite), s.removeDomain)
+	register(s, huma.Operation{OperationID: "get-cors-origins", Method: http.MethodGet, Path: "/api/settings/cors-origins", Tags: tags,
+		Summary:     "The origins allowed to call the API from a browser",
+		Description: "Besides the tenant's verified custom domains, which are always allowed.", Security: UsersOrKeys},
+		Requires(authz.DomainsRead), s.getCORSOrigins)
+	register(s, huma.Operation{OperationID: "set-cors-origins", Method: http.MethodPut, Path: "/api/settings/cors-origins", Tags: tags,
+		RequestBody: requestExample(`{"origins": ["https://www.acme.com", "http://localhost:3000"]}`),
+		Summary:     "Replace the origins allowed to call the API from a browser",
+		Description: "At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.",
+		Security:    UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.DomainsWrite), s.setCORSOrigins)
+}
+
+// CORSOrigins are the origins a tenant allows to call the API from a browser, besides its
+// verified custom domains.
+type CORSOrigins struct {
+	Origins []string `json:"origins" nullable:"false" doc:"Each scheme://host[:port], sorted"`
+}
+
+// CORSOriginsOutput is the tenant's allowed origins.
+type CORSOriginsOutput struct{ Body CORSOrigins }
+
+// SetCORSOriginsInput replaces the tenant's allowed origins.
+type SetCORSOriginsInput struct {
+	Body struct {
+		Origins []string `json:"origins" maxItems:"20" nullable:"false" maxLength:"300" doc:"The whole list; an empty list removes every origin" example:"[\"https://www.acme.com\"]"`
+	}
+}
+
+func (s *Server) getCORSOrigins(ctx context.Context, _ *struct{}) (*CORSOriginsOutput, error) {
+	list, err := s.domains(ctx).CORSOrigins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &CORSOriginsOutput{Body: CORSOrigins{Origins: list}}, nil
+}
+
+func (s *Server) setCORSOrigins(ctx context.Context, in *SetCORSOriginsInput) (*CORSOriginsOutput, error) {
+	list, changed, err := s.domains(ctx).SetCORSOrigins(ctx, in.Body.Origins)
+	if err != nil {
+		return nil, err
+	}
+	s.forgetOrigins(changed)
+	return &CORSOriginsOutput{Body: CORSOrigins{Origins: list}}, nil
 }
 
 func (s *Server) listDomains(ctx context.Context, in *ListParams) (*DomainListOutput, error) {

@@ -39,6 +39,10 @@ func init() {
 		}
 	})
 	cases := map[string]matrixCase{
+		"get-cors-origins": {call: get("/api/settings/cors-origins")},
+		"set-cors-origins": {call: func(*fixture, string) request {
+			return request{http.MethodPut, "/api/settings/cors-origins", map[string]any{"origins": []string{"https://www.matrix.example"}}}
+		}},
 		"list-domains": {call: get("/api/domains")},
 		"add-domain": {call: func(f *fixture, _ string) request {
 			return request{http.MethodPost, "/api/domains", map[string]any{"host": fmt.Sprintf("p%d.matrix.example", f.seq.Add(1))}}

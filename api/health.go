@@ -123,7 +123,7 @@ func registerHealthRoutes(s *Server) {
 		RequestBody: requestExample(`{"components": [{"source": "won_revenue", "weight": 3, "zeroAt": 0, "fullAt": 5000000, "currency": "EUR", "windowDays": 90},
 			{"source": "nps", "weight": 2, "zeroAt": -50, "fullAt": 50}, {"source": "sla_breaches", "weight": 1, "zeroAt": 5, "fullAt": 0}],
 			"tiers": [{"name": "healthy", "minScore": 70}, {"name": "at_risk", "minScore": 40}, {"name": "critical", "minScore": 0}], "hour": 3}`),
-		Summary: "Set the partner health model", Description: "Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.",
+		Summary: "Set the partner health model", Description: "Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.",
 		Security: UsersOrKeys, Errors: []int{http.StatusUnprocessableEntity}}, Requires(authz.HealthManage), s.putHealthModel)
 	register(s, huma.Operation{OperationID: "start-health-run", Method: http.MethodPost, Path: "/api/health/runs", Tags: tags,
 		Summary: "Score every partner now", Description: "Starts a scoring run under the current model, as the daily schedule does; 409 while one is under way, 404 without a model.",

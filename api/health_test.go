@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -102,6 +104,67 @@ func TestHealthScoresThroughTheAPI(t *testing.T) {
 		}
 		if res := do(t, h, http.MethodGet, "/api/partners/"+models.NewID()+"/health/history", nil, e.op...); res.Status != http.StatusNotFound {
 			t.Fatalf("an unknown partner's history = %d", res.Status)
+		}
+	})
+}
+
+// A metric component names one of the tenant's metrics (422 by field otherwise); the
+// explanation names the metric and its value is what the metric's compute answers for the
+// partner over the window.
+func TestAMetricHealthComponentThroughTheAPI(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		e := newContentEnv(t, st, Config{})
+		h := e.h
+		res := do(t, h, http.MethodPost, "/api/metrics", jsonBody(t, map[string]any{"name": "Invoiced", "kind": "sum", "eventType": "invoice.paid",
+			"field": "amount", "unit": "money", "currency": "EUR"}), e.op...)
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create metric = %d: %s", res.Status, res.Body)
+		}
+		invoiced := decode[Metric](t, res)
+		for i, amount := range []int64{1999, 5000, 250} {
+			gold := e.goldID
+			at := time.Now().UTC().Add(-time.Duration(i*30) * time.Hour)
+			ev := &models.Event{ID: models.NewID(), TenantID: e.tenantID, Type: "invoice.paid", Source: "ingest", ActorKind: "system", PartnerID: &gold,
+				Payload: `{"amount": ` + strconv.FormatInt(amount, 10) + `}`, OccurredAt: at, ReceivedAt: at}
+			if err := st.Core().DB(context.Background()).Create(ev).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		model := func(metricID string) map[string]any {
+			return map[string]any{
+				"components": []map[string]any{{"source": "metric", "metricId": metricID, "weight": 1, "zeroAt": 0, "fullAt": 10000, "windowDays": 30}},
+				"tiers":      []map[string]any{{"name": "healthy", "minScore": 50}, {"name": "critical", "minScore": 0}},
+				"hour":       3,
+			}
+		}
+		res = do(t, h, http.MethodPut, "/api/health/model", jsonBody(t, model(models.NewID())), e.op...)
+		if p := decode[problemBody](t, res); res.Status != http.StatusUnprocessableEntity || len(p.Errors) != 1 || p.Errors[0].Location != "body.components[0].metricId" {
+			t.Fatalf("an unknown metric = %d: %s", res.Status, res.Body)
+		}
+		res = do(t, h, http.MethodPut, "/api/health/model", jsonBody(t, model(invoiced.ID)), e.op...)
+		if m := decode[HealthModelBody](t, res); res.Status != http.StatusOK || m.Components[0].MetricID != invoiced.ID || m.Components[0].WindowDays != 30 {
+			t.Fatalf("put model = %d: %s", res.Status, res.Body)
+		}
+		if res := do(t, h, http.MethodPost, "/api/health/runs", nil, e.op...); res.Status != http.StatusAccepted {
+			t.Fatalf("run = %d: %s", res.Status, res.Body)
+		}
+		type explanation struct {
+			PartnerHealth
+			Components []models.HealthComponentScore
+		}
+		ex := decode[explanation](t, do(t, h, http.MethodGet, "/api/partners/"+e.goldID+"/health", nil, e.op...))
+		c := ex.Components[0]
+		if c.MetricName != "Invoiced" || c.MetricUnit != "money" || c.MetricCurrency != "EUR" || c.Value == nil || *c.Value != 7249 || ex.Score != 72.49 || ex.Tier != "healthy" {
+			t.Fatalf("explain gold %+v", ex)
+		}
+		q := url.Values{"partnerId": {e.goldID}, "from": {ex.ComputedAt.AddDate(0, 0, -30).Format(time.RFC3339Nano)}, "to": {ex.ComputedAt.Format(time.RFC3339Nano)}}
+		res = do(t, h, http.MethodGet, "/api/metrics/"+invoiced.ID+"/compute?"+q.Encode(), nil, e.op...)
+		if v := decode[MetricValue](t, res); res.Status != http.StatusOK || v.Value == nil || *v.Value != *c.Value {
+			t.Fatalf("compute = %d: %s, the component scored %d", res.Status, res.Body, *c.Value)
+		}
+		silver := decode[explanation](t, do(t, h, http.MethodGet, "/api/partners/"+e.silverID+"/health", nil, e.op...))
+		if v := silver.Components[0].Value; v == nil || *v != 0 || silver.Tier != "critical" {
+			t.Fatalf("explain silver %+v", silver)
 		}
 	})
 }

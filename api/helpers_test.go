@@ -63,6 +63,7 @@ func modulesOf(st *stores.Set) Modules {
 		Agreements:     func(p *models.Principal) AgreementStore { return st.For(p) },
 		Surveys:        func(p *models.Principal) SurveyStore { return st.For(p) },
 		Tax:            func(p *models.Principal) TaxStore { return st.For(p) },
+		MDF:            func(p *models.Principal) MDFStore { return st.For(p) },
 		Certifications: func(p *models.Principal) CertificationStore { return st.For(p) },
 		Branding:       func(p *models.Principal) BrandingStore { return st.For(p) },
 		Domains:        func(p *models.Principal) DomainStore { return st.For(p) },

@@ -143,11 +143,12 @@ func (r *hostRouter) forget(host string) {
 	r.mu.Unlock()
 }
 
-// forgetHost drops host from this process's host cache.
+// forgetHost drops host from this process's host cache and its CORS decisions.
 func (s *Server) forgetHost(host string) {
 	if s.hosts != nil {
 		s.hosts.forget(host)
 	}
+	s.decisions.reset()
 }
 
 // routeHost serves requests on the installation's own hosts (and on addresses) as they are;
@@ -174,4 +175,30 @@ func (s *Server) routeHost(c *gin.Context) {
 	}
 	c.Request = c.Request.WithContext(withPortal(c.Request.Context(), site))
 	c.Next()
+}
+
+// ErrNoCertificate refuses a TLS certificate for a host name that is not a verified custom
+// domain.
+var ErrNoCertificate = errors.New("not a verified custom domain")
+
+// AllowCertificate is on-demand TLS's decision: nil only for a verified custom domain (by its
+// exact, lower-case name), an error for the installation's own hosts, addresses, unknown,
+// pending, failed or unverified hosts, and for every name when host routing is off. It asks the
+// host cache, so a handshake costs no more than routing a request does.
+func (s *Server) AllowCertificate(ctx context.Context, name string) error {
+	if s.hosts == nil {
+		return ErrNoCertificate
+	}
+	host, ok := models.NormalizeHost(name)
+	if !ok || host != name || s.hosts.own[host] {
+		return ErrNoCertificate
+	}
+	_, ok, err := s.hosts.resolve(ctx, host)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNoCertificate
+	}
+	return nil
 }

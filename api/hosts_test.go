@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
@@ -133,4 +134,71 @@ type staticHosts struct{}
 
 func (staticHosts) VerifiedHost(_ context.Context, host string) (models.DomainSite, error) {
 	return models.DomainSite{Host: host, TenantID: "t1"}, nil
+}
+
+// On-demand TLS obtains certificates for verified custom domains only.
+func TestCertificatesAreAllowedForVerifiedCustomDomainsOnly(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		deps := identityDeps(t, st)
+		deps.Hosts = st
+		srv := New(Config{Version: "test", OwnHosts: []string{"app.partnerd.example"}}, deps)
+		acmeID, _ := seedTenant(t, st, "acme")
+		owner := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: acmeID, UserID: models.NewID()})
+		add := func(host string, found bool, final bool) {
+			d, err := owner.AddDomain(context.Background(), host, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found || final {
+				if _, err := st.RecordDomainCheck(context.Background(), models.System(acmeID), d.ID, models.DomainCheck{Found: found}, d.CreatedAt, final, models.DomainGrace); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		add("partners.acme.example", true, false)
+		add("pending.acme.example", false, false)
+		add("failed.acme.example", false, true)
+		ctx := context.Background()
+		if err := srv.AllowCertificate(ctx, "partners.acme.example"); err != nil {
+			t.Fatalf("a verified host was refused: %v", err)
+		}
+		for _, name := range []string{
+			"pending.acme.example", "failed.acme.example", "unknown.example", "app.partnerd.example", "127.0.0.1", "::1",
+			"localhost", "", "PARTNERS.ACME.EXAMPLE", "partners.acme.example.", "x.partners.acme.example", "*.acme.example",
+		} {
+			if err := srv.AllowCertificate(ctx, name); err == nil {
+				t.Errorf("%q was allowed a certificate", name)
+			}
+		}
+		// Without host routing no certificate is allowed at all.
+		off := New(Config{Version: "test"}, deps)
+		if err := off.AllowCertificate(ctx, "partners.acme.example"); err == nil {
+			t.Fatal("host routing off, a certificate was allowed")
+		}
+	})
+}
+
+// The app's index.html says whether it is served on a verified custom domain: there the app
+// shows the portal in the tenant's brand.
+func TestTheAppIsToldWhenItIsServedOnACustomDomain(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		deps := identityDeps(t, st)
+		deps.Hosts = st
+		index := `<meta name="partnerd-portal" content="__PARTNERD_PORTAL__" /><meta name="csp-nonce" content="__CSP_NONCE__" />`
+		h := New(Config{Version: "test", OwnHosts: []string{"app.partnerd.example"}, Console: fstest.MapFS{"index.html": {Data: []byte(index)}}}, deps).Handler()
+		acmeID, _ := seedTenant(t, st, "acme")
+		d, err := st.For(&models.Principal{Kind: models.PrincipalOperator, TenantID: acmeID, UserID: models.NewID()}).AddDomain(context.Background(), "partners.acme.example", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.RecordDomainCheck(context.Background(), models.System(acmeID), d.ID, models.DomainCheck{Found: true}, d.CreatedAt, false, models.DomainGrace); err != nil {
+			t.Fatal(err)
+		}
+		for host, want := range map[string]string{"partners.acme.example": `content="1"`, "app.partnerd.example": `content="" />`, "127.0.0.1:8080": `content="" />`} {
+			rec := onHost(t, h, http.MethodGet, host, "/login")
+			if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Body.String(), `<meta name="partnerd-portal" `+want) || strings.Contains(rec.Body.String(), "__") {
+				t.Fatalf("%s: %d %s", host, rec.Code, rec.Body)
+			}
+		}
+	})
 }

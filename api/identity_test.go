@@ -15,6 +15,8 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
+	"github.com/partnerd/partnerd/rails"
+	"github.com/partnerd/partnerd/rails/railstest"
 )
 
 const ownerPassword = "correct horse battery staple"
@@ -58,6 +60,7 @@ func identityDeps(t testing.TB, st *stores.Set) Deps {
 		Blobs:        testBlobs(t),
 		RateLimiter:  st,
 		Certificates: authn.NewCertificates(keys),
+		Rails:        RailDeps{Store: st, Stripe: &rails.Stripe{URL: railstest.StripeFixture(t)}},
 	}
 }
 

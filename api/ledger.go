@@ -74,11 +74,16 @@ type Balance struct {
 	Held        int64  `json:"held" doc:"Held by withdrawals awaiting approval or payout"`
 	Paid        int64  `json:"paid" doc:"Paid out"`
 	TotalEarned int64  `json:"totalEarned" doc:"Everything accrued or adjusted, net of clawbacks"`
+	// The MDF balance, kept apart from commissions (ADR 33).
+	MDFAvailable  int64 `json:"mdfAvailable" doc:"Reimbursed MDF claims free to withdraw (with account=mdf)"`
+	MDFHeld       int64 `json:"mdfHeld" doc:"Held by MDF withdrawals awaiting approval or payout"`
+	MDFPaid       int64 `json:"mdfPaid" doc:"MDF reimbursements paid out"`
+	MDFReimbursed int64 `json:"mdfReimbursed" doc:"Every MDF claim ever reimbursed"`
 }
 
 func balanceOf(b *models.Balance) Balance {
 	return Balance{PartnerID: b.PartnerID, Currency: b.Currency, Pending: b.Pending, Available: b.Available, Held: b.Held,
-		Paid: b.Paid, TotalEarned: b.TotalEarned}
+		Paid: b.Paid, TotalEarned: b.TotalEarned, MDFAvailable: b.MDFAvailable, MDFHeld: b.MDFHeld, MDFPaid: b.MDFPaid, MDFReimbursed: b.MDFReimbursed}
 }
 
 // LedgerEntry is one immutable line of the ledger.
@@ -86,11 +91,11 @@ type LedgerEntry struct {
 	ID              string    `json:"id"`
 	PartnerID       string    `json:"partnerId"`
 	MovementID      string    `json:"movementId" doc:"The balanced movement the entry belongs to; its entries sum to zero"`
-	Account         string    `json:"account" enum:"earned,pending,available,held,paid"`
+	Account         string    `json:"account" enum:"earned,pending,available,held,paid,mdf_reimbursed,mdf_available,mdf_held,mdf_paid"`
 	Amount          int64     `json:"amount" doc:"Signed, in minor units of currency"`
 	Currency        string    `json:"currency"`
-	Kind            string    `json:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout"`
-	SourceType      string    `json:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment"`
+	Kind            string    `json:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout,mdf_reimbursement"`
+	SourceType      string    `json:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment,mdf_claim"`
 	SourceID        string    `json:"sourceId"`
 	ReversesEntryID string    `json:"reversesEntryId,omitempty" doc:"The entry this one reverses"`
 	CreatedBy       string    `json:"createdBy,omitempty"`
@@ -107,8 +112,8 @@ type LedgerMovement struct {
 	ID         string        `json:"id"`
 	PartnerID  string        `json:"partnerId"`
 	Currency   string        `json:"currency"`
-	Kind       string        `json:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout"`
-	SourceType string        `json:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment"`
+	Kind       string        `json:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout,mdf_reimbursement"`
+	SourceType string        `json:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment,mdf_claim"`
 	SourceID   string        `json:"sourceId"`
 	Reason     string        `json:"reason,omitempty"`
 	CreatedBy  string        `json:"createdBy,omitempty"`
@@ -164,9 +169,9 @@ type ListEntriesInput struct {
 	ListParams
 	PartnerID  string    `query:"partnerId" maxLength:"36"`
 	Currency   string    `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
-	Account    string    `query:"account" enum:"earned,pending,available,held,paid"`
-	Kind       string    `query:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout"`
-	SourceType string    `query:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment"`
+	Account    string    `query:"account" enum:"earned,pending,available,held,paid,mdf_reimbursed,mdf_available,mdf_held,mdf_paid"`
+	Kind       string    `query:"kind" enum:"accrual,release,clawback,adjustment,withdrawal_hold,withdrawal_release,payout,mdf_reimbursement"`
+	SourceType string    `query:"sourceType" enum:"event,accrual,withdrawal,payout,adjustment,mdf_claim"`
 	SourceID   string    `query:"sourceId" maxLength:"300"`
 	From       time.Time `query:"from" doc:"Booked at or after (RFC 3339)"`
 	To         time.Time `query:"to" doc:"Booked before (RFC 3339)"`
@@ -388,11 +393,18 @@ func statementCSV(st Statement) []byte {
 		at   time.Time
 		b    Balance
 	}{{"opening", st.From, st.Opening}, {"closing", st.To, st.Closing}} {
-		for _, acc := range []struct {
+		type line struct {
 			name   string
 			amount int64
-		}{{models.AccountPending, side.b.Pending}, {models.AccountAvailable, side.b.Available}, {models.AccountHeld, side.b.Held},
-			{models.AccountPaid, side.b.Paid}, {"totalEarned", side.b.TotalEarned}} {
+		}
+		lines := []line{{models.AccountPending, side.b.Pending}, {models.AccountAvailable, side.b.Available}, {models.AccountHeld, side.b.Held},
+			{models.AccountPaid, side.b.Paid}, {"totalEarned", side.b.TotalEarned}}
+		if st.Closing.MDFReimbursed != 0 || st.Opening.MDFReimbursed != 0 {
+			// A partner with MDF reimbursements gets the lines of its MDF balance too.
+			lines = append(lines, line{models.AccountMDFAvailable, side.b.MDFAvailable}, line{models.AccountMDFHeld, side.b.MDFHeld},
+				line{models.AccountMDFPaid, side.b.MDFPaid}, line{"mdfReimbursed", side.b.MDFReimbursed})
+		}
+		for _, acc := range lines {
 			_ = w.Write([]string{side.at.UTC().Format(time.RFC3339Nano), "", "", acc.name, side.kind, strconv.FormatInt(acc.amount, 10), st.Currency, "", ""})
 		}
 	}

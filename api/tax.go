@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/adapters/humagin"
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/blobstore"
@@ -278,8 +275,7 @@ func (s *Server) uploadTaxForm(ctx context.Context, in *UploadTaxFormInput) (*Ta
 
 // downloadTaxForm streams a tax record's signed form, always as a download.
 func (s *Server) downloadTaxForm(ctx context.Context, in *TaxPartnerPath) (*huma.StreamResponse, error) {
-	blobs, err := s.blobs()
-	if err != nil {
+	if _, err := s.blobs(); err != nil {
 		return nil, err
 	}
 	r, err := s.tax(ctx).TaxRecord(ctx, in.PartnerID)
@@ -289,23 +285,11 @@ func (s *Server) downloadTaxForm(ctx context.Context, in *TaxPartnerPath) (*huma
 	if !r.HasForm() {
 		return nil, models.NotFound("TAX_FORM_NOT_FOUND", "tax form")
 	}
-	f, err := blobs.Open(ctx, r.FormBlobKey)
-	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, models.NotFound("TAX_FORM_NOT_FOUND", "tax form")
-	} else if err != nil {
+	f, err := s.openBlob(ctx, r.FormBlobKey, models.NotFound("TAX_FORM_NOT_FOUND", "tax form"))
+	if err != nil {
 		return nil, err
 	}
-	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		defer func() { _ = f.Close() }()
-		g := humagin.Unwrap(hctx)
-		h := g.Writer.Header()
-		h.Set("Content-Type", r.FormContentType)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": r.FormFileName}))
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
-		h.Set("Cache-Control", "private, no-store")
-		http.ServeContent(g.Writer, g.Request, "", r.UpdatedAt, f)
-	}}, nil
+	return downloadResponse(f, download{ContentType: r.FormContentType, FileName: r.FormFileName, ModTime: r.UpdatedAt}), nil
 }
 
 // approveTaxRecord approves a partner's tax record.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/rails"
 )
 
 const tagWithdrawals = "Withdrawals"
@@ -66,7 +67,7 @@ const (
 type PayoutMethod struct {
 	ID        string    `json:"id"`
 	PartnerID string    `json:"partnerId"`
-	Kind      string    `json:"kind" enum:"bank,paypal,other"`
+	Kind      string    `json:"kind" enum:"bank,paypal,stripe,wise,other"`
 	Label     string    `json:"label,omitempty"`
 	Masked    string    `json:"masked" doc:"A hint to recognise the method, e.g. IBAN ••••1234; the details themselves are never shown" example:"IBAN ••••1234"`
 	CreatedBy string    `json:"createdBy,omitempty"`
@@ -84,11 +85,23 @@ type PayoutSettings struct {
 	HTTPSecretSet bool             `json:"httpSecretSet" doc:"Whether a signing secret for the http provider is stored; it is never shown"`
 	Minimums      map[string]int64 `json:"minimums" nullable:"false" doc:"The smallest withdrawal per currency, in minor units" example:"{\"EUR\":5000}"`
 	ConfirmDays   int              `json:"confirmDays" doc:"Days a manual payout waits for confirmation before it fails"`
-	UpdatedAt     *time.Time       `json:"updatedAt,omitempty"`
+	// The payout rails: a partner's stripe, paypal or wise method is paid through its rail once
+	// the tenant set the rail's credentials; no secret is ever shown.
+	StripeSecretKeySet     bool       `json:"stripeSecretKeySet" doc:"Whether a Stripe secret key is stored (stripe methods are paid by Connect transfers)"`
+	StripeWebhookSecretSet bool       `json:"stripeWebhookSecretSet" doc:"Whether the signing secret of Stripe's webhook endpoint is stored"`
+	StripeWebhookPath      string     `json:"stripeWebhookPath" doc:"The path of the tenant's Stripe webhook endpoint, to register at Stripe (events transfer.created and transfer.reversed)"`
+	PayPalClientID         string     `json:"paypalClientId,omitempty" doc:"The PayPal REST app's client id (paypal methods are paid through PayPal Payouts once the secret is set too)"`
+	PayPalSecretSet        bool       `json:"paypalSecretSet"`
+	WiseProfileID          string     `json:"wiseProfileId,omitempty" doc:"The Wise business profile that pays"`
+	WiseTokenSet           bool       `json:"wiseTokenSet"`
+	BatchDaily             bool       `json:"batchDaily" doc:"Whether the rails' payouts wait for one batch per provider per day"`
+	UpdatedAt              *time.Time `json:"updatedAt,omitempty"`
 }
 
 func payoutSettingsOf(st *models.PayoutSettings) PayoutSettings {
-	out := PayoutSettings{Provider: st.Provider, HTTPURL: st.HTTPURL, HTTPSecretSet: st.HTTPSecret != "", Minimums: map[string]int64{}, ConfirmDays: st.ConfirmDays}
+	out := PayoutSettings{Provider: st.Provider, HTTPURL: st.HTTPURL, HTTPSecretSet: st.HTTPSecret != "", Minimums: map[string]int64{}, ConfirmDays: st.ConfirmDays,
+		StripeSecretKeySet: st.StripeSecretKey != "", StripeWebhookSecretSet: st.StripeWebhookSecret != "", StripeWebhookPath: "/api/payout-webhooks/stripe/" + st.TenantID,
+		PayPalClientID: st.PayPalClientID, PayPalSecretSet: st.PayPalSecret != "", WiseProfileID: st.WiseProfileID, WiseTokenSet: st.WiseToken != "", BatchDaily: st.BatchDaily}
 	_ = json.Unmarshal([]byte(st.Minimums), &out.Minimums)
 	if out.Minimums == nil {
 		out.Minimums = map[string]int64{}
@@ -103,7 +116,7 @@ func payoutSettingsOf(st *models.PayoutSettings) PayoutSettings {
 // Payout is the execution of an approved withdrawal through the payout provider.
 type Payout struct {
 	ID        string `json:"id"`
-	Provider  string `json:"provider" enum:"manual,http"`
+	Provider  string `json:"provider" enum:"manual,http,stripe,paypal,wise"`
 	Status    string `json:"status" enum:"pending,paid,failed"`
 	Attempts  int    `json:"attempts" doc:"Calls of the provider so far"`
 	Reference string `json:"reference,omitempty" doc:"The payment reference of a paid payout"`
@@ -117,6 +130,7 @@ type Withdrawal struct {
 	Amount         int64      `json:"amount" doc:"In minor units of currency"`
 	Currency       string     `json:"currency"`
 	PayoutMethodID string     `json:"payoutMethodId"`
+	Account        string     `json:"account" enum:"commission,mdf" doc:"What it draws on: the commission balance or the MDF balance"`
 	Status         string     `json:"status" enum:"requested,approved,rejected,cancelled,paid,failed"`
 	Reason         string     `json:"reason,omitempty" doc:"Why it was rejected, cancelled or failed"`
 	RequestedBy    string     `json:"requestedBy,omitempty"`
@@ -133,7 +147,7 @@ type Withdrawal struct {
 }
 
 func withdrawalOf(w *models.Withdrawal) Withdrawal {
-	return Withdrawal{ID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency, PayoutMethodID: w.PayoutMethodID,
+	return Withdrawal{ID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency, PayoutMethodID: w.PayoutMethodID, Account: w.Account,
 		Status: w.Status, Reason: w.Reason, RequestedBy: w.RequestedBy, ReviewedBy: str(w.ReviewedBy), ReviewedAt: w.ReviewedAt,
 		Provider: w.Provider, Reference: w.Reference, PaidAt: w.PaidAt, FailedAt: w.FailedAt, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 		Warning: w.Warning}
@@ -151,9 +165,9 @@ func withdrawalWithPayout(w *models.Withdrawal, p *models.Payout) Withdrawal {
 type AddPayoutMethodInput struct {
 	Body struct {
 		PartnerID string        `json:"partnerId,omitempty" maxLength:"36" doc:"Operators add for this partner; partners always add for themselves"`
-		Kind      string        `json:"kind" enum:"bank,paypal,other"`
+		Kind      string        `json:"kind" enum:"bank,paypal,stripe,wise,other"`
 		Label     string        `json:"label,omitempty" maxLength:"200" doc:"A name the partner recognises, e.g. Main account"`
-		Details   PayoutDetails `json:"details" minProperties:"1" maxProperties:"20" doc:"The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {\"iban\":\"…\",\"bic\":\"…\",\"accountHolder\":\"…\"}; paypal needs email. Stored sealed and never shown again."`
+		Details   PayoutDetails `json:"details" minProperties:"1" maxProperties:"20" doc:"The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {\"iban\":\"…\",\"bic\":\"…\",\"accountHolder\":\"…\"}; paypal needs email; stripe needs accountId (a Stripe connected account, acct_…; POST /api/payout-methods/stripe-onboarding makes one); wise needs recipientId (a Wise recipient account) or iban and accountHolder. Stored sealed and never shown again."`
 	}
 }
 
@@ -171,6 +185,14 @@ type PayoutSettingsInput struct {
 		HTTPSecret  string    `json:"httpSecret,omitempty" maxLength:"200" doc:"The signing secret of the http provider (whsec_ and the base64 of 24 to 64 bytes); omit it to keep the stored one. Never shown again."`
 		Minimums    AmountMap `json:"minimums,omitempty" maxProperties:"200" doc:"The smallest withdrawal per ISO 4217 currency, in minor units (0 or more)" example:"{\"EUR\":5000}"`
 		ConfirmDays int       `json:"confirmDays,omitempty" minimum:"1" maximum:"90" default:"14" doc:"Days a manual payout waits for confirmation before it fails"`
+		// The rails' secrets: omitted keeps the stored one, "" removes it. Never shown again.
+		StripeSecretKey     *string `json:"stripeSecretKey,omitempty" maxLength:"255" pattern:"^((sk|rk)_(test|live)_[A-Za-z0-9]{8,240})?$" doc:"A Stripe secret or restricted key (sk_… or rk_…) with Connect transfers and accounts; omit to keep, empty to remove"`
+		StripeWebhookSecret *string `json:"stripeWebhookSecret,omitempty" maxLength:"255" pattern:"^(whsec_[A-Za-z0-9+/=]{8,240})?$" doc:"The signing secret of the tenant's Stripe webhook endpoint (whsec_…); omit to keep, empty to remove"`
+		PayPalClientID      *string `json:"paypalClientId,omitempty" maxLength:"200" pattern:"^[A-Za-z0-9_-]*$" doc:"The PayPal REST app's client id; omit to keep, empty to remove"`
+		PayPalSecret        *string `json:"paypalSecret,omitempty" maxLength:"255" doc:"The PayPal REST app's secret; omit to keep, empty to remove"`
+		WiseProfileID       *string `json:"wiseProfileId,omitempty" maxLength:"40" pattern:"^[0-9]*$" doc:"The Wise business profile id that pays; omit to keep, empty to remove"`
+		WiseToken           *string `json:"wiseToken,omitempty" maxLength:"255" doc:"A Wise API token of that profile; omit to keep, empty to remove"`
+		BatchDaily          *bool   `json:"batchDaily,omitempty" doc:"Gather the rails' payouts into one batch per provider per day (PayPal: one batch payout; Stripe and Wise: one transfer per payout, grouped); omit to keep"`
 	}
 }
 
@@ -182,6 +204,7 @@ type RequestWithdrawalInput struct {
 		Amount         int64  `json:"amount" minimum:"1" maximum:"1000000000000000" doc:"In minor units; at most the available balance and at least the tenant's minimum"`
 		Currency       string `json:"currency" maxLength:"3" pattern:"^[A-Z]{3}$" example:"EUR"`
 		PayoutMethodID string `json:"payoutMethodId" minLength:"1" maxLength:"36"`
+		Account        string `json:"account,omitempty" enum:"commission,mdf" doc:"What to draw on: the commission balance (the default) or the MDF balance of reimbursed claims; never both"`
 	}
 }
 
@@ -191,6 +214,7 @@ type ListWithdrawalsInput struct {
 	PartnerID string `query:"partnerId" maxLength:"36"`
 	Status    string `query:"status" enum:"requested,approved,rejected,cancelled,paid,failed"`
 	Currency  string `query:"currency" maxLength:"3" pattern:"^[A-Z]{3}$"`
+	Account   string `query:"account" enum:"commission,mdf"`
 }
 
 // CancelWithdrawalInput cancels a request before review.
@@ -342,12 +366,12 @@ func (s *Server) requestWithdrawal(ctx context.Context, in *RequestWithdrawalInp
 	}
 	b := in.Body
 	return withdrawalOutput(s.withdrawals(ctx).RequestWithdrawal(ctx, models.NewWithdrawal{PartnerID: b.PartnerID, Amount: b.Amount,
-		Currency: b.Currency, PayoutMethodID: b.PayoutMethodID}, in.IdempotencyKey))
+		Currency: b.Currency, PayoutMethodID: b.PayoutMethodID, Account: b.Account}, in.IdempotencyKey))
 }
 
 // listWithdrawals lists withdrawals, oldest first.
 func (s *Server) listWithdrawals(ctx context.Context, in *ListWithdrawalsInput) (*WithdrawalListOutput, error) {
-	f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency}
+	f := models.WithdrawalFilter{PartnerID: in.PartnerID, Status: in.Status, Currency: in.Currency, Account: in.Account}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Withdrawal, string, error) {
 		return s.withdrawals(ctx).ListWithdrawals(ctx, f, pg)
 	}, withdrawalOf)
@@ -493,6 +517,32 @@ func checkPayoutDetails(kind string, in map[string]string) (map[string]string, s
 		default:
 			fs = append(fs, models.FieldError{Location: "body.details.iban", Message: "a bank method needs iban or accountNumber"})
 		}
+	case models.PayoutStripe:
+		acct := out["accountId"]
+		if !rails.StripeAccountID.MatchString(acct) {
+			fs = append(fs, models.FieldError{Location: "body.details.accountId", Message: "a stripe method needs the connected account's id, acct_…"})
+		} else {
+			masked = "Stripe " + maskTail(acct)
+		}
+	case models.PayoutWise:
+		recipient, hasRecipient := out["recipientId"]
+		iban, hasIBAN := out["iban"]
+		switch {
+		case hasRecipient:
+			if _, err := strconv.ParseInt(recipient, 10, 64); err != nil {
+				fs = append(fs, models.FieldError{Location: "body.details.recipientId", Message: "a Wise recipient account id is a number"})
+			}
+			masked = "Wise recipient ••••" + recipient[max(0, len(recipient)-4):]
+		case hasIBAN && out["accountHolder"] != "":
+			iban = strings.ToUpper(strings.ReplaceAll(iban, " ", ""))
+			if !validIBAN(iban) {
+				fs = append(fs, models.FieldError{Location: "body.details.iban", Message: "not a valid IBAN"})
+			}
+			out["iban"] = iban
+			masked = "Wise IBAN " + maskTail(iban)
+		default:
+			fs = append(fs, models.FieldError{Location: "body.details.recipientId", Message: "a wise method needs recipientId, or iban and accountHolder"})
+		}
 	case models.PayoutPayPal:
 		email, ok := out["email"]
 		local, domain, found := strings.Cut(email, "@")
@@ -576,6 +626,9 @@ func (s *Server) updatePayoutSettings(ctx context.Context, in *PayoutSettingsInp
 	}
 	p := models.PrincipalFrom(ctx)
 	st := models.PayoutSettings{Provider: b.Provider, HTTPURL: b.HTTPURL, Minimums: string(mb), ConfirmDays: confirmDays}
+	if err := s.mergeRailSettings(ctx, &st, b.StripeSecretKey, b.StripeWebhookSecret, b.PayPalClientID, b.PayPalSecret, b.WiseProfileID, b.WiseToken, b.BatchDaily); err != nil {
+		return nil, err
+	}
 	keep := b.HTTPSecret == ""
 	if !keep {
 		keys := s.deps.Webhooks.Keyring
@@ -615,4 +668,52 @@ func validSigningSecret(v string) bool {
 	}
 	raw, err := base64.StdEncoding.DecodeString(rest)
 	return err == nil && len(raw) >= 24 && len(raw) <= 64
+}
+
+// mergeRailSettings fills the rails' part of the tenant's new payout settings: each secret
+// given is sealed ("" removes it), each omitted one keeps the stored value.
+func (s *Server) mergeRailSettings(ctx context.Context, st *models.PayoutSettings, stripeKey, stripeWebhook, paypalID, paypalSecret, wiseProfile, wiseToken *string, batch *bool) error {
+	prior, err := s.withdrawals(ctx).PayoutSettings(ctx)
+	if err != nil {
+		return err
+	}
+	st.StripeSecretKey, st.StripeWebhookSecret, st.PayPalClientID, st.PayPalSecret = prior.StripeSecretKey, prior.StripeWebhookSecret, prior.PayPalClientID, prior.PayPalSecret
+	st.WiseProfileID, st.WiseToken, st.BatchDaily = prior.WiseProfileID, prior.WiseToken, prior.BatchDaily
+	if batch != nil {
+		st.BatchDaily = *batch
+	}
+	if paypalID != nil {
+		st.PayPalClientID = *paypalID
+	}
+	if wiseProfile != nil {
+		st.WiseProfileID = *wiseProfile
+	}
+	p := models.PrincipalFrom(ctx)
+	for _, sec := range []struct {
+		in    *string
+		field string
+		to    *models.Sealed
+	}{
+		{stripeKey, "stripe_secret_key", &st.StripeSecretKey},
+		{stripeWebhook, "stripe_webhook_secret", &st.StripeWebhookSecret},
+		{paypalSecret, "paypal_secret", &st.PayPalSecret},
+		{wiseToken, "wise_token", &st.WiseToken},
+	} {
+		switch {
+		case sec.in == nil:
+		case *sec.in == "":
+			*sec.to = ""
+		default:
+			keys := s.deps.Webhooks.Keyring
+			if keys == nil {
+				return errSealingUnavailable()
+			}
+			sealed, err := keys.Seal(models.Secret(*sec.in), models.SealContext{TenantID: p.TenantID, Table: "payout_settings", RowID: p.TenantID, Field: sec.field})
+			if err != nil {
+				return err
+			}
+			*sec.to = sealed
+		}
+	}
+	return nil
 }

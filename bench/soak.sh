@@ -6,7 +6,7 @@
 # bench/soak.png; the run fails when anything was lost or doubled.
 #
 # Usage: bench/soak.sh                 (from the repository root)
-# Environment (defaults): BENCH_SOAK_DURATION=30m BENCH_SOAK_INGEST_RATE=20 BENCH_ADDR=127.0.0.1:8095
+# Environment (defaults): BENCH_BIN (a build to measure; default: built from this tree), BENCH_SOAK_DURATION=30m BENCH_SOAK_INGEST_RATE=20 BENCH_ADDR=127.0.0.1:8095
 #   BENCH_ADMIN_ADDR=127.0.0.1:9099 BENCH_TEMPORAL_PORT=7295
 #   BENCH_PG=postgres://postgres@127.0.0.1:5432 (a server where the script may create a database)
 set -euo pipefail
@@ -17,14 +17,15 @@ ADDR="${BENCH_ADDR:-127.0.0.1:8095}"
 ADMIN="${BENCH_ADMIN_ADDR:-127.0.0.1:9099}"
 PG="${BENCH_PG:-postgres://postgres@127.0.0.1:5432}"
 db="partnerd_soak_$(date +%s)"
-go build -o "$OUT/partnerd" ./cmd/partnerd
+BIN="${BENCH_BIN:-$OUT/partnerd}"
+[ -n "${BENCH_BIN:-}" ] || go build -o "$OUT/partnerd" ./cmd/partnerd
 go build -o "$OUT/soak" ./bench/soak
 psql "$PG/postgres" -qc "CREATE DATABASE $db"
 data="$(mktemp -d)"
 password="soak-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 DATABASE_URL="$PG/$db?sslmode=disable" PARTNERD_BOOTSTRAP_EMAIL=founder@example.test PARTNERD_BOOTSTRAP_PASSWORD="$password" \
 	PARTNERD_LOG_LEVEL=warn PARTNERD_WEBHOOK_ALLOWED_NETWORKS=127.0.0.0/8 PARTNERD_ADMIN_ADDR="$ADMIN" \
-	"$OUT/partnerd" serve -data-dir "$data" -http-addr "$ADDR" -temporal-port "${BENCH_TEMPORAL_PORT:-7295}" >"$OUT/soak-serve.log" 2>&1 &
+	"$BIN" serve -data-dir "$data" -http-addr "$ADDR" -temporal-port "${BENCH_TEMPORAL_PORT:-7295}" >"$OUT/soak-serve.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true; rm -rf "$data"; psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true' EXIT
 for _ in $(seq 1 180); do curl -fsS "http://$ADDR/readyz" >/dev/null 2>&1 && break; sleep 1; done

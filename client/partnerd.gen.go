@@ -44,6 +44,8 @@ const (
 	AddPayoutMethodInputBodyKindBank   AddPayoutMethodInputBodyKind = "bank"
 	AddPayoutMethodInputBodyKindOther  AddPayoutMethodInputBodyKind = "other"
 	AddPayoutMethodInputBodyKindPaypal AddPayoutMethodInputBodyKind = "paypal"
+	AddPayoutMethodInputBodyKindStripe AddPayoutMethodInputBodyKind = "stripe"
+	AddPayoutMethodInputBodyKindWise   AddPayoutMethodInputBodyKind = "wise"
 )
 
 // Valid indicates whether the value is a known member of the AddPayoutMethodInputBodyKind enum.
@@ -54,6 +56,10 @@ func (e AddPayoutMethodInputBodyKind) Valid() bool {
 	case AddPayoutMethodInputBodyKindOther:
 		return true
 	case AddPayoutMethodInputBodyKindPaypal:
+		return true
+	case AddPayoutMethodInputBodyKindStripe:
+		return true
+	case AddPayoutMethodInputBodyKindWise:
 		return true
 	default:
 		return false
@@ -490,6 +496,7 @@ func (e EventSource) Valid() bool {
 const (
 	HealthComponentSourceCsat                 HealthComponentSource = "csat"
 	HealthComponentSourceDaysSinceLastSignIn  HealthComponentSource = "days_since_last_sign_in"
+	HealthComponentSourceMetric               HealthComponentSource = "metric"
 	HealthComponentSourceNps                  HealthComponentSource = "nps"
 	HealthComponentSourceOnboardingCompletion HealthComponentSource = "onboarding_completion"
 	HealthComponentSourceOpenTickets          HealthComponentSource = "open_tickets"
@@ -504,6 +511,8 @@ func (e HealthComponentSource) Valid() bool {
 	case HealthComponentSourceCsat:
 		return true
 	case HealthComponentSourceDaysSinceLastSignIn:
+		return true
+	case HealthComponentSourceMetric:
 		return true
 	case HealthComponentSourceNps:
 		return true
@@ -522,10 +531,59 @@ func (e HealthComponentSource) Valid() bool {
 	}
 }
 
+// Defines values for HealthComponentScoreMetricKind.
+const (
+	HealthComponentScoreMetricKindCount  HealthComponentScoreMetricKind = "count"
+	HealthComponentScoreMetricKindCsat   HealthComponentScoreMetricKind = "csat"
+	HealthComponentScoreMetricKindNps    HealthComponentScoreMetricKind = "nps"
+	HealthComponentScoreMetricKindSum    HealthComponentScoreMetricKind = "sum"
+	HealthComponentScoreMetricKindUnique HealthComponentScoreMetricKind = "unique"
+)
+
+// Valid indicates whether the value is a known member of the HealthComponentScoreMetricKind enum.
+func (e HealthComponentScoreMetricKind) Valid() bool {
+	switch e {
+	case HealthComponentScoreMetricKindCount:
+		return true
+	case HealthComponentScoreMetricKindCsat:
+		return true
+	case HealthComponentScoreMetricKindNps:
+		return true
+	case HealthComponentScoreMetricKindSum:
+		return true
+	case HealthComponentScoreMetricKindUnique:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HealthComponentScoreMetricUnit.
+const (
+	HealthComponentScoreMetricUnitCount HealthComponentScoreMetricUnit = "count"
+	HealthComponentScoreMetricUnitMoney HealthComponentScoreMetricUnit = "money"
+	HealthComponentScoreMetricUnitScore HealthComponentScoreMetricUnit = "score"
+)
+
+// Valid indicates whether the value is a known member of the HealthComponentScoreMetricUnit enum.
+func (e HealthComponentScoreMetricUnit) Valid() bool {
+	switch e {
+	case HealthComponentScoreMetricUnitCount:
+		return true
+	case HealthComponentScoreMetricUnitMoney:
+		return true
+	case HealthComponentScoreMetricUnitScore:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthComponentScoreSource.
 const (
 	HealthComponentScoreSourceCsat                 HealthComponentScoreSource = "csat"
 	HealthComponentScoreSourceDaysSinceLastSignIn  HealthComponentScoreSource = "days_since_last_sign_in"
+	HealthComponentScoreSourceMetric               HealthComponentScoreSource = "metric"
 	HealthComponentScoreSourceNps                  HealthComponentScoreSource = "nps"
 	HealthComponentScoreSourceOnboardingCompletion HealthComponentScoreSource = "onboarding_completion"
 	HealthComponentScoreSourceOpenTickets          HealthComponentScoreSource = "open_tickets"
@@ -540,6 +598,8 @@ func (e HealthComponentScoreSource) Valid() bool {
 	case HealthComponentScoreSourceCsat:
 		return true
 	case HealthComponentScoreSourceDaysSinceLastSignIn:
+		return true
+	case HealthComponentScoreSourceMetric:
 		return true
 	case HealthComponentScoreSourceNps:
 		return true
@@ -614,11 +674,15 @@ func (e IngestedEventStatus) Valid() bool {
 
 // Defines values for LedgerEntryAccount.
 const (
-	LedgerEntryAccountAvailable LedgerEntryAccount = "available"
-	LedgerEntryAccountEarned    LedgerEntryAccount = "earned"
-	LedgerEntryAccountHeld      LedgerEntryAccount = "held"
-	LedgerEntryAccountPaid      LedgerEntryAccount = "paid"
-	LedgerEntryAccountPending   LedgerEntryAccount = "pending"
+	LedgerEntryAccountAvailable     LedgerEntryAccount = "available"
+	LedgerEntryAccountEarned        LedgerEntryAccount = "earned"
+	LedgerEntryAccountHeld          LedgerEntryAccount = "held"
+	LedgerEntryAccountMdfAvailable  LedgerEntryAccount = "mdf_available"
+	LedgerEntryAccountMdfHeld       LedgerEntryAccount = "mdf_held"
+	LedgerEntryAccountMdfPaid       LedgerEntryAccount = "mdf_paid"
+	LedgerEntryAccountMdfReimbursed LedgerEntryAccount = "mdf_reimbursed"
+	LedgerEntryAccountPaid          LedgerEntryAccount = "paid"
+	LedgerEntryAccountPending       LedgerEntryAccount = "pending"
 )
 
 // Valid indicates whether the value is a known member of the LedgerEntryAccount enum.
@@ -629,6 +693,14 @@ func (e LedgerEntryAccount) Valid() bool {
 	case LedgerEntryAccountEarned:
 		return true
 	case LedgerEntryAccountHeld:
+		return true
+	case LedgerEntryAccountMdfAvailable:
+		return true
+	case LedgerEntryAccountMdfHeld:
+		return true
+	case LedgerEntryAccountMdfPaid:
+		return true
+	case LedgerEntryAccountMdfReimbursed:
 		return true
 	case LedgerEntryAccountPaid:
 		return true
@@ -644,6 +716,7 @@ const (
 	LedgerEntryKindAccrual           LedgerEntryKind = "accrual"
 	LedgerEntryKindAdjustment        LedgerEntryKind = "adjustment"
 	LedgerEntryKindClawback          LedgerEntryKind = "clawback"
+	LedgerEntryKindMdfReimbursement  LedgerEntryKind = "mdf_reimbursement"
 	LedgerEntryKindPayout            LedgerEntryKind = "payout"
 	LedgerEntryKindRelease           LedgerEntryKind = "release"
 	LedgerEntryKindWithdrawalHold    LedgerEntryKind = "withdrawal_hold"
@@ -658,6 +731,8 @@ func (e LedgerEntryKind) Valid() bool {
 	case LedgerEntryKindAdjustment:
 		return true
 	case LedgerEntryKindClawback:
+		return true
+	case LedgerEntryKindMdfReimbursement:
 		return true
 	case LedgerEntryKindPayout:
 		return true
@@ -677,6 +752,7 @@ const (
 	LedgerEntrySourceTypeAccrual    LedgerEntrySourceType = "accrual"
 	LedgerEntrySourceTypeAdjustment LedgerEntrySourceType = "adjustment"
 	LedgerEntrySourceTypeEvent      LedgerEntrySourceType = "event"
+	LedgerEntrySourceTypeMdfClaim   LedgerEntrySourceType = "mdf_claim"
 	LedgerEntrySourceTypePayout     LedgerEntrySourceType = "payout"
 	LedgerEntrySourceTypeWithdrawal LedgerEntrySourceType = "withdrawal"
 )
@@ -689,6 +765,8 @@ func (e LedgerEntrySourceType) Valid() bool {
 	case LedgerEntrySourceTypeAdjustment:
 		return true
 	case LedgerEntrySourceTypeEvent:
+		return true
+	case LedgerEntrySourceTypeMdfClaim:
 		return true
 	case LedgerEntrySourceTypePayout:
 		return true
@@ -704,6 +782,7 @@ const (
 	LedgerMovementKindAccrual           LedgerMovementKind = "accrual"
 	LedgerMovementKindAdjustment        LedgerMovementKind = "adjustment"
 	LedgerMovementKindClawback          LedgerMovementKind = "clawback"
+	LedgerMovementKindMdfReimbursement  LedgerMovementKind = "mdf_reimbursement"
 	LedgerMovementKindPayout            LedgerMovementKind = "payout"
 	LedgerMovementKindRelease           LedgerMovementKind = "release"
 	LedgerMovementKindWithdrawalHold    LedgerMovementKind = "withdrawal_hold"
@@ -718,6 +797,8 @@ func (e LedgerMovementKind) Valid() bool {
 	case LedgerMovementKindAdjustment:
 		return true
 	case LedgerMovementKindClawback:
+		return true
+	case LedgerMovementKindMdfReimbursement:
 		return true
 	case LedgerMovementKindPayout:
 		return true
@@ -737,6 +818,7 @@ const (
 	LedgerMovementSourceTypeAccrual    LedgerMovementSourceType = "accrual"
 	LedgerMovementSourceTypeAdjustment LedgerMovementSourceType = "adjustment"
 	LedgerMovementSourceTypeEvent      LedgerMovementSourceType = "event"
+	LedgerMovementSourceTypeMdfClaim   LedgerMovementSourceType = "mdf_claim"
 	LedgerMovementSourceTypePayout     LedgerMovementSourceType = "payout"
 	LedgerMovementSourceTypeWithdrawal LedgerMovementSourceType = "withdrawal"
 )
@@ -749,6 +831,8 @@ func (e LedgerMovementSourceType) Valid() bool {
 	case LedgerMovementSourceTypeAdjustment:
 		return true
 	case LedgerMovementSourceTypeEvent:
+		return true
+	case LedgerMovementSourceTypeMdfClaim:
 		return true
 	case LedgerMovementSourceTypePayout:
 		return true
@@ -774,6 +858,75 @@ func (e LevelProposalStatus) Valid() bool {
 	case LevelProposalStatusDismissed:
 		return true
 	case LevelProposalStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MDFClaimStatus.
+const (
+	MDFClaimStatusApproved               MDFClaimStatus = "approved"
+	MDFClaimStatusAwaitingSecondApproval MDFClaimStatus = "awaiting_second_approval"
+	MDFClaimStatusRejected               MDFClaimStatus = "rejected"
+	MDFClaimStatusSubmitted              MDFClaimStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the MDFClaimStatus enum.
+func (e MDFClaimStatus) Valid() bool {
+	switch e {
+	case MDFClaimStatusApproved:
+		return true
+	case MDFClaimStatusAwaitingSecondApproval:
+		return true
+	case MDFClaimStatusRejected:
+		return true
+	case MDFClaimStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MDFFundStatus.
+const (
+	MDFFundStatusExpired MDFFundStatus = "expired"
+	MDFFundStatusOpen    MDFFundStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the MDFFundStatus enum.
+func (e MDFFundStatus) Valid() bool {
+	switch e {
+	case MDFFundStatusExpired:
+		return true
+	case MDFFundStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MDFRequestStatus.
+const (
+	MDFRequestStatusApproved         MDFRequestStatus = "approved"
+	MDFRequestStatusChangesRequested MDFRequestStatus = "changes_requested"
+	MDFRequestStatusExpired          MDFRequestStatus = "expired"
+	MDFRequestStatusRejected         MDFRequestStatus = "rejected"
+	MDFRequestStatusSubmitted        MDFRequestStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the MDFRequestStatus enum.
+func (e MDFRequestStatus) Valid() bool {
+	switch e {
+	case MDFRequestStatusApproved:
+		return true
+	case MDFRequestStatusChangesRequested:
+		return true
+	case MDFRequestStatusExpired:
+		return true
+	case MDFRequestStatusRejected:
+		return true
+	case MDFRequestStatusSubmitted:
 		return true
 	default:
 		return false
@@ -1102,6 +1255,9 @@ func (e PartnerInputBodyType) Valid() bool {
 const (
 	PayoutProviderHttp   PayoutProvider = "http"
 	PayoutProviderManual PayoutProvider = "manual"
+	PayoutProviderPaypal PayoutProvider = "paypal"
+	PayoutProviderStripe PayoutProvider = "stripe"
+	PayoutProviderWise   PayoutProvider = "wise"
 )
 
 // Valid indicates whether the value is a known member of the PayoutProvider enum.
@@ -1110,6 +1266,12 @@ func (e PayoutProvider) Valid() bool {
 	case PayoutProviderHttp:
 		return true
 	case PayoutProviderManual:
+		return true
+	case PayoutProviderPaypal:
+		return true
+	case PayoutProviderStripe:
+		return true
+	case PayoutProviderWise:
 		return true
 	default:
 		return false
@@ -1137,11 +1299,52 @@ func (e PayoutStatus) Valid() bool {
 	}
 }
 
+// Defines values for PayoutBatchProvider.
+const (
+	PayoutBatchProviderPaypal PayoutBatchProvider = "paypal"
+	PayoutBatchProviderStripe PayoutBatchProvider = "stripe"
+	PayoutBatchProviderWise   PayoutBatchProvider = "wise"
+)
+
+// Valid indicates whether the value is a known member of the PayoutBatchProvider enum.
+func (e PayoutBatchProvider) Valid() bool {
+	switch e {
+	case PayoutBatchProviderPaypal:
+		return true
+	case PayoutBatchProviderStripe:
+		return true
+	case PayoutBatchProviderWise:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayoutBatchStatus.
+const (
+	PayoutBatchStatusOpen    PayoutBatchStatus = "open"
+	PayoutBatchStatusSettled PayoutBatchStatus = "settled"
+)
+
+// Valid indicates whether the value is a known member of the PayoutBatchStatus enum.
+func (e PayoutBatchStatus) Valid() bool {
+	switch e {
+	case PayoutBatchStatusOpen:
+		return true
+	case PayoutBatchStatusSettled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PayoutMethodKind.
 const (
 	PayoutMethodKindBank   PayoutMethodKind = "bank"
 	PayoutMethodKindOther  PayoutMethodKind = "other"
 	PayoutMethodKindPaypal PayoutMethodKind = "paypal"
+	PayoutMethodKindStripe PayoutMethodKind = "stripe"
+	PayoutMethodKindWise   PayoutMethodKind = "wise"
 )
 
 // Valid indicates whether the value is a known member of the PayoutMethodKind enum.
@@ -1152,6 +1355,10 @@ func (e PayoutMethodKind) Valid() bool {
 	case PayoutMethodKindOther:
 		return true
 	case PayoutMethodKindPaypal:
+		return true
+	case PayoutMethodKindStripe:
+		return true
+	case PayoutMethodKindWise:
 		return true
 	default:
 		return false
@@ -1524,6 +1731,24 @@ const (
 func (e ReadyOutputBodyStatus) Valid() bool {
 	switch e {
 	case ReadyOutputBodyStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RequestWithdrawalInputBodyAccount.
+const (
+	RequestWithdrawalInputBodyAccountCommission RequestWithdrawalInputBodyAccount = "commission"
+	RequestWithdrawalInputBodyAccountMdf        RequestWithdrawalInputBodyAccount = "mdf"
+)
+
+// Valid indicates whether the value is a known member of the RequestWithdrawalInputBodyAccount enum.
+func (e RequestWithdrawalInputBodyAccount) Valid() bool {
+	switch e {
+	case RequestWithdrawalInputBodyAccountCommission:
+		return true
+	case RequestWithdrawalInputBodyAccountMdf:
 		return true
 	default:
 		return false
@@ -2379,6 +2604,24 @@ func (e WidgetRange) Valid() bool {
 	}
 }
 
+// Defines values for WithdrawalAccount.
+const (
+	WithdrawalAccountCommission WithdrawalAccount = "commission"
+	WithdrawalAccountMdf        WithdrawalAccount = "mdf"
+)
+
+// Valid indicates whether the value is a known member of the WithdrawalAccount enum.
+func (e WithdrawalAccount) Valid() bool {
+	switch e {
+	case WithdrawalAccountCommission:
+		return true
+	case WithdrawalAccountMdf:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WithdrawalStatus.
 const (
 	WithdrawalStatusApproved  WithdrawalStatus = "approved"
@@ -2561,11 +2804,15 @@ func (e ListAccrualsParamsStatus) Valid() bool {
 
 // Defines values for ListLedgerEntriesParamsAccount.
 const (
-	ListLedgerEntriesParamsAccountAvailable ListLedgerEntriesParamsAccount = "available"
-	ListLedgerEntriesParamsAccountEarned    ListLedgerEntriesParamsAccount = "earned"
-	ListLedgerEntriesParamsAccountHeld      ListLedgerEntriesParamsAccount = "held"
-	ListLedgerEntriesParamsAccountPaid      ListLedgerEntriesParamsAccount = "paid"
-	ListLedgerEntriesParamsAccountPending   ListLedgerEntriesParamsAccount = "pending"
+	ListLedgerEntriesParamsAccountAvailable     ListLedgerEntriesParamsAccount = "available"
+	ListLedgerEntriesParamsAccountEarned        ListLedgerEntriesParamsAccount = "earned"
+	ListLedgerEntriesParamsAccountHeld          ListLedgerEntriesParamsAccount = "held"
+	ListLedgerEntriesParamsAccountMdfAvailable  ListLedgerEntriesParamsAccount = "mdf_available"
+	ListLedgerEntriesParamsAccountMdfHeld       ListLedgerEntriesParamsAccount = "mdf_held"
+	ListLedgerEntriesParamsAccountMdfPaid       ListLedgerEntriesParamsAccount = "mdf_paid"
+	ListLedgerEntriesParamsAccountMdfReimbursed ListLedgerEntriesParamsAccount = "mdf_reimbursed"
+	ListLedgerEntriesParamsAccountPaid          ListLedgerEntriesParamsAccount = "paid"
+	ListLedgerEntriesParamsAccountPending       ListLedgerEntriesParamsAccount = "pending"
 )
 
 // Valid indicates whether the value is a known member of the ListLedgerEntriesParamsAccount enum.
@@ -2576,6 +2823,14 @@ func (e ListLedgerEntriesParamsAccount) Valid() bool {
 	case ListLedgerEntriesParamsAccountEarned:
 		return true
 	case ListLedgerEntriesParamsAccountHeld:
+		return true
+	case ListLedgerEntriesParamsAccountMdfAvailable:
+		return true
+	case ListLedgerEntriesParamsAccountMdfHeld:
+		return true
+	case ListLedgerEntriesParamsAccountMdfPaid:
+		return true
+	case ListLedgerEntriesParamsAccountMdfReimbursed:
 		return true
 	case ListLedgerEntriesParamsAccountPaid:
 		return true
@@ -2591,6 +2846,7 @@ const (
 	ListLedgerEntriesParamsKindAccrual           ListLedgerEntriesParamsKind = "accrual"
 	ListLedgerEntriesParamsKindAdjustment        ListLedgerEntriesParamsKind = "adjustment"
 	ListLedgerEntriesParamsKindClawback          ListLedgerEntriesParamsKind = "clawback"
+	ListLedgerEntriesParamsKindMdfReimbursement  ListLedgerEntriesParamsKind = "mdf_reimbursement"
 	ListLedgerEntriesParamsKindPayout            ListLedgerEntriesParamsKind = "payout"
 	ListLedgerEntriesParamsKindRelease           ListLedgerEntriesParamsKind = "release"
 	ListLedgerEntriesParamsKindWithdrawalHold    ListLedgerEntriesParamsKind = "withdrawal_hold"
@@ -2605,6 +2861,8 @@ func (e ListLedgerEntriesParamsKind) Valid() bool {
 	case ListLedgerEntriesParamsKindAdjustment:
 		return true
 	case ListLedgerEntriesParamsKindClawback:
+		return true
+	case ListLedgerEntriesParamsKindMdfReimbursement:
 		return true
 	case ListLedgerEntriesParamsKindPayout:
 		return true
@@ -2624,6 +2882,7 @@ const (
 	ListLedgerEntriesParamsSourceTypeAccrual    ListLedgerEntriesParamsSourceType = "accrual"
 	ListLedgerEntriesParamsSourceTypeAdjustment ListLedgerEntriesParamsSourceType = "adjustment"
 	ListLedgerEntriesParamsSourceTypeEvent      ListLedgerEntriesParamsSourceType = "event"
+	ListLedgerEntriesParamsSourceTypeMdfClaim   ListLedgerEntriesParamsSourceType = "mdf_claim"
 	ListLedgerEntriesParamsSourceTypePayout     ListLedgerEntriesParamsSourceType = "payout"
 	ListLedgerEntriesParamsSourceTypeWithdrawal ListLedgerEntriesParamsSourceType = "withdrawal"
 )
@@ -2636,6 +2895,8 @@ func (e ListLedgerEntriesParamsSourceType) Valid() bool {
 	case ListLedgerEntriesParamsSourceTypeAdjustment:
 		return true
 	case ListLedgerEntriesParamsSourceTypeEvent:
+		return true
+	case ListLedgerEntriesParamsSourceTypeMdfClaim:
 		return true
 	case ListLedgerEntriesParamsSourceTypePayout:
 		return true
@@ -2700,6 +2961,75 @@ func (e ListMailMessagesParamsStatus) Valid() bool {
 	case ListMailMessagesParamsStatusSent:
 		return true
 	case ListMailMessagesParamsStatusStored:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListMdfClaimsParamsStatus.
+const (
+	ListMdfClaimsParamsStatusApproved               ListMdfClaimsParamsStatus = "approved"
+	ListMdfClaimsParamsStatusAwaitingSecondApproval ListMdfClaimsParamsStatus = "awaiting_second_approval"
+	ListMdfClaimsParamsStatusRejected               ListMdfClaimsParamsStatus = "rejected"
+	ListMdfClaimsParamsStatusSubmitted              ListMdfClaimsParamsStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the ListMdfClaimsParamsStatus enum.
+func (e ListMdfClaimsParamsStatus) Valid() bool {
+	switch e {
+	case ListMdfClaimsParamsStatusApproved:
+		return true
+	case ListMdfClaimsParamsStatusAwaitingSecondApproval:
+		return true
+	case ListMdfClaimsParamsStatusRejected:
+		return true
+	case ListMdfClaimsParamsStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListMdfFundsParamsStatus.
+const (
+	ListMdfFundsParamsStatusExpired ListMdfFundsParamsStatus = "expired"
+	ListMdfFundsParamsStatusOpen    ListMdfFundsParamsStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the ListMdfFundsParamsStatus enum.
+func (e ListMdfFundsParamsStatus) Valid() bool {
+	switch e {
+	case ListMdfFundsParamsStatusExpired:
+		return true
+	case ListMdfFundsParamsStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListMdfRequestsParamsStatus.
+const (
+	ListMdfRequestsParamsStatusApproved         ListMdfRequestsParamsStatus = "approved"
+	ListMdfRequestsParamsStatusChangesRequested ListMdfRequestsParamsStatus = "changes_requested"
+	ListMdfRequestsParamsStatusExpired          ListMdfRequestsParamsStatus = "expired"
+	ListMdfRequestsParamsStatusRejected         ListMdfRequestsParamsStatus = "rejected"
+	ListMdfRequestsParamsStatusSubmitted        ListMdfRequestsParamsStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the ListMdfRequestsParamsStatus enum.
+func (e ListMdfRequestsParamsStatus) Valid() bool {
+	switch e {
+	case ListMdfRequestsParamsStatusApproved:
+		return true
+	case ListMdfRequestsParamsStatusChangesRequested:
+		return true
+	case ListMdfRequestsParamsStatusExpired:
+		return true
+	case ListMdfRequestsParamsStatusRejected:
+		return true
+	case ListMdfRequestsParamsStatusSubmitted:
 		return true
 	default:
 		return false
@@ -3186,6 +3516,24 @@ func (e ListWithdrawalsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ListWithdrawalsParamsAccount.
+const (
+	ListWithdrawalsParamsAccountCommission ListWithdrawalsParamsAccount = "commission"
+	ListWithdrawalsParamsAccountMdf        ListWithdrawalsParamsAccount = "mdf"
+)
+
+// Valid indicates whether the value is a known member of the ListWithdrawalsParamsAccount enum.
+func (e ListWithdrawalsParamsAccount) Valid() bool {
+	switch e {
+	case ListWithdrawalsParamsAccountCommission:
+		return true
+	case ListWithdrawalsParamsAccountMdf:
+		return true
+	default:
+		return false
+	}
+}
+
 // AcceptAgreementVersionInputBody defines model for AcceptAgreementVersionInputBody.
 type AcceptAgreementVersionInputBody struct {
 	// PartnerId The partner the acceptance is for (operators recording one; partners accept for themselves)
@@ -3254,7 +3602,7 @@ type AddNoteInputBody struct {
 
 // AddPayoutMethodInputBody defines model for AddPayoutMethodInputBody.
 type AddPayoutMethodInputBody struct {
-	// Details The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email. Stored sealed and never shown again.
+	// Details The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email; stripe needs accountId (a Stripe connected account, acct_…; POST /api/payout-methods/stripe-onboarding makes one); wise needs recipientId (a Wise recipient account) or iban and accountHolder. Stored sealed and never shown again.
 	Details map[string]string            `json:"details"`
 	Kind    AddPayoutMethodInputBodyKind `json:"kind"`
 
@@ -3480,6 +3828,12 @@ type ApproveDealInputBody struct {
 	OwnerUserId *string `json:"ownerUserId,omitempty"`
 }
 
+// ApproveMDFRequestInputBody defines model for ApproveMDFRequestInputBody.
+type ApproveMDFRequestInputBody struct {
+	// Amount The amount to commit, at most the budget; omitted or 0: the whole budget
+	Amount *int64 `json:"amount,omitempty"`
+}
+
 // ApprovedApplicationOutputBody defines model for ApprovedApplicationOutputBody.
 type ApprovedApplicationOutputBody struct {
 	Answers      map[string]string `json:"answers"`
@@ -3540,6 +3894,18 @@ type Balance struct {
 
 	// Held Held by withdrawals awaiting approval or payout
 	Held int64 `json:"held"`
+
+	// MdfAvailable Reimbursed MDF claims free to withdraw (with account=mdf)
+	MdfAvailable int64 `json:"mdfAvailable"`
+
+	// MdfHeld Held by MDF withdrawals awaiting approval or payout
+	MdfHeld int64 `json:"mdfHeld"`
+
+	// MdfPaid MDF reimbursements paid out
+	MdfPaid int64 `json:"mdfPaid"`
+
+	// MdfReimbursed Every MDF claim ever reimbursed
+	MdfReimbursed int64 `json:"mdfReimbursed"`
 
 	// Paid Paid out
 	Paid      int64  `json:"paid"`
@@ -3607,6 +3973,12 @@ type BusinessWindow struct {
 
 // BusinessWindowDay defines model for BusinessWindow.Day.
 type BusinessWindowDay string
+
+// CORSOrigins defines model for CORSOrigins.
+type CORSOrigins struct {
+	// Origins Each scheme://host[:port], sorted
+	Origins []string `json:"origins"`
+}
 
 // CSSVariable defines model for CSSVariable.
 type CSSVariable struct {
@@ -3987,6 +4359,27 @@ type CreateLevelInputBody struct {
 	Requirements *LevelRequirements `json:"requirements,omitempty"`
 }
 
+// CreateMDFFundInputBody defines model for CreateMDFFundInputBody.
+type CreateMDFFundInputBody struct {
+	// Amount The allocation in minor units
+	Amount int64 `json:"amount"`
+
+	// Currency Examples: EUR
+	Currency string `json:"currency"`
+
+	// ExpiresAt When what no approved request committed is released
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Level The level whose partners (by their current level) draw on the fund; or name a partner
+	Level *string `json:"level,omitempty"`
+	Name  *string `json:"name,omitempty"`
+
+	// PartnerId The partner the fund is for; or name a level
+	PartnerId   *string            `json:"partnerId,omitempty"`
+	PeriodEnd   openapi_types.Date `json:"periodEnd"`
+	PeriodStart openapi_types.Date `json:"periodStart"`
+}
+
 // CreateMachineKeyInputBody defines model for CreateMachineKeyInputBody.
 type CreateMachineKeyInputBody struct {
 	// ExpiresAt When the key stops working
@@ -4361,6 +4754,9 @@ type HealthComponent struct {
 	// Label A name to show; the source when empty
 	Label *string `json:"label,omitempty"`
 
+	// MetricId The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere
+	MetricId *string `json:"metricId,omitempty"`
+
 	// Source What the component measures
 	Source HealthComponentSource `json:"source"`
 
@@ -4391,6 +4787,24 @@ type HealthComponentScore struct {
 	// Label A name to show; the source when empty
 	Label *string `json:"label,omitempty"`
 
+	// MetricCurrency ISO 4217 currency of a money metric
+	MetricCurrency *string `json:"metricCurrency,omitempty"`
+
+	// MetricDeleted The metric no longer existed when scored: the component had no value
+	MetricDeleted *bool `json:"metricDeleted,omitempty"`
+
+	// MetricId The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere
+	MetricId *string `json:"metricId,omitempty"`
+
+	// MetricKind The metric's kind
+	MetricKind *HealthComponentScoreMetricKind `json:"metricKind,omitempty"`
+
+	// MetricName The name of the component's metric when it was scored
+	MetricName *string `json:"metricName,omitempty"`
+
+	// MetricUnit What the metric's numbers are; money values are minor units of metricCurrency
+	MetricUnit *HealthComponentScoreMetricUnit `json:"metricUnit,omitempty"`
+
 	// Score The value normalised between zeroAt and fullAt, 0 to 100
 	Score *float64 `json:"score,omitempty"`
 
@@ -4409,6 +4823,12 @@ type HealthComponentScore struct {
 	// ZeroAt The value that scores 0
 	ZeroAt int64 `json:"zeroAt"`
 }
+
+// HealthComponentScoreMetricKind The metric's kind
+type HealthComponentScoreMetricKind string
+
+// HealthComponentScoreMetricUnit What the metric's numbers are; money values are minor units of metricCurrency
+type HealthComponentScoreMetricUnit string
 
 // HealthComponentScoreSource What the component measures
 type HealthComponentScoreSource string
@@ -4871,6 +5291,30 @@ type ListBodyLevelProposal struct {
 	NextCursor string `json:"nextCursor"`
 }
 
+// ListBodyMDFClaim defines model for ListBodyMDFClaim.
+type ListBodyMDFClaim struct {
+	Data []MDFClaim `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyMDFFund defines model for ListBodyMDFFund.
+type ListBodyMDFFund struct {
+	Data []MDFFund `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyMDFRequest defines model for ListBodyMDFRequest.
+type ListBodyMDFRequest struct {
+	Data []MDFRequest `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
 // ListBodyMachineKey defines model for ListBodyMachineKey.
 type ListBodyMachineKey struct {
 	Data []MachineKey `json:"data"`
@@ -4906,6 +5350,14 @@ type ListBodyPartner struct {
 // ListBodyPartnerHealth defines model for ListBodyPartnerHealth.
 type ListBodyPartnerHealth struct {
 	Data []PartnerHealth `json:"data"`
+
+	// NextCursor Pass as cursor for the next page; empty on the last page.
+	NextCursor string `json:"nextCursor"`
+}
+
+// ListBodyPayoutBatch defines model for ListBodyPayoutBatch.
+type ListBodyPayoutBatch struct {
+	Data []PayoutBatch `json:"data"`
 
 	// NextCursor Pass as cursor for the next page; empty on the last page.
 	NextCursor string `json:"nextCursor"`
@@ -5081,6 +5533,178 @@ type LoginInputBody struct {
 
 	// Tenant Tenant slug, needed when the email belongs to several tenants
 	Tenant *string `json:"tenant,omitempty"`
+}
+
+// MDFClaim defines model for MDFClaim.
+type MDFClaim struct {
+	// Amount In minor units
+	Amount    int64     `json:"amount"`
+	CreatedAt time.Time `json:"createdAt"`
+	Currency  string    `json:"currency"`
+
+	// DealIds The partner's deal registrations the activity influenced
+	DealIds     []string `json:"dealIds"`
+	Description *string  `json:"description,omitempty"`
+
+	// FirstApprovedBy The first of two approvers of a claim above the tenant's four-eyes amount
+	FirstApprovedBy *string `json:"firstApprovedBy,omitempty"`
+	FundId          string  `json:"fundId"`
+	Id              string  `json:"id"`
+	Leads           int64   `json:"leads"`
+
+	// Links Proof links
+	Links []string `json:"links"`
+
+	// MovementId The ledger movement that reimbursed it into the partner's MDF balance
+	MovementId *string `json:"movementId,omitempty"`
+	PartnerId  string  `json:"partnerId"`
+
+	// Proofs Proof files
+	Proofs      []MDFProof     `json:"proofs"`
+	Reason      *string        `json:"reason,omitempty"`
+	RequestId   string         `json:"requestId"`
+	ReviewedAt  *time.Time     `json:"reviewedAt,omitempty"`
+	ReviewedBy  *string        `json:"reviewedBy,omitempty"`
+	Status      MDFClaimStatus `json:"status"`
+	SubmittedBy string         `json:"submittedBy"`
+	UpdatedAt   time.Time      `json:"updatedAt"`
+}
+
+// MDFClaimStatus defines model for MDFClaim.Status.
+type MDFClaimStatus string
+
+// MDFFund defines model for MDFFund.
+type MDFFund struct {
+	// Allocated In minor units
+	Allocated int64 `json:"allocated"`
+
+	// Committed Approved requests, in minor units; never more than allocated
+	Committed int64      `json:"committed"`
+	CreatedAt time.Time  `json:"createdAt"`
+	CreatedBy string     `json:"createdBy"`
+	Currency  string     `json:"currency"`
+	ExpiredAt *time.Time `json:"expiredAt,omitempty"`
+	ExpiresAt time.Time  `json:"expiresAt"`
+	Id        string     `json:"id"`
+
+	// InfluencedRevenue The won revenue, in the fund's currency and minor units, of the deals its approved claims influenced (each deal once; deals in other currencies are left out)
+	InfluencedRevenue int64 `json:"influencedRevenue"`
+
+	// Level The level whose partners draw on the fund
+	Level *string `json:"level,omitempty"`
+	Name  string  `json:"name"`
+
+	// PartnerId The partner the fund is for
+	PartnerId   *string            `json:"partnerId,omitempty"`
+	PeriodEnd   openapi_types.Date `json:"periodEnd"`
+	PeriodStart openapi_types.Date `json:"periodStart"`
+
+	// Released What expiry gave back, in minor units
+	Released int64 `json:"released"`
+
+	// RoiBps Influenced won revenue ÷ spend in basis points (10000 = 1×), rounded half away from zero; absent while nothing is spent
+	RoiBps *int64 `json:"roiBps,omitempty"`
+
+	// Spent Approved claims, in minor units; never more than committed
+	Spent  int64         `json:"spent"`
+	Status MDFFundStatus `json:"status"`
+
+	// Uncommitted What requests can still be approved for, in minor units (0 once expired)
+	Uncommitted int64 `json:"uncommitted"`
+}
+
+// MDFFundStatus defines model for MDFFund.Status.
+type MDFFundStatus string
+
+// MDFProof defines model for MDFProof.
+type MDFProof struct {
+	// ContentType Told from the file's bytes
+	ContentType string    `json:"contentType"`
+	CreatedAt   time.Time `json:"createdAt"`
+	FileName    string    `json:"fileName"`
+	Id          string    `json:"id"`
+	Sha256      string    `json:"sha256"`
+
+	// Size In bytes
+	Size       int64  `json:"size"`
+	UploadedBy string `json:"uploadedBy"`
+}
+
+// MDFReasonInputBody defines model for MDFReasonInputBody.
+type MDFReasonInputBody struct {
+	Reason string `json:"reason"`
+}
+
+// MDFRequest defines model for MDFRequest.
+type MDFRequest struct {
+	Activity string `json:"activity"`
+
+	// Approved Committed by the approval (the budget or less), in minor units
+	Approved int64 `json:"approved"`
+
+	// Budget Asked for, in minor units
+	Budget    int64     `json:"budget"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Currency The fund's
+	Currency    string  `json:"currency"`
+	Description *string `json:"description,omitempty"`
+
+	// ExpectedPipeline In minor units
+	ExpectedPipeline int64              `json:"expectedPipeline"`
+	FundId           string             `json:"fundId"`
+	Id               string             `json:"id"`
+	PartnerId        string             `json:"partnerId"`
+	PlannedEnd       openapi_types.Date `json:"plannedEnd"`
+	PlannedStart     openapi_types.Date `json:"plannedStart"`
+
+	// Reason Why it was rejected, or the changes asked for
+	Reason     *string    `json:"reason,omitempty"`
+	ReviewedAt *time.Time `json:"reviewedAt,omitempty"`
+	ReviewedBy *string    `json:"reviewedBy,omitempty"`
+
+	// Spent Approved claims, in minor units
+	Spent       int64            `json:"spent"`
+	Status      MDFRequestStatus `json:"status"`
+	SubmittedAt time.Time        `json:"submittedAt"`
+	SubmittedBy string           `json:"submittedBy"`
+	UpdatedAt   time.Time        `json:"updatedAt"`
+}
+
+// MDFRequestStatus defines model for MDFRequest.Status.
+type MDFRequestStatus string
+
+// MDFRequestBody defines model for MDFRequestBody.
+type MDFRequestBody struct {
+	Activity string `json:"activity"`
+
+	// Budget In minor units of the fund's currency
+	Budget      int64   `json:"budget"`
+	Description *string `json:"description,omitempty"`
+
+	// ExpectedPipeline The pipeline the activity should create, in minor units
+	ExpectedPipeline *int64 `json:"expectedPipeline,omitempty"`
+
+	// FundId The fund to draw on (required when submitting)
+	FundId *string `json:"fundId,omitempty"`
+
+	// PartnerId Operators request for this partner; partners always for themselves
+	PartnerId    *string            `json:"partnerId,omitempty"`
+	PlannedEnd   openapi_types.Date `json:"plannedEnd"`
+	PlannedStart openapi_types.Date `json:"plannedStart"`
+}
+
+// MDFSettings defines model for MDFSettings.
+type MDFSettings struct {
+	// FourEyesAbove Claims above this amount (minor units, any currency) need two different approvers; absent: one approver
+	FourEyesAbove *int64     `json:"fourEyesAbove,omitempty"`
+	UpdatedAt     *time.Time `json:"updatedAt,omitempty"`
+}
+
+// MDFSettingsInputBody defines model for MDFSettingsInputBody.
+type MDFSettingsInputBody struct {
+	// FourEyesAbove Claims above this amount need two different approvers; omit it for one approver
+	FourEyesAbove *int64 `json:"fourEyesAbove,omitempty"`
 }
 
 // MachineKey defines model for MachineKey.
@@ -5478,6 +6102,30 @@ type PayoutProvider string
 // PayoutStatus defines model for Payout.Status.
 type PayoutStatus string
 
+// PayoutBatch defines model for PayoutBatch.
+type PayoutBatch struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Day The UTC date the batch pays
+	//
+	// Examples: 2026-11-28
+	Day      string              `json:"day"`
+	Id       string              `json:"id"`
+	Payouts  int64               `json:"payouts"`
+	Provider PayoutBatchProvider `json:"provider"`
+
+	// Reference The provider's id of the batch (PayPal's payout_batch_id)
+	Reference *string           `json:"reference,omitempty"`
+	Status    PayoutBatchStatus `json:"status"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// PayoutBatchProvider defines model for PayoutBatch.Provider.
+type PayoutBatchProvider string
+
+// PayoutBatchStatus defines model for PayoutBatch.Status.
+type PayoutBatchStatus string
+
 // PayoutMethod defines model for PayoutMethod.
 type PayoutMethod struct {
 	CreatedAt time.Time        `json:"createdAt"`
@@ -5498,6 +6146,9 @@ type PayoutMethodKind string
 
 // PayoutSettings defines model for PayoutSettings.
 type PayoutSettings struct {
+	// BatchDaily Whether the rails' payouts wait for one batch per provider per day
+	BatchDaily bool `json:"batchDaily"`
+
 	// ConfirmDays Days a manual payout waits for confirmation before it fails
 	ConfirmDays int64 `json:"confirmDays"`
 
@@ -5512,9 +6163,26 @@ type PayoutSettings struct {
 	// Examples: {"EUR":5000}
 	Minimums map[string]int64 `json:"minimums"`
 
+	// PaypalClientId The PayPal REST app's client id (paypal methods are paid through PayPal Payouts once the secret is set too)
+	PaypalClientId  *string `json:"paypalClientId,omitempty"`
+	PaypalSecretSet bool    `json:"paypalSecretSet"`
+
 	// Provider manual: finance confirms each payout with a bank reference; http: a signed POST to httpUrl pays it
-	Provider  PayoutSettingsProvider `json:"provider"`
-	UpdatedAt *time.Time             `json:"updatedAt,omitempty"`
+	Provider PayoutSettingsProvider `json:"provider"`
+
+	// StripeSecretKeySet Whether a Stripe secret key is stored (stripe methods are paid by Connect transfers)
+	StripeSecretKeySet bool `json:"stripeSecretKeySet"`
+
+	// StripeWebhookPath The path of the tenant's Stripe webhook endpoint, to register at Stripe (events transfer.created and transfer.reversed)
+	StripeWebhookPath string `json:"stripeWebhookPath"`
+
+	// StripeWebhookSecretSet Whether the signing secret of Stripe's webhook endpoint is stored
+	StripeWebhookSecretSet bool       `json:"stripeWebhookSecretSet"`
+	UpdatedAt              *time.Time `json:"updatedAt,omitempty"`
+
+	// WiseProfileId The Wise business profile that pays
+	WiseProfileId *string `json:"wiseProfileId,omitempty"`
+	WiseTokenSet  bool    `json:"wiseTokenSet"`
 }
 
 // PayoutSettingsProvider manual: finance confirms each payout with a bank reference; http: a signed POST to httpUrl pays it
@@ -5522,6 +6190,9 @@ type PayoutSettingsProvider string
 
 // PayoutSettingsInputBody defines model for PayoutSettingsInputBody.
 type PayoutSettingsInputBody struct {
+	// BatchDaily Gather the rails' payouts into one batch per provider per day (PayPal: one batch payout; Stripe and Wise: one transfer per payout, grouped); omit to keep
+	BatchDaily *bool `json:"batchDaily,omitempty"`
+
 	// ConfirmDays Days a manual payout waits for confirmation before it fails
 	ConfirmDays *int64 `json:"confirmDays,omitempty"`
 
@@ -5534,8 +6205,26 @@ type PayoutSettingsInputBody struct {
 	// Minimums The smallest withdrawal per ISO 4217 currency, in minor units (0 or more)
 	//
 	// Examples: {"EUR":5000}
-	Minimums *map[string]int64               `json:"minimums,omitempty"`
-	Provider PayoutSettingsInputBodyProvider `json:"provider"`
+	Minimums *map[string]int64 `json:"minimums,omitempty"`
+
+	// PaypalClientId The PayPal REST app's client id; omit to keep, empty to remove
+	PaypalClientId *string `json:"paypalClientId,omitempty"`
+
+	// PaypalSecret The PayPal REST app's secret; omit to keep, empty to remove
+	PaypalSecret *string                         `json:"paypalSecret,omitempty"`
+	Provider     PayoutSettingsInputBodyProvider `json:"provider"`
+
+	// StripeSecretKey A Stripe secret or restricted key (sk_… or rk_…) with Connect transfers and accounts; omit to keep, empty to remove
+	StripeSecretKey *string `json:"stripeSecretKey,omitempty"`
+
+	// StripeWebhookSecret The signing secret of the tenant's Stripe webhook endpoint (whsec_…); omit to keep, empty to remove
+	StripeWebhookSecret *string `json:"stripeWebhookSecret,omitempty"`
+
+	// WiseProfileId The Wise business profile id that pays; omit to keep, empty to remove
+	WiseProfileId *string `json:"wiseProfileId,omitempty"`
+
+	// WiseToken A Wise API token of that profile; omit to keep, empty to remove
+	WiseToken *string `json:"wiseToken,omitempty"`
 }
 
 // PayoutSettingsInputBodyProvider defines model for PayoutSettingsInputBody.Provider.
@@ -6416,6 +7105,9 @@ type RenderedWidget struct {
 
 // RequestWithdrawalInputBody defines model for RequestWithdrawalInputBody.
 type RequestWithdrawalInputBody struct {
+	// Account What to draw on: the commission balance (the default) or the MDF balance of reimbursed claims; never both
+	Account *RequestWithdrawalInputBodyAccount `json:"account,omitempty"`
+
 	// Amount In minor units; at most the available balance and at least the tenant's minimum
 	Amount int64 `json:"amount"`
 
@@ -6426,6 +7118,9 @@ type RequestWithdrawalInputBody struct {
 	PartnerId      *string `json:"partnerId,omitempty"`
 	PayoutMethodId string  `json:"payoutMethodId"`
 }
+
+// RequestWithdrawalInputBodyAccount What to draw on: the commission balance (the default) or the MDF balance of reimbursed claims; never both
+type RequestWithdrawalInputBodyAccount string
 
 // RequirementInput defines model for RequirementInput.
 type RequirementInput struct {
@@ -6595,6 +7290,14 @@ type SetAgreementRequirementInputBody struct {
 	VersionId *string `json:"versionId,omitempty"`
 }
 
+// SetCORSOriginsInputBody defines model for SetCORSOriginsInputBody.
+type SetCORSOriginsInputBody struct {
+	// Origins The whole list; an empty list removes every origin
+	//
+	// Examples: ["https://www.acme.com"]
+	Origins []string `json:"origins"`
+}
+
 // SetPasswordInputBody defines model for SetPasswordInputBody.
 type SetPasswordInputBody struct {
 	// Password At least 12 characters
@@ -6737,6 +7440,43 @@ type Statement struct {
 	To        time.Time `json:"to"`
 }
 
+// StripeOnboarding defines model for StripeOnboarding.
+type StripeOnboarding struct {
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Method The partner's stripe payout method (made with the connected account if the partner had none)
+	Method PayoutMethod `json:"method"`
+
+	// Url Stripe's onboarding page for the partner, valid for a few minutes
+	Url string `json:"url"`
+}
+
+// StripeOnboardingInputBody defines model for StripeOnboardingInputBody.
+type StripeOnboardingInputBody struct {
+	// Country ISO 3166-1 alpha-2 country of a new connected account
+	Country *string `json:"country,omitempty"`
+
+	// Email The email Stripe prefills for a new connected account
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// PartnerId Operators onboard this partner; partners always onboard themselves
+	PartnerId *string `json:"partnerId,omitempty"`
+
+	// RefreshUrl Where Stripe sends the partner when the link expired (an absolute http(s) URL, usually the portal's payout page)
+	RefreshUrl string `json:"refreshUrl"`
+
+	// ReturnUrl Where Stripe sends the partner after onboarding
+	ReturnUrl string `json:"returnUrl"`
+}
+
+// StripeWebhookOutputBody defines model for StripeWebhookOutputBody.
+type StripeWebhookOutputBody struct {
+	Received bool `json:"received"`
+
+	// Settled Whether the event settled one of the tenant's payouts
+	Settled bool `json:"settled"`
+}
+
 // SubmitApplicationInputBody defines model for SubmitApplicationInputBody.
 type SubmitApplicationInputBody struct {
 	// Answers Answers by question key, at most 4000 characters each
@@ -6752,6 +7492,23 @@ type SubmitApplicationInputBody struct {
 
 // SubmitApplicationInputBodyPartnerType defines model for SubmitApplicationInputBody.PartnerType.
 type SubmitApplicationInputBodyPartnerType string
+
+// SubmitMDFClaimInputBody defines model for SubmitMDFClaimInputBody.
+type SubmitMDFClaimInputBody struct {
+	// Amount What the activity cost, in minor units of the request's currency
+	Amount int64 `json:"amount"`
+
+	// DealIds Deal registrations of the partner the activity influenced
+	DealIds     *[]string `json:"dealIds,omitempty"`
+	Description *string   `json:"description,omitempty"`
+
+	// Leads Leads the activity brought
+	Leads *int64 `json:"leads,omitempty"`
+
+	// Links Proof links: absolute http or https URLs
+	Links     *[]string `json:"links,omitempty"`
+	RequestId string    `json:"requestId"`
+}
 
 // SubmitQuizAttemptInputBody defines model for SubmitQuizAttemptInputBody.
 type SubmitQuizAttemptInputBody struct {
@@ -7581,6 +8338,9 @@ type WidgetProblem struct {
 
 // Withdrawal defines model for Withdrawal.
 type Withdrawal struct {
+	// Account What it draws on: the commission balance or the MDF balance
+	Account WithdrawalAccount `json:"account"`
+
 	// Amount In minor units of currency
 	Amount    int64      `json:"amount"`
 	CreatedAt time.Time  `json:"createdAt"`
@@ -7611,6 +8371,9 @@ type Withdrawal struct {
 	// Warning What the request or approval that answered warns about, e.g. a partner without an approved tax record while the tenant warns on them; not stored
 	Warning *string `json:"warning,omitempty"`
 }
+
+// WithdrawalAccount What it draws on: the commission balance or the MDF balance
+type WithdrawalAccount string
 
 // WithdrawalStatus defines model for Withdrawal.Status.
 type WithdrawalStatus string
@@ -8121,6 +8884,59 @@ type ListMailMessagesParams struct {
 // ListMailMessagesParamsStatus defines parameters for ListMailMessages.
 type ListMailMessagesParamsStatus string
 
+// ListMdfClaimsParams defines parameters for ListMdfClaims.
+type ListMdfClaimsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string                    `form:"cursor,omitempty" json:"cursor,omitempty"`
+	FundId    *string                    `form:"fundId,omitempty" json:"fundId,omitempty"`
+	RequestId *string                    `form:"requestId,omitempty" json:"requestId,omitempty"`
+	PartnerId *string                    `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	Status    *ListMdfClaimsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// ListMdfClaimsParamsStatus defines parameters for ListMdfClaims.
+type ListMdfClaimsParamsStatus string
+
+// UploadMdfProofParams defines parameters for UploadMdfProof.
+type UploadMdfProofParams struct {
+	// Name The file's name, without a path
+	Name string `form:"name" json:"name"`
+}
+
+// ListMdfFundsParams defines parameters for ListMdfFunds.
+type ListMdfFundsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string                   `form:"cursor,omitempty" json:"cursor,omitempty"`
+	PartnerId *string                   `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	Level     *string                   `form:"level,omitempty" json:"level,omitempty"`
+	Status    *ListMdfFundsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	Currency  *string                   `form:"currency,omitempty" json:"currency,omitempty"`
+}
+
+// ListMdfFundsParamsStatus defines parameters for ListMdfFunds.
+type ListMdfFundsParamsStatus string
+
+// ListMdfRequestsParams defines parameters for ListMdfRequests.
+type ListMdfRequestsParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor    *string                      `form:"cursor,omitempty" json:"cursor,omitempty"`
+	FundId    *string                      `form:"fundId,omitempty" json:"fundId,omitempty"`
+	PartnerId *string                      `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	Status    *ListMdfRequestsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// ListMdfRequestsParamsStatus defines parameters for ListMdfRequests.
+type ListMdfRequestsParamsStatus string
+
 // ListMetricsParams defines parameters for ListMetrics.
 type ListMetricsParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -8188,6 +9004,15 @@ type ListPartnerUsersParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListPayoutBatchesParams defines parameters for ListPayoutBatches.
+type ListPayoutBatchesParams struct {
+	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The nextCursor of the previous page; opaque.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListPayoutMethodsParams defines parameters for ListPayoutMethods.
 type ListPayoutMethodsParams struct {
 	// Limit Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused.
@@ -8196,6 +9021,15 @@ type ListPayoutMethodsParams struct {
 	// Cursor The nextCursor of the previous page; opaque.
 	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+}
+
+// ReceiveStripeWebhookJSONBody defines parameters for ReceiveStripeWebhook.
+type ReceiveStripeWebhookJSONBody map[string]interface{}
+
+// ReceiveStripeWebhookParams defines parameters for ReceiveStripeWebhook.
+type ReceiveStripeWebhookParams struct {
+	// StripeSignature Stripe's signature of the body
+	StripeSignature *string `json:"Stripe-Signature,omitempty"`
 }
 
 // ListPendingAgreementsParams defines parameters for ListPendingAgreements.
@@ -8504,14 +9338,18 @@ type ListWithdrawalsParams struct {
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor The nextCursor of the previous page; opaque.
-	Cursor    *string                      `form:"cursor,omitempty" json:"cursor,omitempty"`
-	PartnerId *string                      `form:"partnerId,omitempty" json:"partnerId,omitempty"`
-	Status    *ListWithdrawalsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
-	Currency  *string                      `form:"currency,omitempty" json:"currency,omitempty"`
+	Cursor    *string                       `form:"cursor,omitempty" json:"cursor,omitempty"`
+	PartnerId *string                       `form:"partnerId,omitempty" json:"partnerId,omitempty"`
+	Status    *ListWithdrawalsParamsStatus  `form:"status,omitempty" json:"status,omitempty"`
+	Currency  *string                       `form:"currency,omitempty" json:"currency,omitempty"`
+	Account   *ListWithdrawalsParamsAccount `form:"account,omitempty" json:"account,omitempty"`
 }
 
 // ListWithdrawalsParamsStatus defines parameters for ListWithdrawals.
 type ListWithdrawalsParamsStatus string
+
+// ListWithdrawalsParamsAccount defines parameters for ListWithdrawals.
+type ListWithdrawalsParamsAccount string
 
 // RequestWithdrawalParams defines parameters for RequestWithdrawal.
 type RequestWithdrawalParams struct {
@@ -8660,6 +9498,33 @@ type CreateLevelJSONRequestBody = CreateLevelInputBody
 // UpdateLevelJSONRequestBody defines body for UpdateLevel for application/json ContentType.
 type UpdateLevelJSONRequestBody = UpdateLevelInputBody
 
+// SubmitMdfClaimJSONRequestBody defines body for SubmitMdfClaim for application/json ContentType.
+type SubmitMdfClaimJSONRequestBody = SubmitMDFClaimInputBody
+
+// RejectMdfClaimJSONRequestBody defines body for RejectMdfClaim for application/json ContentType.
+type RejectMdfClaimJSONRequestBody = MDFReasonInputBody
+
+// CreateMdfFundJSONRequestBody defines body for CreateMdfFund for application/json ContentType.
+type CreateMdfFundJSONRequestBody = CreateMDFFundInputBody
+
+// SubmitMdfRequestJSONRequestBody defines body for SubmitMdfRequest for application/json ContentType.
+type SubmitMdfRequestJSONRequestBody = MDFRequestBody
+
+// ResubmitMdfRequestJSONRequestBody defines body for ResubmitMdfRequest for application/json ContentType.
+type ResubmitMdfRequestJSONRequestBody = MDFRequestBody
+
+// ApproveMdfRequestJSONRequestBody defines body for ApproveMdfRequest for application/json ContentType.
+type ApproveMdfRequestJSONRequestBody = ApproveMDFRequestInputBody
+
+// RejectMdfRequestJSONRequestBody defines body for RejectMdfRequest for application/json ContentType.
+type RejectMdfRequestJSONRequestBody = MDFReasonInputBody
+
+// RequestMdfChangesJSONRequestBody defines body for RequestMdfChanges for application/json ContentType.
+type RequestMdfChangesJSONRequestBody = MDFReasonInputBody
+
+// UpdateMdfSettingsJSONRequestBody defines body for UpdateMdfSettings for application/json ContentType.
+type UpdateMdfSettingsJSONRequestBody = MDFSettingsInputBody
+
 // ChangePasswordJSONRequestBody defines body for ChangePassword for application/json ContentType.
 type ChangePasswordJSONRequestBody = PasswordChangeInputBody
 
@@ -8687,8 +9552,14 @@ type CreatePartnerUserJSONRequestBody = CreatePartnerUserInputBody
 // AddPayoutMethodJSONRequestBody defines body for AddPayoutMethod for application/json ContentType.
 type AddPayoutMethodJSONRequestBody = AddPayoutMethodInputBody
 
+// OnboardStripeAccountJSONRequestBody defines body for OnboardStripeAccount for application/json ContentType.
+type OnboardStripeAccountJSONRequestBody = StripeOnboardingInputBody
+
 // UpdatePayoutSettingsJSONRequestBody defines body for UpdatePayoutSettings for application/json ContentType.
 type UpdatePayoutSettingsJSONRequestBody = PayoutSettingsInputBody
+
+// ReceiveStripeWebhookJSONRequestBody defines body for ReceiveStripeWebhook for application/json ContentType.
+type ReceiveStripeWebhookJSONRequestBody ReceiveStripeWebhookJSONBody
 
 // CreatePipelineJSONRequestBody defines body for CreatePipeline for application/json ContentType.
 type CreatePipelineJSONRequestBody = CreatePipelineInputBody
@@ -8716,6 +9587,9 @@ type UpdateRoleJSONRequestBody = UpdateRoleInputBody
 
 // UpdateBrandingJSONRequestBody defines body for UpdateBranding for application/json ContentType.
 type UpdateBrandingJSONRequestBody = UpdateBrandingInputBody
+
+// SetCorsOriginsJSONRequestBody defines body for SetCorsOrigins for application/json ContentType.
+type SetCorsOriginsJSONRequestBody = SetCORSOriginsInputBody
 
 // SignupJSONRequestBody defines body for Signup for application/json ContentType.
 type SignupJSONRequestBody = SignupInputBody
@@ -9937,7 +10811,7 @@ type ClientInterface interface {
 
 	// PutHealthModelWithBody Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9946,7 +10820,7 @@ type ClientInterface interface {
 
 	// PutHealthModel Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -10125,6 +10999,240 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/mail/messages/{id} (the `GetMailMessage` operationId).
 	GetMailMessage(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListMdfClaims List claims
+	//
+	// Oldest first; finance's review queue with status=submitted or awaiting_second_approval. Partners see only their own.
+	//
+	// Corresponds with GET /api/mdf/claims (the `ListMdfClaims` operationId).
+	ListMdfClaims(ctx context.Context, params *ListMdfClaimsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitMdfClaimWithBody Claim what an activity cost
+	//
+	// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+	SubmitMdfClaimWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitMdfClaim Claim what an activity cost
+	//
+	// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+	SubmitMdfClaim(ctx context.Context, body SubmitMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMdfClaim Get a claim with its deals and proofs
+	//
+	// Partners see only their own.
+	//
+	// Corresponds with GET /api/mdf/claims/{id} (the `GetMdfClaim` operationId).
+	GetMdfClaim(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveMdfClaim Approve a claim and reimburse it
+	//
+	// Finance only, never whoever filed the claim (403 FOUR_EYES). A claim above the tenant's four-eyes amount needs two different approvers: the first approval leaves it awaiting_second_approval. The final approval needs proof (409 MDF_PROOF_REQUIRED), spends the amount from the request and fund (never beyond what the request committed: 409 MDF_CLAIM_EXCEEDS_REQUEST) and reimburses it into the partner's MDF balance in the ledger, withdrawn with account=mdf. Audited; emits mdf.claim_first_approved or mdf.claim_approved.
+	//
+	// Corresponds with POST /api/mdf/claims/{id}/approve (the `ApproveMdfClaim` operationId).
+	ApproveMdfClaim(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadMdfProofWithBody Upload a proof file of a claim
+	//
+	// The request body is the file's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 10 MiB (413), at most 20 per claim, while the claim waits for its decision (409 MDF_CLAIM_DECIDED). Partners upload to their own claims. Audited; emits mdf.claim_proof_added.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/mdf/claims/{id}/proofs (the `UploadMdfProof` operationId).
+	UploadMdfProofWithBody(ctx context.Context, id string, params *UploadMdfProofParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DownloadMdfProof Download a proof file of a claim
+	//
+	// Partners download only their own claims' proofs.
+	//
+	// Corresponds with GET /api/mdf/claims/{id}/proofs/{proofId} (the `DownloadMdfProof` operationId).
+	DownloadMdfProof(ctx context.Context, id string, proofId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectMdfClaimWithBody Reject a claim
+	//
+	// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+	RejectMdfClaimWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectMdfClaim Reject a claim
+	//
+	// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+	RejectMdfClaim(ctx context.Context, id string, body RejectMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListMdfFunds List market development funds
+	//
+	// Oldest first, each with its influenced won revenue and ROI. Partners see their own funds and their level's.
+	//
+	// Corresponds with GET /api/mdf/funds (the `ListMdfFunds` operationId).
+	ListMdfFunds(ctx context.Context, params *ListMdfFundsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateMdfFundWithBody Allocate a market development fund
+	//
+	// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+	CreateMdfFundWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateMdfFund Allocate a market development fund
+	//
+	// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+	CreateMdfFund(ctx context.Context, body CreateMdfFundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMdfFund Get a market development fund with its ROI
+	//
+	// Partners see their own funds and their level's.
+	//
+	// Corresponds with GET /api/mdf/funds/{id} (the `GetMdfFund` operationId).
+	GetMdfFund(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListMdfRequests List fund requests
+	//
+	// Oldest first; the operators' queue with status=submitted. Partners see only their own.
+	//
+	// Corresponds with GET /api/mdf/requests (the `ListMdfRequests` operationId).
+	ListMdfRequests(ctx context.Context, params *ListMdfRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitMdfRequestWithBody Request part of a fund
+	//
+	// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+	SubmitMdfRequestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SubmitMdfRequest Request part of a fund
+	//
+	// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+	SubmitMdfRequest(ctx context.Context, body SubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMdfRequest Get a fund request
+	//
+	// Partners see only their own.
+	//
+	// Corresponds with GET /api/mdf/requests/{id} (the `GetMdfRequest` operationId).
+	GetMdfRequest(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResubmitMdfRequestWithBody Change a request and submit it again
+	//
+	// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+	ResubmitMdfRequestWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResubmitMdfRequest Change a request and submit it again
+	//
+	// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+	ResubmitMdfRequest(ctx context.Context, id string, body ResubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveMdfRequestWithBody Approve a fund request
+	//
+	// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+	ApproveMdfRequestWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveMdfRequest Approve a fund request
+	//
+	// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+	ApproveMdfRequest(ctx context.Context, id string, body ApproveMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectMdfRequestWithBody Reject a fund request
+	//
+	// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+	RejectMdfRequestWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectMdfRequest Reject a fund request
+	//
+	// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+	RejectMdfRequest(ctx context.Context, id string, body RejectMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RequestMdfChangesWithBody Ask for changes to a fund request
+	//
+	// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+	RequestMdfChangesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RequestMdfChanges Ask for changes to a fund request
+	//
+	// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+	RequestMdfChanges(ctx context.Context, id string, body RequestMdfChangesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMdfSettings Get the MDF settings
+	//
+	// Finance only: the claim amount above which two approvers are needed.
+	//
+	// Corresponds with GET /api/mdf/settings (the `GetMdfSettings` operationId).
+	GetMdfSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateMdfSettingsWithBody Replace the MDF settings
+	//
+	// Finance only. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+	UpdateMdfSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateMdfSettings Replace the MDF settings
+	//
+	// Finance only. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+	UpdateMdfSettings(ctx context.Context, body UpdateMdfSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMe The caller: principal, organisation and permissions
 	//
@@ -10362,6 +11470,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/partners/{id}/users (the `CreatePartnerUser` operationId).
 	CreatePartnerUser(ctx context.Context, id string, body CreatePartnerUserJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListPayoutBatches List the daily payout batches
+	//
+	// Operators only: one batch per provider per day while the tenant batches payouts.
+	//
+	// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+	ListPayoutBatches(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPayoutMethods List payout methods
 	//
 	// Partners see only their own.
@@ -10386,6 +11501,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/payout-methods (the `AddPayoutMethod` operationId).
 	AddPayoutMethod(ctx context.Context, body AddPayoutMethodJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnboardStripeAccountWithBody Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnboardStripeAccount Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccount(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemovePayoutMethod Remove a payout method
 	//
@@ -10423,6 +11556,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 	UpdatePayoutSettings(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveStripeWebhookWithBody Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhookWithBody(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveStripeWebhook Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhook(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPendingAgreements The agreements a partner must accept and has not
 	//
@@ -10726,6 +11877,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /api/settings/branding/{kind} (the `UploadBrandImage` operationId).
 	UploadBrandImageWithBody(ctx context.Context, kind UploadBrandImageParamsKind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCorsOrigins The origins allowed to call the API from a browser
+	//
+	// Besides the tenant's verified custom domains, which are always allowed.
+	//
+	// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+	GetCorsOrigins(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCorsOriginsWithBody Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOriginsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCorsOrigins Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOrigins(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SignupWithBody Open a partner program: a new tenant with its owner
 	//
@@ -13980,7 +15156,7 @@ func (c *Client) GetHealthModel(ctx context.Context, reqEditors ...RequestEditor
 
 // PutHealthModelWithBody Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes any type of body and a specified content type.
 //
@@ -13999,7 +15175,7 @@ func (c *Client) PutHealthModelWithBody(ctx context.Context, contentType string,
 
 // PutHealthModel Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14429,6 +15605,520 @@ func (c *Client) ListMailMessages(ctx context.Context, params *ListMailMessagesP
 // Corresponds with GET /api/mail/messages/{id} (the `GetMailMessage` operationId).
 func (c *Client) GetMailMessage(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetMailMessageRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMdfClaims List claims
+//
+// Oldest first; finance's review queue with status=submitted or awaiting_second_approval. Partners see only their own.
+//
+// Corresponds with GET /api/mdf/claims (the `ListMdfClaims` operationId).
+func (c *Client) ListMdfClaims(ctx context.Context, params *ListMdfClaimsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMdfClaimsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitMdfClaimWithBody Claim what an activity cost
+//
+// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+func (c *Client) SubmitMdfClaimWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitMdfClaimRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitMdfClaim Claim what an activity cost
+//
+// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+func (c *Client) SubmitMdfClaim(ctx context.Context, body SubmitMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitMdfClaimRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMdfClaim Get a claim with its deals and proofs
+//
+// Partners see only their own.
+//
+// Corresponds with GET /api/mdf/claims/{id} (the `GetMdfClaim` operationId).
+func (c *Client) GetMdfClaim(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMdfClaimRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveMdfClaim Approve a claim and reimburse it
+//
+// Finance only, never whoever filed the claim (403 FOUR_EYES). A claim above the tenant's four-eyes amount needs two different approvers: the first approval leaves it awaiting_second_approval. The final approval needs proof (409 MDF_PROOF_REQUIRED), spends the amount from the request and fund (never beyond what the request committed: 409 MDF_CLAIM_EXCEEDS_REQUEST) and reimburses it into the partner's MDF balance in the ledger, withdrawn with account=mdf. Audited; emits mdf.claim_first_approved or mdf.claim_approved.
+//
+// Corresponds with POST /api/mdf/claims/{id}/approve (the `ApproveMdfClaim` operationId).
+func (c *Client) ApproveMdfClaim(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveMdfClaimRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadMdfProofWithBody Upload a proof file of a claim
+//
+// The request body is the file's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 10 MiB (413), at most 20 per claim, while the claim waits for its decision (409 MDF_CLAIM_DECIDED). Partners upload to their own claims. Audited; emits mdf.claim_proof_added.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/mdf/claims/{id}/proofs (the `UploadMdfProof` operationId).
+func (c *Client) UploadMdfProofWithBody(ctx context.Context, id string, params *UploadMdfProofParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadMdfProofRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DownloadMdfProof Download a proof file of a claim
+//
+// Partners download only their own claims' proofs.
+//
+// Corresponds with GET /api/mdf/claims/{id}/proofs/{proofId} (the `DownloadMdfProof` operationId).
+func (c *Client) DownloadMdfProof(ctx context.Context, id string, proofId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDownloadMdfProofRequest(c.Server, id, proofId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectMdfClaimWithBody Reject a claim
+//
+// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+func (c *Client) RejectMdfClaimWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectMdfClaimRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectMdfClaim Reject a claim
+//
+// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+func (c *Client) RejectMdfClaim(ctx context.Context, id string, body RejectMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectMdfClaimRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMdfFunds List market development funds
+//
+// Oldest first, each with its influenced won revenue and ROI. Partners see their own funds and their level's.
+//
+// Corresponds with GET /api/mdf/funds (the `ListMdfFunds` operationId).
+func (c *Client) ListMdfFunds(ctx context.Context, params *ListMdfFundsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMdfFundsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateMdfFundWithBody Allocate a market development fund
+//
+// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+func (c *Client) CreateMdfFundWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateMdfFundRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateMdfFund Allocate a market development fund
+//
+// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+func (c *Client) CreateMdfFund(ctx context.Context, body CreateMdfFundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateMdfFundRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMdfFund Get a market development fund with its ROI
+//
+// Partners see their own funds and their level's.
+//
+// Corresponds with GET /api/mdf/funds/{id} (the `GetMdfFund` operationId).
+func (c *Client) GetMdfFund(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMdfFundRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMdfRequests List fund requests
+//
+// Oldest first; the operators' queue with status=submitted. Partners see only their own.
+//
+// Corresponds with GET /api/mdf/requests (the `ListMdfRequests` operationId).
+func (c *Client) ListMdfRequests(ctx context.Context, params *ListMdfRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMdfRequestsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitMdfRequestWithBody Request part of a fund
+//
+// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+func (c *Client) SubmitMdfRequestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitMdfRequestRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SubmitMdfRequest Request part of a fund
+//
+// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+func (c *Client) SubmitMdfRequest(ctx context.Context, body SubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSubmitMdfRequestRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMdfRequest Get a fund request
+//
+// Partners see only their own.
+//
+// Corresponds with GET /api/mdf/requests/{id} (the `GetMdfRequest` operationId).
+func (c *Client) GetMdfRequest(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMdfRequestRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResubmitMdfRequestWithBody Change a request and submit it again
+//
+// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+func (c *Client) ResubmitMdfRequestWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResubmitMdfRequestRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResubmitMdfRequest Change a request and submit it again
+//
+// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+func (c *Client) ResubmitMdfRequest(ctx context.Context, id string, body ResubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResubmitMdfRequestRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveMdfRequestWithBody Approve a fund request
+//
+// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+func (c *Client) ApproveMdfRequestWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveMdfRequestRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveMdfRequest Approve a fund request
+//
+// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+func (c *Client) ApproveMdfRequest(ctx context.Context, id string, body ApproveMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveMdfRequestRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectMdfRequestWithBody Reject a fund request
+//
+// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+func (c *Client) RejectMdfRequestWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectMdfRequestRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectMdfRequest Reject a fund request
+//
+// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+func (c *Client) RejectMdfRequest(ctx context.Context, id string, body RejectMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectMdfRequestRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RequestMdfChangesWithBody Ask for changes to a fund request
+//
+// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+func (c *Client) RequestMdfChangesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestMdfChangesRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RequestMdfChanges Ask for changes to a fund request
+//
+// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+func (c *Client) RequestMdfChanges(ctx context.Context, id string, body RequestMdfChangesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestMdfChangesRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMdfSettings Get the MDF settings
+//
+// Finance only: the claim amount above which two approvers are needed.
+//
+// Corresponds with GET /api/mdf/settings (the `GetMdfSettings` operationId).
+func (c *Client) GetMdfSettings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMdfSettingsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateMdfSettingsWithBody Replace the MDF settings
+//
+// Finance only. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+func (c *Client) UpdateMdfSettingsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateMdfSettingsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateMdfSettings Replace the MDF settings
+//
+// Finance only. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+func (c *Client) UpdateMdfSettings(ctx context.Context, body UpdateMdfSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateMdfSettingsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15035,6 +16725,23 @@ func (c *Client) CreatePartnerUser(ctx context.Context, id string, body CreatePa
 	return c.Client.Do(req)
 }
 
+// ListPayoutBatches List the daily payout batches
+//
+// Operators only: one batch per provider per day while the tenant batches payouts.
+//
+// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+func (c *Client) ListPayoutBatches(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPayoutBatchesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListPayoutMethods List payout methods
 //
 // Partners see only their own.
@@ -15080,6 +16787,44 @@ func (c *Client) AddPayoutMethodWithBody(ctx context.Context, contentType string
 // Corresponds with POST /api/payout-methods (the `AddPayoutMethod` operationId).
 func (c *Client) AddPayoutMethod(ctx context.Context, body AddPayoutMethodJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddPayoutMethodRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OnboardStripeAccountWithBody Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *Client) OnboardStripeAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnboardStripeAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OnboardStripeAccount Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *Client) OnboardStripeAccount(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnboardStripeAccountRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15167,6 +16912,44 @@ func (c *Client) UpdatePayoutSettingsWithBody(ctx context.Context, contentType s
 // Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 func (c *Client) UpdatePayoutSettings(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdatePayoutSettingsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveStripeWebhookWithBody Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *Client) ReceiveStripeWebhookWithBody(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveStripeWebhookRequestWithBody(c.Server, tenantId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveStripeWebhook Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *Client) ReceiveStripeWebhook(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveStripeWebhookRequest(c.Server, tenantId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15900,6 +17683,61 @@ func (c *Client) DeleteBrandImage(ctx context.Context, kind DeleteBrandImagePara
 // Corresponds with PUT /api/settings/branding/{kind} (the `UploadBrandImage` operationId).
 func (c *Client) UploadBrandImageWithBody(ctx context.Context, kind UploadBrandImageParamsKind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUploadBrandImageRequestWithBody(c.Server, kind, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCorsOrigins The origins allowed to call the API from a browser
+//
+// Besides the tenant's verified custom domains, which are always allowed.
+//
+// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+func (c *Client) GetCorsOrigins(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCorsOriginsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCorsOriginsWithBody Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *Client) SetCorsOriginsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCorsOriginsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCorsOrigins Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *Client) SetCorsOrigins(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCorsOriginsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -24396,6 +26234,994 @@ func NewGetMailMessageRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListMdfClaimsRequest constructs an http.Request for the ListMdfClaims method
+func NewListMdfClaimsRequest(server string, params *ListMdfClaimsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FundId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "fundId", *params.FundId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSubmitMdfClaimRequest calls the generic SubmitMdfClaim builder with application/json body
+func NewSubmitMdfClaimRequest(server string, body SubmitMdfClaimJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSubmitMdfClaimRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSubmitMdfClaimRequestWithBody constructs an http.Request for the SubmitMdfClaim method, with any body, and a specified content type
+func NewSubmitMdfClaimRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetMdfClaimRequest constructs an http.Request for the GetMdfClaim method
+func NewGetMdfClaimRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewApproveMdfClaimRequest constructs an http.Request for the ApproveMdfClaim method
+func NewApproveMdfClaimRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims/%s/approve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadMdfProofRequestWithBody constructs an http.Request for the UploadMdfProof method, with any body, and a specified content type
+func NewUploadMdfProofRequestWithBody(server string, id string, params *UploadMdfProofParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims/%s/proofs", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", false, "name", params.Name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDownloadMdfProofRequest constructs an http.Request for the DownloadMdfProof method
+func NewDownloadMdfProofRequest(server string, id string, proofId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "proofId", proofId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims/%s/proofs/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRejectMdfClaimRequest calls the generic RejectMdfClaim builder with application/json body
+func NewRejectMdfClaimRequest(server string, id string, body RejectMdfClaimJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectMdfClaimRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewRejectMdfClaimRequestWithBody constructs an http.Request for the RejectMdfClaim method, with any body, and a specified content type
+func NewRejectMdfClaimRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/claims/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListMdfFundsRequest constructs an http.Request for the ListMdfFunds method
+func NewListMdfFundsRequest(server string, params *ListMdfFundsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/funds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Level != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "level", *params.Level, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Currency != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "currency", *params.Currency, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateMdfFundRequest calls the generic CreateMdfFund builder with application/json body
+func NewCreateMdfFundRequest(server string, body CreateMdfFundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateMdfFundRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateMdfFundRequestWithBody constructs an http.Request for the CreateMdfFund method, with any body, and a specified content type
+func NewCreateMdfFundRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/funds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetMdfFundRequest constructs an http.Request for the GetMdfFund method
+func NewGetMdfFundRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/funds/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListMdfRequestsRequest constructs an http.Request for the ListMdfRequests method
+func NewListMdfRequestsRequest(server string, params *ListMdfRequestsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FundId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "fundId", *params.FundId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PartnerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "partnerId", *params.PartnerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSubmitMdfRequestRequest calls the generic SubmitMdfRequest builder with application/json body
+func NewSubmitMdfRequestRequest(server string, body SubmitMdfRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSubmitMdfRequestRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSubmitMdfRequestRequestWithBody constructs an http.Request for the SubmitMdfRequest method, with any body, and a specified content type
+func NewSubmitMdfRequestRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetMdfRequestRequest constructs an http.Request for the GetMdfRequest method
+func NewGetMdfRequestRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResubmitMdfRequestRequest calls the generic ResubmitMdfRequest builder with application/json body
+func NewResubmitMdfRequestRequest(server string, id string, body ResubmitMdfRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResubmitMdfRequestRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewResubmitMdfRequestRequestWithBody constructs an http.Request for the ResubmitMdfRequest method, with any body, and a specified content type
+func NewResubmitMdfRequestRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewApproveMdfRequestRequest calls the generic ApproveMdfRequest builder with application/json body
+func NewApproveMdfRequestRequest(server string, id string, body ApproveMdfRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApproveMdfRequestRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewApproveMdfRequestRequestWithBody constructs an http.Request for the ApproveMdfRequest method, with any body, and a specified content type
+func NewApproveMdfRequestRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests/%s/approve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRejectMdfRequestRequest calls the generic RejectMdfRequest builder with application/json body
+func NewRejectMdfRequestRequest(server string, id string, body RejectMdfRequestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectMdfRequestRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewRejectMdfRequestRequestWithBody constructs an http.Request for the RejectMdfRequest method, with any body, and a specified content type
+func NewRejectMdfRequestRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRequestMdfChangesRequest calls the generic RequestMdfChanges builder with application/json body
+func NewRequestMdfChangesRequest(server string, id string, body RequestMdfChangesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRequestMdfChangesRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewRequestMdfChangesRequestWithBody constructs an http.Request for the RequestMdfChanges method, with any body, and a specified content type
+func NewRequestMdfChangesRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/requests/%s/request-changes", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetMdfSettingsRequest constructs an http.Request for the GetMdfSettings method
+func NewGetMdfSettingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateMdfSettingsRequest calls the generic UpdateMdfSettings builder with application/json body
+func NewUpdateMdfSettingsRequest(server string, body UpdateMdfSettingsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateMdfSettingsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewUpdateMdfSettingsRequestWithBody constructs an http.Request for the UpdateMdfSettings method, with any body, and a specified content type
+func NewUpdateMdfSettingsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/mdf/settings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetMeRequest constructs an http.Request for the GetMe method
 func NewGetMeRequest(server string) (*http.Request, error) {
 	var err error
@@ -25665,6 +28491,72 @@ func NewCreatePartnerUserRequestWithBody(server string, id string, contentType s
 	return req, nil
 }
 
+// NewListPayoutBatchesRequest constructs an http.Request for the ListPayoutBatches method
+func NewListPayoutBatchesRequest(server string, params *ListPayoutBatchesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payout-batches")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListPayoutMethodsRequest constructs an http.Request for the ListPayoutMethods method
 func NewListPayoutMethodsRequest(server string, params *ListPayoutMethodsParams) (*http.Request, error) {
 	var err error
@@ -25764,6 +28656,46 @@ func NewAddPayoutMethodRequestWithBody(server string, contentType string, body i
 	}
 
 	operationPath := fmt.Sprintf("/api/payout-methods")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOnboardStripeAccountRequest calls the generic OnboardStripeAccount builder with application/json body
+func NewOnboardStripeAccountRequest(server string, body OnboardStripeAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnboardStripeAccountRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewOnboardStripeAccountRequestWithBody constructs an http.Request for the OnboardStripeAccount method, with any body, and a specified content type
+func NewOnboardStripeAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payout-methods/stripe-onboarding")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -25914,6 +28846,68 @@ func NewUpdatePayoutSettingsRequestWithBody(server string, contentType string, b
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReceiveStripeWebhookRequest calls the generic ReceiveStripeWebhook builder with application/json body
+func NewReceiveStripeWebhookRequest(server string, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReceiveStripeWebhookRequestWithBody(server, tenantId, params, "application/json", bodyReader)
+}
+
+// NewReceiveStripeWebhookRequestWithBody constructs an http.Request for the ReceiveStripeWebhook method, with any body, and a specified content type
+func NewReceiveStripeWebhookRequestWithBody(server string, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "tenantId", tenantId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payout-webhooks/stripe/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.StripeSignature != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Stripe-Signature", *params.StripeSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Stripe-Signature", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -27436,6 +30430,73 @@ func NewUploadBrandImageRequestWithBody(server string, kind UploadBrandImagePara
 	}
 
 	operationPath := fmt.Sprintf("/api/settings/branding/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCorsOriginsRequest constructs an http.Request for the GetCorsOrigins method
+func NewGetCorsOriginsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/settings/cors-origins")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetCorsOriginsRequest calls the generic SetCorsOrigins builder with application/json body
+func NewSetCorsOriginsRequest(server string, body SetCorsOriginsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetCorsOriginsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSetCorsOriginsRequestWithBody constructs an http.Request for the SetCorsOrigins method, with any body, and a specified content type
+func NewSetCorsOriginsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/settings/cors-origins")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -30642,6 +33703,18 @@ func NewListWithdrawalsRequest(server string, params *ListWithdrawalsParams) (*h
 
 		}
 
+		if params.Account != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "account", *params.Account, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -32250,7 +35323,7 @@ type ClientWithResponsesInterface interface {
 
 	// PutHealthModelWithBodyWithResponse Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -32259,7 +35332,7 @@ type ClientWithResponsesInterface interface {
 
 	// PutHealthModelWithResponse Set the partner health model
 	//
-	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+	// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -32468,6 +35541,258 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/mail/messages/{id} (the `GetMailMessage` operationId).
 	GetMailMessageWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMailMessageResponse, error)
+
+	// ListMdfClaimsWithResponse List claims
+	//
+	// Oldest first; finance's review queue with status=submitted or awaiting_second_approval. Partners see only their own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/claims (the `ListMdfClaims` operationId).
+	ListMdfClaimsWithResponse(ctx context.Context, params *ListMdfClaimsParams, reqEditors ...RequestEditorFn) (*ListMdfClaimsResponse, error)
+
+	// SubmitMdfClaimWithBodyWithResponse Claim what an activity cost
+	//
+	// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+	SubmitMdfClaimWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitMdfClaimResponse, error)
+
+	// SubmitMdfClaimWithResponse Claim what an activity cost
+	//
+	// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+	SubmitMdfClaimWithResponse(ctx context.Context, body SubmitMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitMdfClaimResponse, error)
+
+	// GetMdfClaimWithResponse Get a claim with its deals and proofs
+	//
+	// Partners see only their own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/claims/{id} (the `GetMdfClaim` operationId).
+	GetMdfClaimWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMdfClaimResponse, error)
+
+	// ApproveMdfClaimWithResponse Approve a claim and reimburse it
+	//
+	// Finance only, never whoever filed the claim (403 FOUR_EYES). A claim above the tenant's four-eyes amount needs two different approvers: the first approval leaves it awaiting_second_approval. The final approval needs proof (409 MDF_PROOF_REQUIRED), spends the amount from the request and fund (never beyond what the request committed: 409 MDF_CLAIM_EXCEEDS_REQUEST) and reimburses it into the partner's MDF balance in the ledger, withdrawn with account=mdf. Audited; emits mdf.claim_first_approved or mdf.claim_approved.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/claims/{id}/approve (the `ApproveMdfClaim` operationId).
+	ApproveMdfClaimWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ApproveMdfClaimResponse, error)
+
+	// UploadMdfProofWithBodyWithResponse Upload a proof file of a claim
+	//
+	// The request body is the file's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 10 MiB (413), at most 20 per claim, while the claim waits for its decision (409 MDF_CLAIM_DECIDED). Partners upload to their own claims. Audited; emits mdf.claim_proof_added.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/mdf/claims/{id}/proofs (the `UploadMdfProof` operationId).
+	UploadMdfProofWithBodyWithResponse(ctx context.Context, id string, params *UploadMdfProofParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadMdfProofResponse, error)
+
+	// DownloadMdfProofWithResponse Download a proof file of a claim
+	//
+	// Partners download only their own claims' proofs.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/claims/{id}/proofs/{proofId} (the `DownloadMdfProof` operationId).
+	DownloadMdfProofWithResponse(ctx context.Context, id string, proofId string, reqEditors ...RequestEditorFn) (*DownloadMdfProofResponse, error)
+
+	// RejectMdfClaimWithBodyWithResponse Reject a claim
+	//
+	// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+	RejectMdfClaimWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectMdfClaimResponse, error)
+
+	// RejectMdfClaimWithResponse Reject a claim
+	//
+	// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+	RejectMdfClaimWithResponse(ctx context.Context, id string, body RejectMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectMdfClaimResponse, error)
+
+	// ListMdfFundsWithResponse List market development funds
+	//
+	// Oldest first, each with its influenced won revenue and ROI. Partners see their own funds and their level's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/funds (the `ListMdfFunds` operationId).
+	ListMdfFundsWithResponse(ctx context.Context, params *ListMdfFundsParams, reqEditors ...RequestEditorFn) (*ListMdfFundsResponse, error)
+
+	// CreateMdfFundWithBodyWithResponse Allocate a market development fund
+	//
+	// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+	CreateMdfFundWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMdfFundResponse, error)
+
+	// CreateMdfFundWithResponse Allocate a market development fund
+	//
+	// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+	CreateMdfFundWithResponse(ctx context.Context, body CreateMdfFundJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMdfFundResponse, error)
+
+	// GetMdfFundWithResponse Get a market development fund with its ROI
+	//
+	// Partners see their own funds and their level's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/funds/{id} (the `GetMdfFund` operationId).
+	GetMdfFundWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMdfFundResponse, error)
+
+	// ListMdfRequestsWithResponse List fund requests
+	//
+	// Oldest first; the operators' queue with status=submitted. Partners see only their own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/requests (the `ListMdfRequests` operationId).
+	ListMdfRequestsWithResponse(ctx context.Context, params *ListMdfRequestsParams, reqEditors ...RequestEditorFn) (*ListMdfRequestsResponse, error)
+
+	// SubmitMdfRequestWithBodyWithResponse Request part of a fund
+	//
+	// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+	SubmitMdfRequestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitMdfRequestResponse, error)
+
+	// SubmitMdfRequestWithResponse Request part of a fund
+	//
+	// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+	SubmitMdfRequestWithResponse(ctx context.Context, body SubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitMdfRequestResponse, error)
+
+	// GetMdfRequestWithResponse Get a fund request
+	//
+	// Partners see only their own.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/requests/{id} (the `GetMdfRequest` operationId).
+	GetMdfRequestWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMdfRequestResponse, error)
+
+	// ResubmitMdfRequestWithBodyWithResponse Change a request and submit it again
+	//
+	// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+	ResubmitMdfRequestWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResubmitMdfRequestResponse, error)
+
+	// ResubmitMdfRequestWithResponse Change a request and submit it again
+	//
+	// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+	ResubmitMdfRequestWithResponse(ctx context.Context, id string, body ResubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*ResubmitMdfRequestResponse, error)
+
+	// ApproveMdfRequestWithBodyWithResponse Approve a fund request
+	//
+	// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+	ApproveMdfRequestWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveMdfRequestResponse, error)
+
+	// ApproveMdfRequestWithResponse Approve a fund request
+	//
+	// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+	ApproveMdfRequestWithResponse(ctx context.Context, id string, body ApproveMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveMdfRequestResponse, error)
+
+	// RejectMdfRequestWithBodyWithResponse Reject a fund request
+	//
+	// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+	RejectMdfRequestWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectMdfRequestResponse, error)
+
+	// RejectMdfRequestWithResponse Reject a fund request
+	//
+	// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+	RejectMdfRequestWithResponse(ctx context.Context, id string, body RejectMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectMdfRequestResponse, error)
+
+	// RequestMdfChangesWithBodyWithResponse Ask for changes to a fund request
+	//
+	// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+	RequestMdfChangesWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RequestMdfChangesResponse, error)
+
+	// RequestMdfChangesWithResponse Ask for changes to a fund request
+	//
+	// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+	RequestMdfChangesWithResponse(ctx context.Context, id string, body RequestMdfChangesJSONRequestBody, reqEditors ...RequestEditorFn) (*RequestMdfChangesResponse, error)
+
+	// GetMdfSettingsWithResponse Get the MDF settings
+	//
+	// Finance only: the claim amount above which two approvers are needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/mdf/settings (the `GetMdfSettings` operationId).
+	GetMdfSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMdfSettingsResponse, error)
+
+	// UpdateMdfSettingsWithBodyWithResponse Replace the MDF settings
+	//
+	// Finance only. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+	UpdateMdfSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateMdfSettingsResponse, error)
+
+	// UpdateMdfSettingsWithResponse Replace the MDF settings
+	//
+	// Finance only. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+	UpdateMdfSettingsWithResponse(ctx context.Context, body UpdateMdfSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMdfSettingsResponse, error)
 
 	// GetMeWithResponse The caller: principal, organisation and permissions
 	//
@@ -32743,6 +36068,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/partners/{id}/users (the `CreatePartnerUser` operationId).
 	CreatePartnerUserWithResponse(ctx context.Context, id string, body CreatePartnerUserJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePartnerUserResponse, error)
 
+	// ListPayoutBatchesWithResponse List the daily payout batches
+	//
+	// Operators only: one batch per provider per day while the tenant batches payouts.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+	ListPayoutBatchesWithResponse(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*ListPayoutBatchesResponse, error)
+
 	// ListPayoutMethodsWithResponse List payout methods
 	//
 	// Partners see only their own.
@@ -32769,6 +36103,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/payout-methods (the `AddPayoutMethod` operationId).
 	AddPayoutMethodWithResponse(ctx context.Context, body AddPayoutMethodJSONRequestBody, reqEditors ...RequestEditorFn) (*AddPayoutMethodResponse, error)
+
+	// OnboardStripeAccountWithBodyWithResponse Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error)
+
+	// OnboardStripeAccountWithResponse Start or resume a partner's Stripe Connect onboarding
+	//
+	// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+	OnboardStripeAccountWithResponse(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error)
 
 	// RemovePayoutMethodWithResponse Remove a payout method
 	//
@@ -32812,6 +36164,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/payout-settings (the `UpdatePayoutSettings` operationId).
 	UpdatePayoutSettingsWithResponse(ctx context.Context, body UpdatePayoutSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePayoutSettingsResponse, error)
+
+	// ReceiveStripeWebhookWithBodyWithResponse Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhookWithBodyWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error)
+
+	// ReceiveStripeWebhookWithResponse Receive Stripe's webhook for a tenant
+	//
+	// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+	ReceiveStripeWebhookWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error)
 
 	// ListPendingAgreementsWithResponse The agreements a partner must accept and has not
 	//
@@ -33163,6 +36533,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/settings/branding/{kind} (the `UploadBrandImage` operationId).
 	UploadBrandImageWithBodyWithResponse(ctx context.Context, kind UploadBrandImageParamsKind, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadBrandImageResponse, error)
+
+	// GetCorsOriginsWithResponse The origins allowed to call the API from a browser
+	//
+	// Besides the tenant's verified custom domains, which are always allowed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+	GetCorsOriginsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCorsOriginsResponse, error)
+
+	// SetCorsOriginsWithBodyWithResponse Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOriginsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error)
+
+	// SetCorsOriginsWithResponse Replace the origins allowed to call the API from a browser
+	//
+	// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+	SetCorsOriginsWithResponse(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error)
 
 	// SignupWithBodyWithResponse Open a partner program: a new tenant with its owner
 	//
@@ -44541,6 +47938,1695 @@ func (r GetMailMessageResponse) ContentType() string {
 	return ""
 }
 
+type ListMdfClaimsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyMDFClaim
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMdfClaimsResponse) GetJSON200() *ListBodyMDFClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMdfClaimsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListMdfClaimsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListMdfClaimsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListMdfClaimsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListMdfClaimsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMdfClaimsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMdfClaimsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMdfClaimsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMdfClaimsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SubmitMdfClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *MDFClaim
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SubmitMdfClaimResponse) GetJSON201() *MDFClaim {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SubmitMdfClaimResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitMdfClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitMdfClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitMdfClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitMdfClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetMdfClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFClaim
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMdfClaimResponse) GetJSON200() *MDFClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMdfClaimResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMdfClaimResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMdfClaimResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetMdfClaimResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMdfClaimResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMdfClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMdfClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMdfClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMdfClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ApproveMdfClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFClaim
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApproveMdfClaimResponse) GetJSON200() *MDFClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApproveMdfClaimResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApproveMdfClaimResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ApproveMdfClaimResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ApproveMdfClaimResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApproveMdfClaimResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApproveMdfClaimResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveMdfClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveMdfClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveMdfClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveMdfClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UploadMdfProofResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFClaim
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UploadMdfProofResponse) GetJSON200() *MDFClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UploadMdfProofResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadMdfProofResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadMdfProofResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadMdfProofResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadMdfProofResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DownloadMdfProofResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DownloadMdfProofResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DownloadMdfProofResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DownloadMdfProofResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DownloadMdfProofResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DownloadMdfProofResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DownloadMdfProofResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DownloadMdfProofResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DownloadMdfProofResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DownloadMdfProofResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DownloadMdfProofResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RejectMdfClaimResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFClaim
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectMdfClaimResponse) GetJSON200() *MDFClaim {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RejectMdfClaimResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectMdfClaimResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectMdfClaimResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectMdfClaimResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectMdfClaimResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListMdfFundsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyMDFFund
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMdfFundsResponse) GetJSON200() *ListBodyMDFFund {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMdfFundsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListMdfFundsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListMdfFundsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListMdfFundsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListMdfFundsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMdfFundsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMdfFundsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMdfFundsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMdfFundsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateMdfFundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *MDFFund
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateMdfFundResponse) GetJSON201() *MDFFund {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateMdfFundResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateMdfFundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateMdfFundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateMdfFundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateMdfFundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetMdfFundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFFund
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMdfFundResponse) GetJSON200() *MDFFund {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMdfFundResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMdfFundResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMdfFundResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetMdfFundResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMdfFundResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMdfFundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMdfFundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMdfFundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMdfFundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListMdfRequestsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyMDFRequest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMdfRequestsResponse) GetJSON200() *ListBodyMDFRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMdfRequestsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListMdfRequestsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListMdfRequestsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListMdfRequestsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListMdfRequestsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMdfRequestsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMdfRequestsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMdfRequestsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMdfRequestsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SubmitMdfRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *MDFRequest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SubmitMdfRequestResponse) GetJSON201() *MDFRequest {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SubmitMdfRequestResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SubmitMdfRequestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SubmitMdfRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SubmitMdfRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SubmitMdfRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetMdfRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMdfRequestResponse) GetJSON200() *MDFRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMdfRequestResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMdfRequestResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMdfRequestResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetMdfRequestResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMdfRequestResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMdfRequestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMdfRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMdfRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMdfRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResubmitMdfRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFRequest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResubmitMdfRequestResponse) GetJSON200() *MDFRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ResubmitMdfRequestResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ResubmitMdfRequestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResubmitMdfRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResubmitMdfRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResubmitMdfRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ApproveMdfRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFRequest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApproveMdfRequestResponse) GetJSON200() *MDFRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApproveMdfRequestResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveMdfRequestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveMdfRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveMdfRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveMdfRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RejectMdfRequestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFRequest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectMdfRequestResponse) GetJSON200() *MDFRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RejectMdfRequestResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectMdfRequestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectMdfRequestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectMdfRequestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectMdfRequestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RequestMdfChangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFRequest
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RequestMdfChangesResponse) GetJSON200() *MDFRequest {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RequestMdfChangesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r RequestMdfChangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RequestMdfChangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RequestMdfChangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RequestMdfChangesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetMdfSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFSettings
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMdfSettingsResponse) GetJSON200() *MDFSettings {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMdfSettingsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMdfSettingsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMdfSettingsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMdfSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMdfSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMdfSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMdfSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateMdfSettingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MDFSettings
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateMdfSettingsResponse) GetJSON200() *MDFSettings {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdateMdfSettingsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateMdfSettingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateMdfSettingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateMdfSettingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateMdfSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetMeResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -46858,6 +51944,82 @@ func (r CreatePartnerUserResponse) ContentType() string {
 	return ""
 }
 
+type ListPayoutBatchesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListBodyPayoutBatch
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPayoutBatchesResponse) GetJSON200() *ListBodyPayoutBatch {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPayoutBatchesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPayoutBatchesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPayoutBatchesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPayoutBatchesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPayoutBatchesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListPayoutMethodsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -47025,6 +52187,110 @@ func (r AddPayoutMethodResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AddPayoutMethodResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type OnboardStripeAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StripeOnboarding
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OnboardStripeAccountResponse) GetJSON200() *StripeOnboarding {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r OnboardStripeAccountResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OnboardStripeAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OnboardStripeAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OnboardStripeAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OnboardStripeAccountResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -47329,6 +52595,96 @@ func (r UpdatePayoutSettingsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdatePayoutSettingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReceiveStripeWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StripeWebhookOutputBody
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReceiveStripeWebhookResponse) GetJSON200() *StripeWebhookOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReceiveStripeWebhookResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiveStripeWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiveStripeWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiveStripeWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiveStripeWebhookResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -50081,6 +55437,158 @@ func (r UploadBrandImageResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UploadBrandImageResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCorsOriginsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CORSOrigins
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCorsOriginsResponse) GetJSON200() *CORSOrigins {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetCorsOriginsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetCorsOriginsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetCorsOriginsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCorsOriginsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCorsOriginsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCorsOriginsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCorsOriginsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SetCorsOriginsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CORSOrigins
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetCorsOriginsResponse) GetJSON200() *CORSOrigins {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetCorsOriginsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SetCorsOriginsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetCorsOriginsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetCorsOriginsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetCorsOriginsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -58254,7 +63762,7 @@ func (c *ClientWithResponses) GetHealthModelWithResponse(ctx context.Context, re
 
 // PutHealthModelWithBodyWithResponse Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -58269,7 +63777,7 @@ func (c *ClientWithResponses) PutHealthModelWithBodyWithResponse(ctx context.Con
 
 // PutHealthModelWithResponse Set the partner health model
 //
-// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+// Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -58633,6 +64141,426 @@ func (c *ClientWithResponses) GetMailMessageWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseGetMailMessageResponse(rsp)
+}
+
+// ListMdfClaimsWithResponse List claims
+//
+// Oldest first; finance's review queue with status=submitted or awaiting_second_approval. Partners see only their own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/claims (the `ListMdfClaims` operationId).
+func (c *ClientWithResponses) ListMdfClaimsWithResponse(ctx context.Context, params *ListMdfClaimsParams, reqEditors ...RequestEditorFn) (*ListMdfClaimsResponse, error) {
+	rsp, err := c.ListMdfClaims(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMdfClaimsResponse(rsp)
+}
+
+// SubmitMdfClaimWithBodyWithResponse Claim what an activity cost
+//
+// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+func (c *ClientWithResponses) SubmitMdfClaimWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitMdfClaimResponse, error) {
+	rsp, err := c.SubmitMdfClaimWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitMdfClaimResponse(rsp)
+}
+
+// SubmitMdfClaimWithResponse Claim what an activity cost
+//
+// Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/claims (the `SubmitMdfClaim` operationId).
+func (c *ClientWithResponses) SubmitMdfClaimWithResponse(ctx context.Context, body SubmitMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitMdfClaimResponse, error) {
+	rsp, err := c.SubmitMdfClaim(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitMdfClaimResponse(rsp)
+}
+
+// GetMdfClaimWithResponse Get a claim with its deals and proofs
+//
+// Partners see only their own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/claims/{id} (the `GetMdfClaim` operationId).
+func (c *ClientWithResponses) GetMdfClaimWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMdfClaimResponse, error) {
+	rsp, err := c.GetMdfClaim(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMdfClaimResponse(rsp)
+}
+
+// ApproveMdfClaimWithResponse Approve a claim and reimburse it
+//
+// Finance only, never whoever filed the claim (403 FOUR_EYES). A claim above the tenant's four-eyes amount needs two different approvers: the first approval leaves it awaiting_second_approval. The final approval needs proof (409 MDF_PROOF_REQUIRED), spends the amount from the request and fund (never beyond what the request committed: 409 MDF_CLAIM_EXCEEDS_REQUEST) and reimburses it into the partner's MDF balance in the ledger, withdrawn with account=mdf. Audited; emits mdf.claim_first_approved or mdf.claim_approved.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/claims/{id}/approve (the `ApproveMdfClaim` operationId).
+func (c *ClientWithResponses) ApproveMdfClaimWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ApproveMdfClaimResponse, error) {
+	rsp, err := c.ApproveMdfClaim(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveMdfClaimResponse(rsp)
+}
+
+// UploadMdfProofWithBodyWithResponse Upload a proof file of a claim
+//
+// The request body is the file's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 10 MiB (413), at most 20 per claim, while the claim waits for its decision (409 MDF_CLAIM_DECIDED). Partners upload to their own claims. Audited; emits mdf.claim_proof_added.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/mdf/claims/{id}/proofs (the `UploadMdfProof` operationId).
+func (c *ClientWithResponses) UploadMdfProofWithBodyWithResponse(ctx context.Context, id string, params *UploadMdfProofParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadMdfProofResponse, error) {
+	rsp, err := c.UploadMdfProofWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadMdfProofResponse(rsp)
+}
+
+// DownloadMdfProofWithResponse Download a proof file of a claim
+//
+// Partners download only their own claims' proofs.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/claims/{id}/proofs/{proofId} (the `DownloadMdfProof` operationId).
+func (c *ClientWithResponses) DownloadMdfProofWithResponse(ctx context.Context, id string, proofId string, reqEditors ...RequestEditorFn) (*DownloadMdfProofResponse, error) {
+	rsp, err := c.DownloadMdfProof(ctx, id, proofId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDownloadMdfProofResponse(rsp)
+}
+
+// RejectMdfClaimWithBodyWithResponse Reject a claim
+//
+// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+func (c *ClientWithResponses) RejectMdfClaimWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectMdfClaimResponse, error) {
+	rsp, err := c.RejectMdfClaimWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectMdfClaimResponse(rsp)
+}
+
+// RejectMdfClaimWithResponse Reject a claim
+//
+// Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/claims/{id}/reject (the `RejectMdfClaim` operationId).
+func (c *ClientWithResponses) RejectMdfClaimWithResponse(ctx context.Context, id string, body RejectMdfClaimJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectMdfClaimResponse, error) {
+	rsp, err := c.RejectMdfClaim(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectMdfClaimResponse(rsp)
+}
+
+// ListMdfFundsWithResponse List market development funds
+//
+// Oldest first, each with its influenced won revenue and ROI. Partners see their own funds and their level's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/funds (the `ListMdfFunds` operationId).
+func (c *ClientWithResponses) ListMdfFundsWithResponse(ctx context.Context, params *ListMdfFundsParams, reqEditors ...RequestEditorFn) (*ListMdfFundsResponse, error) {
+	rsp, err := c.ListMdfFunds(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMdfFundsResponse(rsp)
+}
+
+// CreateMdfFundWithBodyWithResponse Allocate a market development fund
+//
+// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+func (c *ClientWithResponses) CreateMdfFundWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMdfFundResponse, error) {
+	rsp, err := c.CreateMdfFundWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateMdfFundResponse(rsp)
+}
+
+// CreateMdfFundWithResponse Allocate a market development fund
+//
+// Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/funds (the `CreateMdfFund` operationId).
+func (c *ClientWithResponses) CreateMdfFundWithResponse(ctx context.Context, body CreateMdfFundJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMdfFundResponse, error) {
+	rsp, err := c.CreateMdfFund(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateMdfFundResponse(rsp)
+}
+
+// GetMdfFundWithResponse Get a market development fund with its ROI
+//
+// Partners see their own funds and their level's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/funds/{id} (the `GetMdfFund` operationId).
+func (c *ClientWithResponses) GetMdfFundWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMdfFundResponse, error) {
+	rsp, err := c.GetMdfFund(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMdfFundResponse(rsp)
+}
+
+// ListMdfRequestsWithResponse List fund requests
+//
+// Oldest first; the operators' queue with status=submitted. Partners see only their own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/requests (the `ListMdfRequests` operationId).
+func (c *ClientWithResponses) ListMdfRequestsWithResponse(ctx context.Context, params *ListMdfRequestsParams, reqEditors ...RequestEditorFn) (*ListMdfRequestsResponse, error) {
+	rsp, err := c.ListMdfRequests(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMdfRequestsResponse(rsp)
+}
+
+// SubmitMdfRequestWithBodyWithResponse Request part of a fund
+//
+// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+func (c *ClientWithResponses) SubmitMdfRequestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitMdfRequestResponse, error) {
+	rsp, err := c.SubmitMdfRequestWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitMdfRequestResponse(rsp)
+}
+
+// SubmitMdfRequestWithResponse Request part of a fund
+//
+// For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests (the `SubmitMdfRequest` operationId).
+func (c *ClientWithResponses) SubmitMdfRequestWithResponse(ctx context.Context, body SubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitMdfRequestResponse, error) {
+	rsp, err := c.SubmitMdfRequest(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSubmitMdfRequestResponse(rsp)
+}
+
+// GetMdfRequestWithResponse Get a fund request
+//
+// Partners see only their own.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/requests/{id} (the `GetMdfRequest` operationId).
+func (c *ClientWithResponses) GetMdfRequestWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetMdfRequestResponse, error) {
+	rsp, err := c.GetMdfRequest(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMdfRequestResponse(rsp)
+}
+
+// ResubmitMdfRequestWithBodyWithResponse Change a request and submit it again
+//
+// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+func (c *ClientWithResponses) ResubmitMdfRequestWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResubmitMdfRequestResponse, error) {
+	rsp, err := c.ResubmitMdfRequestWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResubmitMdfRequestResponse(rsp)
+}
+
+// ResubmitMdfRequestWithResponse Change a request and submit it again
+//
+// Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/mdf/requests/{id} (the `ResubmitMdfRequest` operationId).
+func (c *ClientWithResponses) ResubmitMdfRequestWithResponse(ctx context.Context, id string, body ResubmitMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*ResubmitMdfRequestResponse, error) {
+	rsp, err := c.ResubmitMdfRequest(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResubmitMdfRequestResponse(rsp)
+}
+
+// ApproveMdfRequestWithBodyWithResponse Approve a fund request
+//
+// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+func (c *ClientWithResponses) ApproveMdfRequestWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveMdfRequestResponse, error) {
+	rsp, err := c.ApproveMdfRequestWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveMdfRequestResponse(rsp)
+}
+
+// ApproveMdfRequestWithResponse Approve a fund request
+//
+// Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests/{id}/approve (the `ApproveMdfRequest` operationId).
+func (c *ClientWithResponses) ApproveMdfRequestWithResponse(ctx context.Context, id string, body ApproveMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveMdfRequestResponse, error) {
+	rsp, err := c.ApproveMdfRequest(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveMdfRequestResponse(rsp)
+}
+
+// RejectMdfRequestWithBodyWithResponse Reject a fund request
+//
+// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+func (c *ClientWithResponses) RejectMdfRequestWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectMdfRequestResponse, error) {
+	rsp, err := c.RejectMdfRequestWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectMdfRequestResponse(rsp)
+}
+
+// RejectMdfRequestWithResponse Reject a fund request
+//
+// Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests/{id}/reject (the `RejectMdfRequest` operationId).
+func (c *ClientWithResponses) RejectMdfRequestWithResponse(ctx context.Context, id string, body RejectMdfRequestJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectMdfRequestResponse, error) {
+	rsp, err := c.RejectMdfRequest(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectMdfRequestResponse(rsp)
+}
+
+// RequestMdfChangesWithBodyWithResponse Ask for changes to a fund request
+//
+// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+func (c *ClientWithResponses) RequestMdfChangesWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RequestMdfChangesResponse, error) {
+	rsp, err := c.RequestMdfChangesWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRequestMdfChangesResponse(rsp)
+}
+
+// RequestMdfChangesWithResponse Ask for changes to a fund request
+//
+// Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/mdf/requests/{id}/request-changes (the `RequestMdfChanges` operationId).
+func (c *ClientWithResponses) RequestMdfChangesWithResponse(ctx context.Context, id string, body RequestMdfChangesJSONRequestBody, reqEditors ...RequestEditorFn) (*RequestMdfChangesResponse, error) {
+	rsp, err := c.RequestMdfChanges(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRequestMdfChangesResponse(rsp)
+}
+
+// GetMdfSettingsWithResponse Get the MDF settings
+//
+// Finance only: the claim amount above which two approvers are needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/mdf/settings (the `GetMdfSettings` operationId).
+func (c *ClientWithResponses) GetMdfSettingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetMdfSettingsResponse, error) {
+	rsp, err := c.GetMdfSettings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMdfSettingsResponse(rsp)
+}
+
+// UpdateMdfSettingsWithBodyWithResponse Replace the MDF settings
+//
+// Finance only. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+func (c *ClientWithResponses) UpdateMdfSettingsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateMdfSettingsResponse, error) {
+	rsp, err := c.UpdateMdfSettingsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateMdfSettingsResponse(rsp)
+}
+
+// UpdateMdfSettingsWithResponse Replace the MDF settings
+//
+// Finance only. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/mdf/settings (the `UpdateMdfSettings` operationId).
+func (c *ClientWithResponses) UpdateMdfSettingsWithResponse(ctx context.Context, body UpdateMdfSettingsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMdfSettingsResponse, error) {
+	rsp, err := c.UpdateMdfSettings(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateMdfSettingsResponse(rsp)
 }
 
 // GetMeWithResponse The caller: principal, organisation and permissions
@@ -59125,6 +65053,21 @@ func (c *ClientWithResponses) CreatePartnerUserWithResponse(ctx context.Context,
 	return ParseCreatePartnerUserResponse(rsp)
 }
 
+// ListPayoutBatchesWithResponse List the daily payout batches
+//
+// Operators only: one batch per provider per day while the tenant batches payouts.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/payout-batches (the `ListPayoutBatches` operationId).
+func (c *ClientWithResponses) ListPayoutBatchesWithResponse(ctx context.Context, params *ListPayoutBatchesParams, reqEditors ...RequestEditorFn) (*ListPayoutBatchesResponse, error) {
+	rsp, err := c.ListPayoutBatches(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPayoutBatchesResponse(rsp)
+}
+
 // ListPayoutMethodsWithResponse List payout methods
 //
 // Partners see only their own.
@@ -59168,6 +65111,36 @@ func (c *ClientWithResponses) AddPayoutMethodWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseAddPayoutMethodResponse(rsp)
+}
+
+// OnboardStripeAccountWithBodyWithResponse Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *ClientWithResponses) OnboardStripeAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error) {
+	rsp, err := c.OnboardStripeAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOnboardStripeAccountResponse(rsp)
+}
+
+// OnboardStripeAccountWithResponse Start or resume a partner's Stripe Connect onboarding
+//
+// Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-methods/stripe-onboarding (the `OnboardStripeAccount` operationId).
+func (c *ClientWithResponses) OnboardStripeAccountWithResponse(ctx context.Context, body OnboardStripeAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*OnboardStripeAccountResponse, error) {
+	rsp, err := c.OnboardStripeAccount(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOnboardStripeAccountResponse(rsp)
 }
 
 // RemovePayoutMethodWithResponse Remove a payout method
@@ -59241,6 +65214,36 @@ func (c *ClientWithResponses) UpdatePayoutSettingsWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseUpdatePayoutSettingsResponse(rsp)
+}
+
+// ReceiveStripeWebhookWithBodyWithResponse Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *ClientWithResponses) ReceiveStripeWebhookWithBodyWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error) {
+	rsp, err := c.ReceiveStripeWebhookWithBody(ctx, tenantId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveStripeWebhookResponse(rsp)
+}
+
+// ReceiveStripeWebhookWithResponse Receive Stripe's webhook for a tenant
+//
+// Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payout-webhooks/stripe/{tenantId} (the `ReceiveStripeWebhook` operationId).
+func (c *ClientWithResponses) ReceiveStripeWebhookWithResponse(ctx context.Context, tenantId string, params *ReceiveStripeWebhookParams, body ReceiveStripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveStripeWebhookResponse, error) {
+	rsp, err := c.ReceiveStripeWebhook(ctx, tenantId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveStripeWebhookResponse(rsp)
 }
 
 // ListPendingAgreementsWithResponse The agreements a partner must accept and has not
@@ -59850,6 +65853,51 @@ func (c *ClientWithResponses) UploadBrandImageWithBodyWithResponse(ctx context.C
 		return nil, err
 	}
 	return ParseUploadBrandImageResponse(rsp)
+}
+
+// GetCorsOriginsWithResponse The origins allowed to call the API from a browser
+//
+// Besides the tenant's verified custom domains, which are always allowed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/settings/cors-origins (the `GetCorsOrigins` operationId).
+func (c *ClientWithResponses) GetCorsOriginsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCorsOriginsResponse, error) {
+	rsp, err := c.GetCorsOrigins(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCorsOriginsResponse(rsp)
+}
+
+// SetCorsOriginsWithBodyWithResponse Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *ClientWithResponses) SetCorsOriginsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error) {
+	rsp, err := c.SetCorsOriginsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCorsOriginsResponse(rsp)
+}
+
+// SetCorsOriginsWithResponse Replace the origins allowed to call the API from a browser
+//
+// At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/settings/cors-origins (the `SetCorsOrigins` operationId).
+func (c *ClientWithResponses) SetCorsOriginsWithResponse(ctx context.Context, body SetCorsOriginsJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCorsOriginsResponse, error) {
+	rsp, err := c.SetCorsOrigins(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCorsOriginsResponse(rsp)
 }
 
 // SignupWithBodyWithResponse Open a partner program: a new tenant with its owner
@@ -70034,6 +76082,1410 @@ func ParseGetMailMessageResponse(rsp *http.Response) (*GetMailMessageResponse, e
 	return response, nil
 }
 
+// ParseListMdfClaimsResponse parses an HTTP response from a ListMdfClaimsWithResponse call
+func ParseListMdfClaimsResponse(rsp *http.Response) (*ListMdfClaimsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMdfClaimsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyMDFClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSubmitMdfClaimResponse parses an HTTP response from a SubmitMdfClaimWithResponse call
+func ParseSubmitMdfClaimResponse(rsp *http.Response) (*SubmitMdfClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitMdfClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest MDFClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMdfClaimResponse parses an HTTP response from a GetMdfClaimWithResponse call
+func ParseGetMdfClaimResponse(rsp *http.Response) (*GetMdfClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMdfClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseApproveMdfClaimResponse parses an HTTP response from a ApproveMdfClaimWithResponse call
+func ParseApproveMdfClaimResponse(rsp *http.Response) (*ApproveMdfClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveMdfClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUploadMdfProofResponse parses an HTTP response from a UploadMdfProofWithResponse call
+func ParseUploadMdfProofResponse(rsp *http.Response) (*UploadMdfProofResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadMdfProofResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDownloadMdfProofResponse parses an HTTP response from a DownloadMdfProofWithResponse call
+func ParseDownloadMdfProofResponse(rsp *http.Response) (*DownloadMdfProofResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DownloadMdfProofResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRejectMdfClaimResponse parses an HTTP response from a RejectMdfClaimWithResponse call
+func ParseRejectMdfClaimResponse(rsp *http.Response) (*RejectMdfClaimResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectMdfClaimResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFClaim
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListMdfFundsResponse parses an HTTP response from a ListMdfFundsWithResponse call
+func ParseListMdfFundsResponse(rsp *http.Response) (*ListMdfFundsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMdfFundsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyMDFFund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateMdfFundResponse parses an HTTP response from a CreateMdfFundWithResponse call
+func ParseCreateMdfFundResponse(rsp *http.Response) (*CreateMdfFundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateMdfFundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest MDFFund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMdfFundResponse parses an HTTP response from a GetMdfFundWithResponse call
+func ParseGetMdfFundResponse(rsp *http.Response) (*GetMdfFundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMdfFundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFFund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListMdfRequestsResponse parses an HTTP response from a ListMdfRequestsWithResponse call
+func ParseListMdfRequestsResponse(rsp *http.Response) (*ListMdfRequestsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMdfRequestsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyMDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSubmitMdfRequestResponse parses an HTTP response from a SubmitMdfRequestWithResponse call
+func ParseSubmitMdfRequestResponse(rsp *http.Response) (*SubmitMdfRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SubmitMdfRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest MDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMdfRequestResponse parses an HTTP response from a GetMdfRequestWithResponse call
+func ParseGetMdfRequestResponse(rsp *http.Response) (*GetMdfRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMdfRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResubmitMdfRequestResponse parses an HTTP response from a ResubmitMdfRequestWithResponse call
+func ParseResubmitMdfRequestResponse(rsp *http.Response) (*ResubmitMdfRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResubmitMdfRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseApproveMdfRequestResponse parses an HTTP response from a ApproveMdfRequestWithResponse call
+func ParseApproveMdfRequestResponse(rsp *http.Response) (*ApproveMdfRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveMdfRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRejectMdfRequestResponse parses an HTTP response from a RejectMdfRequestWithResponse call
+func ParseRejectMdfRequestResponse(rsp *http.Response) (*RejectMdfRequestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectMdfRequestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRequestMdfChangesResponse parses an HTTP response from a RequestMdfChangesWithResponse call
+func ParseRequestMdfChangesResponse(rsp *http.Response) (*RequestMdfChangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RequestMdfChangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetMdfSettingsResponse parses an HTTP response from a GetMdfSettingsWithResponse call
+func ParseGetMdfSettingsResponse(rsp *http.Response) (*GetMdfSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMdfSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateMdfSettingsResponse parses an HTTP response from a UpdateMdfSettingsWithResponse call
+func ParseUpdateMdfSettingsResponse(rsp *http.Response) (*UpdateMdfSettingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateMdfSettingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MDFSettings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetMeResponse parses an HTTP response from a GetMeWithResponse call
 func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -71949,6 +79401,67 @@ func ParseCreatePartnerUserResponse(rsp *http.Response) (*CreatePartnerUserRespo
 	return response, nil
 }
 
+// ParseListPayoutBatchesResponse parses an HTTP response from a ListPayoutBatchesWithResponse call
+func ParseListPayoutBatchesResponse(rsp *http.Response) (*ListPayoutBatchesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPayoutBatchesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListBodyPayoutBatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListPayoutMethodsResponse parses an HTTP response from a ListPayoutMethodsWithResponse call
 func ParseListPayoutMethodsResponse(rsp *http.Response) (*ListPayoutMethodsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -72051,6 +79564,95 @@ func ParseAddPayoutMethodResponse(rsp *http.Response) (*AddPayoutMethodResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseOnboardStripeAccountResponse parses an HTTP response from a OnboardStripeAccountWithResponse call
+func ParseOnboardStripeAccountResponse(rsp *http.Response) (*OnboardStripeAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OnboardStripeAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StripeOnboarding
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
@@ -72298,6 +79900,81 @@ func ParseUpdatePayoutSettingsResponse(rsp *http.Response) (*UpdatePayoutSetting
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReceiveStripeWebhookResponse parses an HTTP response from a ReceiveStripeWebhookWithResponse call
+func ParseReceiveStripeWebhookResponse(rsp *http.Response) (*ReceiveStripeWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiveStripeWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StripeWebhookOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Problem
@@ -74578,6 +82255,128 @@ func ParseUploadBrandImageResponse(rsp *http.Response) (*UploadBrandImageRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCorsOriginsResponse parses an HTTP response from a GetCorsOriginsWithResponse call
+func ParseGetCorsOriginsResponse(rsp *http.Response) (*GetCorsOriginsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCorsOriginsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CORSOrigins
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetCorsOriginsResponse parses an HTTP response from a SetCorsOriginsWithResponse call
+func ParseSetCorsOriginsResponse(rsp *http.Response) (*SetCorsOriginsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetCorsOriginsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CORSOrigins
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
 
 	}
 

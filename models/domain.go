@@ -3,6 +3,8 @@ package models
 import (
 	"net"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -108,4 +110,101 @@ func CheckDomainHost(h string) (string, error) {
 			FieldError{Location: "body.host", Message: "a host name of two or more labels", Value: h})
 	}
 	return n, nil
+}
+
+// MaxCORSOrigins bounds the extra origins a tenant lists for cross-origin calls.
+const MaxCORSOrigins = 20
+
+// CORSOrigin is an origin a tenant's operators allow to call the API from a browser, besides
+// the tenant's verified custom domains (a site of the tenant's that does not serve its portal).
+type CORSOrigin struct {
+	TenantID  string `gorm:"primaryKey;size:36"`
+	Origin    string `gorm:"primaryKey;size:300;index:cors_origins_origin"`
+	CreatedAt time.Time
+}
+
+// TableName names CORSOrigin's table.
+func (CORSOrigin) TableName() string { return "cors_origins" }
+
+// loopbackHosts are the hosts whose origins may be plain http: a developer's machine, which
+// browsers treat as a secure context.
+var loopbackHosts = map[string]bool{"localhost": true, "127.0.0.1": true, "[::1]": true}
+
+// NormalizeOrigin is the serialised form of a browser origin, "scheme://host[:port]" in lower
+// case without a default port, the way browsers send it in the Origin header. ok is false for
+// anything else: `null`, a path, a query, credentials, a wildcard, an IP address over https,
+// and http on any host but localhost, 127.0.0.1 and [::1].
+func NormalizeOrigin(s string) (string, bool) {
+	if len(s) > 300 {
+		return "", false
+	}
+	scheme, rest, found := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "://")
+	if !found || (scheme != "https" && scheme != "http") || rest == "" || strings.ContainsAny(rest, "/?#@*\\ %") {
+		return "", false
+	}
+	host, port := rest, ""
+	if h, p, err := net.SplitHostPort(rest); err == nil {
+		host, port = h, p
+		if strings.Contains(h, ":") {
+			host = "[" + h + "]"
+		}
+		n := 0
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+			n = n*10 + int(c-'0')
+			if n > 65535 {
+				return "", false
+			}
+		}
+		if p == "" || n == 0 || p[0] == '0' {
+			return "", false
+		}
+	} else if strings.Contains(rest, ":") && !strings.HasPrefix(rest, "[") {
+		return "", false
+	}
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	switch {
+	case loopbackHosts[host]:
+	case scheme == "http":
+		return "", false
+	default:
+		h, ok := NormalizeHost(host)
+		if !ok || h != host {
+			return "", false
+		}
+	}
+	if port != "" {
+		return scheme + "://" + host + ":" + port, true
+	}
+	return scheme + "://" + host, true
+}
+
+// CheckCORSOrigins validates and normalises a tenant's list of extra origins: at most
+// MaxCORSOrigins, each an origin NormalizeOrigin accepts; duplicates are dropped.
+func CheckCORSOrigins(origins []string) ([]string, error) {
+	if len(origins) > MaxCORSOrigins {
+		return nil, Invalid("TOO_MANY_ORIGINS", "at most 20 origins")
+	}
+	out := make([]string, 0, len(origins))
+	var fields []FieldError
+	for i, o := range origins {
+		n, ok := NormalizeOrigin(o)
+		if !ok {
+			fields = append(fields, FieldError{Location: "body.origins[" + strconv.Itoa(i) + "]",
+				Message: "an origin like https://www.example.com: scheme, host and port only, https (http only for localhost), no wildcard", Value: o})
+			continue
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(fields) > 0 {
+		return nil, Invalid("INVALID_ORIGIN", "origins are https://host[:port]", fields...)
+	}
+	slices.Sort(out)
+	return out, nil
 }

@@ -150,7 +150,7 @@ func MatchAnyEventType(patterns []string, eventType string) bool {
 var ReservedEventNamespaces = []string{
 	"application", "commission", "customer", "dashboard", "deal", "document", "metric", "partner",
 	"payout", "playbook", "task", "tenant", "user", "webhook", "withdrawal", "ledger",
-	"content", "agreement", "certification", "tax",
+	"content", "agreement", "certification", "tax", "mdf",
 }
 
 // ReservedEventType reports whether eventType lies in a namespace the service keeps for itself.
@@ -278,6 +278,8 @@ type EventRoutes struct {
 	// ExpireCertificate is the certificate whose expiry timer the event starts
 	// (certification.earned).
 	ExpireCertificate string
+	// ExpireMDFFund is the MDF fund whose expiry timer the event starts (mdf.fund_allocated).
+	ExpireMDFFund string
 }
 
 // TicketSLASignal tells a ticket's SLA clock what happened to the ticket at At.

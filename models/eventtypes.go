@@ -81,6 +81,18 @@ const (
 	EventDomainUnverified             = "domain.unverified"
 	EventDomainRemoved                = "domain.removed"
 	EventPartnerHealthChanged         = "partner.health_changed"
+
+	EventMDFFundAllocated           = "mdf.fund_allocated"
+	EventMDFFundExpired             = "mdf.fund_expired"
+	EventMDFRequestSubmitted        = "mdf.request_submitted"
+	EventMDFRequestApproved         = "mdf.request_approved"
+	EventMDFRequestRejected         = "mdf.request_rejected"
+	EventMDFRequestChangesRequested = "mdf.request_changes_requested"
+	EventMDFClaimSubmitted          = "mdf.claim_submitted"
+	EventMDFClaimProofAdded         = "mdf.claim_proof_added"
+	EventMDFClaimFirstApproved      = "mdf.claim_first_approved"
+	EventMDFClaimApproved           = "mdf.claim_approved"
+	EventMDFClaimRejected           = "mdf.claim_rejected"
 )
 
 // PartnerEventPayload is the payload of partner.* events.
@@ -211,7 +223,7 @@ func EventCatalogue() []EventType {
 		{EventWithdrawalRejected, "Finance rejected a withdrawal; the hold is released.", WithdrawalEventPayload{}},
 		{EventWithdrawalCancelled, "The partner cancelled a withdrawal before review; the hold is released.", WithdrawalEventPayload{}},
 		{EventPayoutPaid, "A payout was paid: the withdrawal is complete.", WithdrawalEventPayload{}},
-		{EventPayoutFailed, "A payout failed for good; the held funds are available again.", WithdrawalEventPayload{}},
+		{EventPayoutFailed, "A payout failed for good, with the provider's reason (a rail's refusal, a returned or bounced payment, finance's report): the held funds are available again.", WithdrawalEventPayload{}},
 		{EventContentFolderCreated, "An operator added a folder to the content library.", ContentFolderEventPayload{}},
 		{EventContentItemCreated, "An operator added a file or link to the content library.", ContentEventPayload{}},
 		{EventContentItemUpdated, "A content item's details or visibility changed.", ContentEventPayload{}},
@@ -239,5 +251,16 @@ func EventCatalogue() []EventType {
 		{EventDomainUnverified, "A verified custom domain's TXT record stayed missing through the grace period: the host no longer serves the portal.", DomainEventPayload{}},
 		{EventDomainRemoved, "An operator removed a custom domain.", DomainEventPayload{}},
 		{EventPartnerHealthChanged, "A partner's health tier changed in a scoring run: fromTier, toTier, score and the model version that scored it (not sent for a partner's first tier).", HealthEventPayload{}},
+		{EventMDFFundAllocated, "An operator allocated market development funds to a partner or a level, in one currency, until expiresAt; its expiry timer starts.", MDFFundEventPayload{}},
+		{EventMDFFundExpired, "An MDF fund reached its expiry: what no approved request committed is released (released) and requests still waiting expire.", MDFFundEventPayload{}},
+		{EventMDFRequestSubmitted, "A partner asked for part of an MDF fund for an activity (planned dates, budget, expected pipeline), or submitted it again after changes.", MDFRequestEventPayload{}},
+		{EventMDFRequestApproved, "An operator approved an MDF request for its budget or a lesser amount (approved), which the fund commits.", MDFRequestEventPayload{}},
+		{EventMDFRequestRejected, "An operator rejected an MDF request, with the reason.", MDFRequestEventPayload{}},
+		{EventMDFRequestChangesRequested, "An operator asked the partner to change an MDF request (reason); the partner submits it again.", MDFRequestEventPayload{}},
+		{EventMDFClaimSubmitted, "A partner claimed what an approved MDF request's activity cost, with its results (leads, deals influenced) and proof links.", MDFClaimEventPayload{}},
+		{EventMDFClaimProofAdded, "A proof file was uploaded to an MDF claim waiting for its decision.", MDFClaimEventPayload{}},
+		{EventMDFClaimFirstApproved, "Finance gave the first of the two approvals a claim above the tenant's four-eyes amount needs.", MDFClaimEventPayload{}},
+		{EventMDFClaimApproved, "Finance approved an MDF claim: the amount is spent from its request and fund and reimbursed into the partner's MDF balance (movementId).", MDFClaimEventPayload{}},
+		{EventMDFClaimRejected, "Finance rejected an MDF claim, with the reason.", MDFClaimEventPayload{}},
 	}
 }

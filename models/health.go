@@ -28,16 +28,20 @@ const (
 	// HealthDaysSinceSignIn is the whole days since a user of the partner last signed in or
 	// renewed a session; since the partner joined when none ever did.
 	HealthDaysSinceSignIn = "days_since_last_sign_in"
+	// HealthMetric is one of the tenant's metrics computed for the partner over the window, as
+	// the metric's compute answers it for that partner and period: a count, minor units of a
+	// money sum's currency, a distinct count, or a CSAT or NPS score (none without answers).
+	HealthMetric = "metric"
 )
 
 // HealthSources lists every source a component may measure.
 var HealthSources = []string{HealthWonRevenue, HealthWonDeals, HealthNPS, HealthCSAT, HealthOpenTickets,
-	HealthSLABreaches, HealthOnboarding, HealthDaysSinceSignIn}
+	HealthSLABreaches, HealthOnboarding, HealthDaysSinceSignIn, HealthMetric}
 
 // HealthWindowed says whether a source counts over a window of days.
 func HealthWindowed(source string) bool {
 	switch source {
-	case HealthWonRevenue, HealthWonDeals, HealthNPS, HealthCSAT, HealthSLABreaches:
+	case HealthWonRevenue, HealthWonDeals, HealthNPS, HealthCSAT, HealthSLABreaches, HealthMetric:
 		return true
 	}
 	return false
@@ -54,19 +58,24 @@ const (
 	HealthThresholdLimit   = int64(1) << 50
 	maxHealthLabelLength   = 100
 	maxHealthTierNameBytes = 32
+	maxHealthMetricIDBytes = 36
+	// HealthSnapshotRetentionDays is how long snapshots are kept: the health run prunes those of
+	// runs that started longer ago, except each partner's latest.
+	HealthSnapshotRetentionDays = 400
 )
 
 // HealthComponent is one measure of a health model: a source, its weight, and the values at
 // which it scores 0 and 100 (linear between, capped outside; either may be the larger, so a
 // measure where less is better has ZeroAt above FullAt).
 type HealthComponent struct {
-	Source     string `json:"source" enum:"won_revenue,won_deals,nps,csat,open_tickets,sla_breaches,onboarding_completion,days_since_last_sign_in" doc:"What the component measures"`
+	Source     string `json:"source" enum:"won_revenue,won_deals,nps,csat,open_tickets,sla_breaches,onboarding_completion,days_since_last_sign_in,metric" doc:"What the component measures"`
 	Label      string `json:"label,omitempty" maxLength:"100" doc:"A name to show; the source when empty"`
 	Weight     int    `json:"weight" minimum:"1" maximum:"100" doc:"Its share of the total, relative to the other components'"`
 	ZeroAt     int64  `json:"zeroAt" minimum:"-1125899906842624" maximum:"1125899906842624" doc:"The value that scores 0"`
 	FullAt     int64  `json:"fullAt" minimum:"-1125899906842624" maximum:"1125899906842624" doc:"The value that scores 100"`
 	WindowDays int    `json:"windowDays,omitempty" minimum:"0" maximum:"365" doc:"The window of windowed sources, in days; 90 when 0"`
 	Currency   string `json:"currency,omitempty" maxLength:"3" doc:"ISO 4217 currency of won_revenue (amounts in minor units); required there, empty elsewhere"`
+	MetricID   string `json:"metricId,omitempty" maxLength:"36" doc:"The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere"`
 }
 
 // HealthTier names the scores from MinScore up to the next tier's cut-off.
@@ -91,7 +100,9 @@ type HealthModel struct {
 var healthTierName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // CheckHealthModel validates a model's components, tiers and hour, naming every problem.
-func CheckHealthModel(m *HealthModel) error {
+// metrics holds the ids of the tenant's metrics among those the components name; nil skips
+// that check.
+func CheckHealthModel(m *HealthModel, metrics map[string]bool) error {
 	var fields []FieldError
 	bad := func(loc, msg string, v any) {
 		fields = append(fields, FieldError{Location: "body." + loc, Message: msg, Value: v})
@@ -133,6 +144,15 @@ func CheckHealthModel(m *HealthModel) error {
 		} else if c.Currency != "" {
 			bad(at+"currency", "only won_revenue takes a currency", c.Currency)
 		}
+		switch {
+		case c.Source != HealthMetric && c.MetricID != "":
+			bad(at+"metricId", "only a metric component names a metric", c.MetricID)
+		case c.Source != HealthMetric:
+		case c.MetricID == "":
+			bad(at+"metricId", "a metric component names one of the tenant's metrics", c.MetricID)
+		case len(c.MetricID) > maxHealthMetricIDBytes || (metrics != nil && !metrics[c.MetricID]):
+			bad(at+"metricId", "no such metric in this tenant", c.MetricID)
+		}
 	}
 	if len(m.Tiers) < 2 || len(m.Tiers) > MaxHealthTiers {
 		bad("tiers", fmt.Sprintf("2 to %d tiers", MaxHealthTiers), len(m.Tiers))
@@ -172,9 +192,19 @@ type HealthValues map[int]int64
 // data), its normalised score (0 to 100), and its contribution to the total.
 type HealthComponentScore struct {
 	HealthComponent
+	HealthMetricInfo
 	Value        *int64   `json:"value,omitempty" doc:"The raw value: a count, minor units, a percentage, an NPS or days; absent without data"`
 	Score        *float64 `json:"score,omitempty" doc:"The value normalised between zeroAt and fullAt, 0 to 100"`
 	Contribution float64  `json:"contribution" doc:"Points of the total score this component gives: score × weight ÷ the weights of the components with data"`
+}
+
+// HealthMetricInfo says which metric a metric component computed, as it was when scored.
+type HealthMetricInfo struct {
+	MetricName     string `json:"metricName,omitempty" doc:"The name of the component's metric when it was scored"`
+	MetricKind     string `json:"metricKind,omitempty" enum:"count,sum,unique,csat,nps" doc:"The metric's kind"`
+	MetricUnit     string `json:"metricUnit,omitempty" enum:"count,money,score" doc:"What the metric's numbers are; money values are minor units of metricCurrency"`
+	MetricCurrency string `json:"metricCurrency,omitempty" doc:"ISO 4217 currency of a money metric"`
+	MetricDeleted  bool   `json:"metricDeleted,omitempty" doc:"The metric no longer existed when scored: the component had no value"`
 }
 
 // HealthResult is a partner's total score, tier and components under one model.

@@ -17,9 +17,20 @@ const (
 	AccountPaid      = "paid"
 )
 
+// Ledger accounts of a partner's market development funds (ADR 33), per currency, kept apart from
+// commissions: MDFReimbursed is the source of every reimbursement (its balance is minus the total
+// reimbursed); the others hold the money on its way to the partner like their commission twins.
+const (
+	AccountMDFReimbursed = "mdf_reimbursed"
+	AccountMDFAvailable  = "mdf_available"
+	AccountMDFHeld       = "mdf_held"
+	AccountMDFPaid       = "mdf_paid"
+)
+
 // LedgerAccounts lists the accounts in display order.
 func LedgerAccounts() []string {
-	return []string{AccountEarned, AccountPending, AccountAvailable, AccountHeld, AccountPaid}
+	return []string{AccountEarned, AccountPending, AccountAvailable, AccountHeld, AccountPaid,
+		AccountMDFReimbursed, AccountMDFAvailable, AccountMDFHeld, AccountMDFPaid}
 }
 
 // Movement kinds: what a balanced set of ledger entries records.
@@ -31,6 +42,7 @@ const (
 	MoveWithdrawalHold    = "withdrawal_hold"    // available → held at request
 	MoveWithdrawalRelease = "withdrawal_release" // held → available on rejection, cancellation, failure
 	MovePayout            = "payout"             // held → paid when the payout is confirmed
+	MoveMDFReimbursement  = "mdf_reimbursement"  // mdf_reimbursed → mdf_available when a claim is approved
 )
 
 // Source types of ledger entries.
@@ -40,6 +52,7 @@ const (
 	SourceWithdrawal = "withdrawal"
 	SourcePayout     = "payout"
 	SourceAdjustment = "adjustment"
+	SourceMDFClaim   = "mdf_claim"
 )
 
 // Posting is one leg of a movement: a signed amount on one account.
@@ -154,6 +167,12 @@ type Balance struct {
 	Paid      int64
 	// TotalEarned is everything accrued or adjusted, net of clawbacks.
 	TotalEarned int64
+	// The MDF balance, apart from commissions: reimbursed claims available for withdrawal, held
+	// by an MDF withdrawal, paid, and everything ever reimbursed.
+	MDFAvailable  int64
+	MDFHeld       int64
+	MDFPaid       int64
+	MDFReimbursed int64
 }
 
 // EntryFilter selects ledger entries.

@@ -49,7 +49,9 @@ type Withdrawal struct {
 	Amount         int64  `gorm:"not null"`
 	Currency       string `gorm:"size:3;not null"`
 	PayoutMethodID string `gorm:"size:36;not null"`
-	Status         string `gorm:"size:16;not null"`
+	// Account is what it draws on: commission (the default) or mdf.
+	Account string `gorm:"size:16;not null;default:'commission'"`
+	Status  string `gorm:"size:16;not null"`
 	// Reason explains a rejection, cancellation or failure.
 	Reason string `gorm:"size:1000"`
 	// RequestKey is the Idempotency-Key of the request, unique per tenant.
@@ -69,9 +71,25 @@ type Withdrawal struct {
 	Warning string `gorm:"-"`
 }
 
+// Withdrawal accounts: what a withdrawal draws on. A partner's commission balance and its MDF
+// balance (ADR 33) are withdrawn separately, never together.
+const (
+	WithdrawFromCommission = "commission"
+	WithdrawFromMDF        = "mdf"
+)
+
+// WithdrawalLedgerAccounts are the available, held and paid accounts of what a withdrawal
+// draws on.
+func WithdrawalLedgerAccounts(from string) (available, held, paid string) {
+	if from == WithdrawFromMDF {
+		return AccountMDFAvailable, AccountMDFHeld, AccountMDFPaid
+	}
+	return AccountAvailable, AccountHeld, AccountPaid
+}
+
 // WithdrawalFilter selects withdrawals.
 type WithdrawalFilter struct {
-	PartnerID, Status, Currency string
+	PartnerID, Status, Currency, Account string
 }
 
 // NewWithdrawal is a partner's request.
@@ -81,12 +99,18 @@ type NewWithdrawal struct {
 	Amount         int64
 	Currency       string
 	PayoutMethodID string
+	// Account is what it draws on: commission ("" too) or mdf.
+	Account string
 }
 
-// Payout method kinds.
+// Payout method kinds. A stripe method is a Stripe Connect connected account, a wise method a
+// Wise recipient (IBAN and account holder); paypal methods are paid through PayPal Payouts when
+// the tenant set PayPal up, else like bank methods through the tenant's provider.
 const (
 	PayoutBank   = "bank"
 	PayoutPayPal = "paypal"
+	PayoutStripe = "stripe"
+	PayoutWise   = "wise"
 	PayoutOther  = "other"
 )
 
@@ -108,11 +132,43 @@ type PayoutMethod struct {
 	RemovedAt *time.Time
 }
 
-// Payout providers.
+// Payout providers. manual and http are the tenant's default provider; stripe, paypal and wise
+// are rails chosen by the partner's payout method.
 const (
 	ProviderManual = "manual"
 	ProviderHTTP   = "http"
+	ProviderStripe = "stripe"
+	ProviderPayPal = "paypal"
+	ProviderWise   = "wise"
 )
+
+// Rail is the payout rail that pays a method of kind under the tenant's settings, "" when the
+// tenant's default provider pays it. ok is false when the method needs a rail the tenant has
+// not set up (a stripe or wise method without the tenant's credentials).
+func (st PayoutSettings) Rail(kind string) (provider string, ok bool) {
+	switch kind {
+	case PayoutStripe:
+		return ProviderStripe, st.StripeSecretKey != ""
+	case PayoutWise:
+		return ProviderWise, st.WiseToken != "" && st.WiseProfileID != ""
+	case PayoutPayPal:
+		if st.PayPalClientID != "" && st.PayPalSecret != "" {
+			return ProviderPayPal, true
+		}
+	}
+	return "", true
+}
+
+// Batched reports whether payouts of provider wait for the tenant's daily batch: only rails
+// batch, and only when the tenant asks for it.
+func (st PayoutSettings) Batched(provider string) bool {
+	return st.BatchDaily && IsRail(provider)
+}
+
+// IsRail reports whether provider is one of the payout rails (Stripe, PayPal, Wise).
+func IsRail(provider string) bool {
+	return provider == ProviderStripe || provider == ProviderPayPal || provider == ProviderWise
+}
 
 // PayoutSettings are a tenant's rules for withdrawals and payouts.
 type PayoutSettings struct {
@@ -127,7 +183,19 @@ type PayoutSettings struct {
 	Minimums string `gorm:"type:text;not null"`
 	// ConfirmDays is how long a manual payout waits for finance's confirmation before it fails.
 	ConfirmDays int `gorm:"not null"`
-	UpdatedAt   time.Time
+	// StripeSecretKey (sk_… or rk_…) pays stripe methods by Connect transfers and onboards
+	// connected accounts; StripeWebhookSecret (whsec_…) verifies Stripe's webhooks. Sealed.
+	StripeSecretKey     Sealed `gorm:"type:text;not null;default:''"`
+	StripeWebhookSecret Sealed `gorm:"type:text;not null;default:''"`
+	// PayPalClientID and the sealed PayPalSecret pay paypal methods through PayPal Payouts.
+	PayPalClientID string `gorm:"column:paypal_client_id;size:200;not null;default:''"`
+	PayPalSecret   Sealed `gorm:"column:paypal_secret;type:text;not null;default:''"`
+	// WiseToken (sealed) and WiseProfileID pay wise methods by Wise transfers.
+	WiseToken     Sealed `gorm:"type:text;not null;default:''"`
+	WiseProfileID string `gorm:"size:40;not null;default:''"`
+	// BatchDaily gathers the rails' payouts into one batch per provider per day.
+	BatchDaily bool `gorm:"not null;default:false"`
+	UpdatedAt  time.Time
 }
 
 // DefaultPayoutConfirmDays is how long a manual payout waits for confirmation by default.
@@ -158,9 +226,51 @@ type Payout struct {
 	Decision          string `gorm:"size:16;not null;default:''"`
 	DecisionReference string `gorm:"size:1000;not null;default:''"`
 	DecisionBy        string `gorm:"size:64;not null;default:''"`
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-	CompletedAt       *time.Time
+	// BatchID is the daily batch that pays it, when the tenant batches.
+	BatchID *string `gorm:"size:36"`
+	// ProviderStatus is the provider's own word on a submitted payout (PayPal's
+	// transaction_status, Wise's transfer status).
+	ProviderStatus string `gorm:"size:40;not null;default:''"`
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	CompletedAt    *time.Time
+}
+
+// Payout batch statuses: open while payouts are gathered and sent, settled once every payout
+// of it is paid or failed.
+const (
+	BatchOpen    = "open"
+	BatchSettled = "settled"
+)
+
+// PayoutBatch is one provider's payouts of one day for a tenant.
+type PayoutBatch struct {
+	ID       string `gorm:"primaryKey;size:36"`
+	TenantID string `gorm:"size:36;not null"`
+	Provider string `gorm:"size:16;not null"`
+	// Day is the UTC date the batch pays, 2006-01-02.
+	Day    string `gorm:"size:10;not null"`
+	Status string `gorm:"size:16;not null"`
+	// Reference is the provider's id of the batch (PayPal's payout_batch_id).
+	Reference string `gorm:"size:200;not null;default:''"`
+	Payouts   int    `gorm:"not null"`
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// PayoutBatchDue is a tenant's rail with payouts waiting for the daily batch.
+type PayoutBatchDue struct {
+	TenantID string
+	Provider string
+}
+
+// RailSettlement is a rail's word on one payout, from its webhook.
+type RailSettlement struct {
+	Provider, PayoutID, WithdrawalID string
+	Amount                           int64
+	Currency                         string
+	Paid                             bool
+	Reference, Reason                string
 }
 
 // PayoutOrder is what a provider needs to pay one payout.
@@ -179,6 +289,16 @@ type PayoutOrder struct {
 	Provider   string
 	HTTPURL    string
 	HTTPSecret Secret
+	// Credentials are the opened credentials of the payout's rail: the Stripe secret key, the
+	// PayPal client secret or the Wise token; Account is PayPal's client id or Wise's profile.
+	Credentials Secret
+	Account     string
+	// BatchID is the daily batch the payout belongs to, if any; Batched is true while the
+	// payout waits for its day's batch.
+	BatchID string
+	Batched bool
+	// Reference is the rail's reference of a payout it accepted and has not settled yet.
+	Reference string
 	// ConfirmBy is when a manual payout gives up waiting.
 	ConfirmBy time.Time
 }
@@ -193,7 +313,9 @@ type WithdrawalEventPayload struct {
 	Status       string `json:"status"`
 	Provider     string `json:"provider,omitempty"`
 	Reference    string `json:"reference,omitempty"`
-	Reason       string `json:"reason,omitempty"`
+	Reason       string `json:"reason,omitempty" doc:"Why it was rejected, cancelled or failed; for a failed payout the provider's own reason"`
+	Account      string `json:"account,omitempty" doc:"What the withdrawal draws on: commission or mdf"`
+	BatchID      string `json:"batchId,omitempty" doc:"The daily payout batch, when the tenant batches"`
 }
 
 // TableName is the settings table: one row per tenant.

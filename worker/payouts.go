@@ -42,3 +42,14 @@ func (p *PayoutSignals) decide(ctx context.Context, tenantID, withdrawalID strin
 	}
 	return err
 }
+
+// StartPayoutBatchSchedule starts the installation's daily payout batch schedule unless it
+// runs already.
+func StartPayoutBatchSchedule(ctx context.Context, c client.Client, in workflows.PayoutBatchScheduleInput) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       workflows.PayoutBatchScheduleWorkflowID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, workflows.PayoutBatchSchedule, in)
+	return err
+}

@@ -25,6 +25,8 @@ type Deps struct {
 	Desk           *activities.Desk
 	Domains        *activities.Domains
 	Health         *activities.Health
+	// MDF expires market development funds.
+	MDF *activities.MDF
 }
 
 // Register adds every workflow and activity to r. Tests use it with the Temporal test
@@ -38,9 +40,12 @@ func Register(r sdkworker.Registry, deps Deps) {
 	r.RegisterWorkflow(workflows.LevelReview)
 	r.RegisterWorkflow(workflows.CommissionHold)
 	r.RegisterWorkflow(workflows.Payout)
+	r.RegisterWorkflow(workflows.PayoutBatch)
+	r.RegisterWorkflow(workflows.PayoutBatchSchedule)
 	r.RegisterWorkflow(workflows.PlaybookRun)
 	r.RegisterWorkflow(workflows.TicketSLA)
 	r.RegisterWorkflow(workflows.CertificateExpiry)
+	r.RegisterWorkflow(workflows.MDFFundExpiry)
 	r.RegisterWorkflow(workflows.DomainVerification)
 	r.RegisterWorkflow(workflows.HealthRun)
 	r.RegisterWorkflow(workflows.HealthSchedule)
@@ -77,6 +82,9 @@ func Register(r sdkworker.Registry, deps Deps) {
 	}
 	if deps.Health != nil {
 		r.RegisterActivity(deps.Health)
+	}
+	if deps.MDF != nil {
+		r.RegisterActivity(deps.MDF)
 	}
 }
 

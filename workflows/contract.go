@@ -64,6 +64,8 @@ type EventFanoutResult struct {
 	TicketSLA string
 	// CertificateExpiry is the certificate whose expiry timer was started.
 	CertificateExpiry string
+	// MDFFundExpiry is the MDF fund whose expiry timer was started.
+	MDFFundExpiry string
 }
 
 // EventWorkflowID is the id of an event's fan-out workflow: starting it twice is a no-op.
@@ -117,6 +119,15 @@ func CertificateExpiryWorkflowID(certificateID string) string {
 	return "certificate-expiry-" + certificateID
 }
 
+// MDFFundExpiryInput names the MDF fund an expiry timer watches.
+type MDFFundExpiryInput struct {
+	TenantID string
+	FundID   string
+}
+
+// MDFFundExpiryWorkflowID is the id of an MDF fund's expiry timer: one per fund.
+func MDFFundExpiryWorkflowID(fundID string) string { return "mdf-fund-expiry-" + fundID }
+
 // TicketSLAInput names the ticket an SLA clock watches. Clock and Priority carry a running
 // clock across continue-as-new; a new clock starts from OpenedAt.
 type TicketSLAInput struct {
@@ -159,6 +170,35 @@ type PayoutResult struct {
 
 // PayoutWorkflowID is the id of a withdrawal's payout workflow: one per withdrawal.
 func PayoutWorkflowID(withdrawalID string) string { return "payout-" + withdrawalID }
+
+// PayoutBatchInput names a tenant's daily batch of one rail.
+type PayoutBatchInput struct {
+	TenantID string
+	Provider string
+	// Day is the UTC date the batch pays, 2006-01-02.
+	Day string
+}
+
+// PayoutBatchResult is how a batch ended.
+type PayoutBatchResult struct {
+	BatchID string
+	Payouts int
+	Paid    int
+	Failed  int
+}
+
+// PayoutBatchWorkflowID is the id of a tenant's batch of a rail for a day: one per day.
+func PayoutBatchWorkflowID(tenantID, provider, day string) string {
+	return "payout-batch-" + tenantID + "-" + provider + "-" + day
+}
+
+// PayoutBatchScheduleWorkflowID is the id of the one payout batch schedule of an installation.
+const PayoutBatchScheduleWorkflowID = "payout-batch-schedule"
+
+// PayoutBatchScheduleInput sets how often batches are made (a day).
+type PayoutBatchScheduleInput struct {
+	Interval time.Duration
+}
 
 // PayoutDecisionSignal carries finance's confirmation or failure of a manual payout.
 const PayoutDecisionSignal = "payout-decision"
@@ -237,4 +277,6 @@ type HealthRunInput struct {
 type HealthRunResult struct {
 	Partners int
 	Changes  int
+	// Pruned counts the snapshots past the retention that the run deleted.
+	Pruned int
 }

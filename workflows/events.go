@@ -19,11 +19,18 @@ var activityRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffC
 // EventFanout hands one committed event to everything subscribed to its type: a delivery
 // workflow per subscribed webhook endpoint (playbook runs and commission accrual join here).
 // Children outlive the fan-out, and their ids make a second fan-out of the same event a no-op.
+//
+// Fan-outs started since local routes (version 1 of fanoutLocalRoutes) read the routes, start
+// playbook runs and find waiting runs in local activities, in the fan-out's first workflow task.
 func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, error) {
+	local := workflow.GetVersion(ctx, fanoutLocalRoutes, workflow.DefaultVersion, 1) >= 1
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
+	if local {
+		ctx = workflow.WithLocalActivityOptions(ctx, localStore)
+	}
 	var ev *activities.Events
 	var routes models.EventRoutes
-	if err := workflow.ExecuteActivity(ctx, ev.Routes, activities.RoutesInput{TenantID: in.TenantID, EventID: in.EventID, Type: in.Type}).Get(ctx, &routes); err != nil {
+	if err := routeCall(ctx, local, ev.Routes, activities.RoutesInput{TenantID: in.TenantID, EventID: in.EventID, Type: in.Type}).Get(ctx, &routes); err != nil {
 		return EventFanoutResult{}, err
 	}
 	var res EventFanoutResult
@@ -42,6 +49,13 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 			return res, err
 		}
 		res.CertificateExpiry = routes.ExpireCertificate
+	}
+	if routes.ExpireMDFFund != "" {
+		expiry := MDFFundExpiryInput{TenantID: in.TenantID, FundID: routes.ExpireMDFFund}
+		if err := startChild(ctx, MDFFundExpiryWorkflowID(routes.ExpireMDFFund), MDFFundExpiry, expiry); err != nil {
+			return res, err
+		}
+		res.MDFFundExpiry = routes.ExpireMDFFund
 	}
 	if err := ticketSLARoutes(ctx, in, routes, &res); err != nil {
 		return res, err
@@ -84,7 +98,7 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		}
 	}
 	if routes.Playbooks || routes.Waiting {
-		if err := playbookRoutes(ctx, in, routes, &res); err != nil {
+		if err := playbookRoutes(ctx, local, in, routes, &res); err != nil {
 			return res, err
 		}
 	}
@@ -95,6 +109,22 @@ func EventFanout(ctx workflow.Context, in EventFanoutInput) (EventFanoutResult, 
 		res.Webhooks = append(res.Webhooks, hook)
 	}
 	return res, nil
+}
+
+// localStore runs storage work as a local activity, retried like activityRetry: in practice
+// without limit. A local activity gives up at its schedule-to-close timeout, which defaults to
+// its start-to-close timeout, so it is set far out.
+var localStore = workflow.LocalActivityOptions{ScheduleToCloseTimeout: 10 * 365 * 24 * time.Hour, StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry}
+
+// fanoutLocalRoutes is the change id of the fan-out's local routes.
+const fanoutLocalRoutes = "fanout-local-routes"
+
+// routeCall runs one of the fan-out's reads: a local activity when local.
+func routeCall(ctx workflow.Context, local bool, fn, arg any) workflow.Future {
+	if local {
+		return workflow.ExecuteLocalActivity(ctx, fn, arg)
+	}
+	return workflow.ExecuteActivity(ctx, fn, arg)
 }
 
 // moneyRoutes accrues commissions on the event (an activity, idempotent on plan and event),
@@ -132,12 +162,12 @@ func moneyRoutes(ctx workflow.Context, in EventFanoutInput, routes models.EventR
 
 // playbookRoutes starts a run for every playbook the event triggers and hands the event to
 // the runs waiting for it.
-func playbookRoutes(ctx workflow.Context, in EventFanoutInput, routes models.EventRoutes, res *EventFanoutResult) error {
+func playbookRoutes(ctx workflow.Context, local bool, in EventFanoutInput, routes models.EventRoutes, res *EventFanoutResult) error {
 	var pb *activities.Playbooks
 	ref := activities.EventRef{TenantID: in.TenantID, EventID: in.EventID}
 	if routes.Playbooks {
 		var starts []activities.RunStart
-		if err := workflow.ExecuteActivity(ctx, pb.StartRuns, ref).Get(ctx, &starts); err != nil {
+		if err := routeCall(ctx, local, pb.StartRuns, ref).Get(ctx, &starts); err != nil {
 			return err
 		}
 		for _, s := range starts {
@@ -150,7 +180,7 @@ func playbookRoutes(ctx workflow.Context, in EventFanoutInput, routes models.Eve
 	}
 	if routes.Waiting {
 		var waiting activities.Waiting
-		if err := workflow.ExecuteActivity(ctx, pb.WaitingRuns, ref).Get(ctx, &waiting); err != nil {
+		if err := routeCall(ctx, local, pb.WaitingRuns, ref).Get(ctx, &waiting); err != nil {
 			return err
 		}
 		for _, id := range waiting.Runs {

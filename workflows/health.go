@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/partnerd/partnerd/activities"
@@ -29,9 +30,18 @@ func HealthRun(ctx workflow.Context, in HealthRunInput) (HealthRunResult, error)
 		}
 		if pg.Next == "" {
 			res := HealthRunResult{Partners: in.Partners, Changes: in.Changes}
-			err := workflow.ExecuteActivity(ctx, health.FinishHealthRun, activities.HealthRunTotals{TenantID: in.TenantID, RunID: in.RunID,
-				Partners: in.Partners, Changes: in.Changes}).Get(ctx, nil)
-			return res, err
+			if err := workflow.ExecuteActivity(ctx, health.FinishHealthRun, activities.HealthRunTotals{TenantID: in.TenantID, RunID: in.RunID,
+				Partners: in.Partners, Changes: in.Changes}).Get(ctx, nil); err != nil {
+				return res, err
+			}
+			// The snapshots past the retention go in bounded batches; what a failure leaves waits
+			// for the next run, which this run's result does not depend on.
+			pctx := workflow.WithRetryPolicy(ctx, temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 3})
+			if err := workflow.ExecuteActivity(pctx, health.PruneHealthSnapshots, activities.HealthPruneInput{TenantID: in.TenantID}).
+				Get(ctx, &res.Pruned); err != nil {
+				workflow.GetLogger(ctx).Warn("pruning health snapshots failed", "error", err)
+			}
+			return res, nil
 		}
 		in.After, in.Partners, in.Changes = pg.Next, in.Partners+pg.Scored, in.Changes+pg.Changes
 	}

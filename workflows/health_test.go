@@ -44,6 +44,18 @@ func TestAHealthRunScoresEveryPageOnceEvenWhenAPageIsRetried(t *testing.T) {
 	if _, err := e.op.PutHealthModel(e.ctx, m); err != nil {
 		t.Fatal(err)
 	}
+	// A run past the snapshot retention, whose snapshot this run prunes.
+	old, err := e.op.RequestHealthRun(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.st.ScoreHealthPage(e.ctx, models.System(e.tenantID), old.ID, "", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.Core().DB(e.ctx).Model(&models.HealthRun{}).Where("id = ?", old.ID).
+		Updates(map[string]any{"status": models.HealthRunDone, "started_at": time.Now().AddDate(0, 0, -models.HealthSnapshotRetentionDays-1)}).Error; err != nil {
+		t.Fatal(err)
+	}
 	run, err := e.op.RequestHealthRun(e.ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -65,12 +77,15 @@ func TestAHealthRunScoresEveryPageOnceEvenWhenAPageIsRetried(t *testing.T) {
 	if res.Partners != 4 {
 		t.Fatalf("scored %d after the lost page, want the 4 of the other pages", res.Partners)
 	}
+	if res.Pruned != 1 {
+		t.Fatalf("pruned %d snapshots of the old run, want its one", res.Pruned)
+	}
 	var snaps int64
 	if err := e.st.Core().DB(e.ctx).Model(&models.HealthSnapshot{}).Where("run_id = ?", run.ID).Count(&snaps).Error; err != nil || snaps != 6 {
 		t.Fatalf("%d snapshots, %v", snaps, err)
 	}
 	runs, _, err := e.op.ListHealthRuns(e.ctx, models.Page{})
-	if err != nil || len(runs) != 1 || runs[0].Status != models.HealthRunDone || runs[0].FinishedAt == nil {
+	if err != nil || len(runs) != 1 || runs[0].ID != run.ID || runs[0].Status != models.HealthRunDone || runs[0].FinishedAt == nil {
 		t.Fatalf("runs %+v, %v", runs, err)
 	}
 	current, _, err := e.op.ListPartnerHealth(e.ctx, models.HealthFilter{Tier: "healthy"}, models.Page{Limit: 10})
@@ -95,6 +110,10 @@ func (r *scheduleRecorder) FinishHealthRun(_ context.Context, _ models.Scope, ru
 	defer r.mu.Unlock()
 	r.finished = append(r.finished, runID)
 	return nil
+}
+
+func (r *scheduleRecorder) PruneHealthSnapshots(context.Context, models.Scope, time.Time, int) (int, bool, error) {
+	return 0, false, nil
 }
 
 func (r *scheduleRecorder) DueHealthRuns(_ context.Context, at time.Time) ([]models.HealthRun, error) {

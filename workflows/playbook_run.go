@@ -20,6 +20,10 @@ const queuedRetry = 30 * time.Second
 // actionRetry retries an action with backoff for about an hour before the step fails.
 var actionRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute, MaximumAttempts: 15}
 
+// localActionOptions run a database action as a local activity: its 15 attempts (about 40
+// minutes of backoff and up to a minute each) fit in the schedule-to-close timeout.
+var localActionOptions = workflow.LocalActivityOptions{ScheduleToCloseTimeout: 2 * time.Hour, StartToCloseTimeout: time.Minute, RetryPolicy: actionRetry}
+
 // PlaybookRun interprets one published playbook version for one event: it waits for a slot
 // under the playbook's concurrency limit, then walks the graph from the trigger. Conditions and
 // templates are evaluated in the workflow against the event, the partner, earlier steps'
@@ -27,12 +31,23 @@ var actionRetry = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoe
 // wait_for_event steps take the events the fan-out signals; parallel branches run as workflow
 // goroutines; actions are activities with retries, each done once per run and node. Every step
 // is recorded. A cancelled run stops its waits and is recorded as cancelled.
+//
+// Runs started since local steps (version 1 of playbookLocalSteps) do their storage work and
+// their database actions as local activities, so that the steps between two waits take one
+// workflow task; runs begun before keep their first shape.
 func PlaybookRun(ctx workflow.Context, in PlaybookRunInput) (PlaybookRunResult, error) {
-	store := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
+	local := workflow.GetVersion(ctx, playbookLocalSteps, workflow.DefaultVersion, 1) >= 1
+	r := &runner{in: in, local: local}
+	r.store = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
+	r.act = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute, RetryPolicy: actionRetry})
+	if local {
+		r.store = workflow.WithLocalActivityOptions(ctx, localStore)
+		r.localAct = workflow.WithLocalActivityOptions(ctx, localActionOptions)
+	}
 	var pb *activities.Playbooks
 	var data activities.RunData
 	for {
-		if err := workflow.ExecuteActivity(store, pb.AdmitRun, in).Get(ctx, &data); err != nil {
+		if err := r.storeCall(ctx, r.store, pb.AdmitRun, in).Get(ctx, &data); err != nil {
 			return PlaybookRunResult{}, err
 		}
 		if data.Admitted {
@@ -42,24 +57,22 @@ func PlaybookRun(ctx workflow.Context, in PlaybookRunInput) (PlaybookRunResult, 
 			return PlaybookRunResult{Status: data.Status}, nil // finished before
 		}
 		if err := workflow.Sleep(ctx, queuedRetry); err != nil {
-			return finishRun(ctx, in, models.RunCancelled, "cancelled while queued", 0)
+			return r.finish(ctx, models.RunCancelled, "cancelled while queued", 0)
 		}
 	}
 	c, err := playbook.Compile(data.Graph)
 	if err != nil {
-		return finishRun(ctx, in, models.RunFailed, "the version does not compile: "+err.Error(), 0)
+		return r.finish(ctx, models.RunFailed, "the version does not compile: "+err.Error(), 0)
 	}
-	r := &runner{in: in, c: c, run: c.NewRun(), depth: data.Depth,
-		env: playbook.Env{Event: data.Event, Partner: data.Partner}}
-	r.store = store
-	r.act = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute, RetryPolicy: actionRetry})
+	r.c, r.run, r.depth = c, c.NewRun(), data.Depth
+	r.env = playbook.Env{Event: data.Event, Partner: data.Partner}
 	r.routeEvents(ctx)
 
 	steps, cancelSteps := workflow.WithCancel(ctx)
 	wg := workflow.NewWaitGroup(ctx)
 	ready, err := r.run.Start()
 	if err != nil {
-		return finishRun(ctx, in, models.RunFailed, err.Error(), 0)
+		return r.finish(ctx, models.RunFailed, err.Error(), 0)
 	}
 	var spawn func(ids []string)
 	spawn = func(ids []string) {
@@ -89,14 +102,46 @@ func PlaybookRun(ctx workflow.Context, in PlaybookRunInput) (PlaybookRunResult, 
 	wg.Wait(ctx)
 	switch {
 	case ctx.Err() != nil:
-		return finishRun(ctx, in, models.RunCancelled, "cancelled by an operator", r.run.Steps())
+		return r.finish(ctx, models.RunCancelled, "cancelled by an operator", r.run.Steps())
 	case r.failure != nil:
-		return finishRun(ctx, in, models.RunFailed, r.failure.Error(), r.run.Steps())
+		return r.finish(ctx, models.RunFailed, r.failure.Error(), r.run.Steps())
 	}
-	return finishRun(ctx, in, models.RunCompleted, "", r.run.Steps())
+	return r.finish(ctx, models.RunCompleted, "", r.run.Steps())
 }
 
-// finishRun records the end of a run, also after a cancellation.
+// playbookLocalSteps is the change id of the run workflow's local steps: version 1 records a
+// step once unless it waits, records an action's step in the action's activity, and runs
+// storage work and database actions as local activities.
+const playbookLocalSteps = "playbook-local-steps"
+
+// localAction reports whether an action kind only writes to the database, and so runs as a
+// local activity; calls to the outside world (webhooks, email) stay activities of their own.
+func localAction(kind string) bool {
+	return kind != models.NodeCallWebhook && kind != models.NodeSendEmail
+}
+
+// storeCall runs a storage activity: a local one on runs with local steps.
+func (r *runner) storeCall(ctx, opts workflow.Context, fn, arg any) workflow.Future {
+	if r.local {
+		return workflow.ExecuteLocalActivity(opts, fn, arg)
+	}
+	return workflow.ExecuteActivity(opts, fn, arg)
+}
+
+// finish records the end of the run, also after a cancellation.
+func (r *runner) finish(ctx workflow.Context, status, reason string, steps int) (PlaybookRunResult, error) {
+	if !r.local {
+		return finishRun(ctx, r.in, status, reason, steps)
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	dctx = workflow.WithLocalActivityOptions(dctx, localStore)
+	var pb *activities.Playbooks
+	reason = models.Clip(reason, 1000)
+	err := workflow.ExecuteLocalActivity(dctx, pb.FinishRun, activities.FinishInput{TenantID: r.in.TenantID, RunID: r.in.RunID, Status: status, Error: reason}).Get(dctx, nil)
+	return PlaybookRunResult{Status: status, Steps: steps, Error: reason}, err
+}
+
+// finishRun records the end of a run, also after a cancellation (runs without local steps).
 func finishRun(ctx workflow.Context, in PlaybookRunInput, status, reason string, steps int) (PlaybookRunResult, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	dctx = workflow.WithActivityOptions(dctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: activityRetry})
@@ -108,14 +153,19 @@ func finishRun(ctx workflow.Context, in PlaybookRunInput, status, reason string,
 
 // runner is the state of one run's interpretation.
 type runner struct {
-	in      PlaybookRunInput
-	c       *playbook.Compiled
-	run     *playbook.Run
-	env     playbook.Env
-	depth   int
-	store   workflow.Context
-	act     workflow.Context
-	failure error
+	in    PlaybookRunInput
+	c     *playbook.Compiled
+	run   *playbook.Run
+	env   playbook.Env
+	depth int
+	// local: the run has local steps (version 1 of playbookLocalSteps).
+	local bool
+	// store carries the options of storage activities (local ones on runs with local steps),
+	// act those of actions, localAct those of local actions.
+	store    workflow.Context
+	act      workflow.Context
+	localAct workflow.Context
+	failure  error
 	// waiters are the channels of the wait_for_event steps under way, in the order they began.
 	waiters []waiter
 }
@@ -144,6 +194,9 @@ func (r *runner) routeEvents(ctx workflow.Context) {
 
 // step runs one node and reports the edge label to follow.
 func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
+	if r.local {
+		return r.localStep(ctx, nodeID)
+	}
 	node, _ := r.c.Node(nodeID)
 	var stepID string
 	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return models.NewID() }).Get(&stepID); err != nil {
@@ -184,6 +237,91 @@ func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
 	}
 	r.env = r.env.WithStep(nodeID, output)
 	return outcome, nil
+}
+
+// localStep runs one node of a run with local steps. A step that does not wait is recorded
+// once, when it ends; a wait or wait_for_event step when it starts and when it ends; an action
+// step by the action's own activity (and by the workflow when the action fails for good).
+func (r *runner) localStep(ctx workflow.Context, nodeID string) (string, error) {
+	node, _ := r.c.Node(nodeID)
+	var stepID string
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return models.NewID() }).Get(&stepID); err != nil {
+		return "", err
+	}
+	rec := models.PlaybookStep{ID: stepID, TenantID: r.in.TenantID, RunID: r.in.RunID, NodeID: nodeID, Kind: node.Kind,
+		Status: models.StepRunning, StartedAt: workflow.Now(ctx), Output: "{}"}
+	var pb *activities.Playbooks
+	var events workflow.Channel
+	waits := node.Kind == models.NodeWait || node.Kind == models.NodeWaitForEvent
+	if node.Kind == models.NodeWaitForEvent {
+		rec.Output = mustOutput(map[string]any{"waitingFor": node.WaitForEvent.EventType})
+		// Listen before the step is visible as waiting, so that no signalled event is missed.
+		events = workflow.NewBufferedChannel(ctx, 100)
+		r.waiters = append(r.waiters, waiter{key: stepID, ch: events})
+		defer func() {
+			r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == stepID })
+		}()
+	}
+	if waits {
+		if err := workflow.ExecuteLocalActivity(r.store, pb.RecordStep, rec).Get(ctx, nil); err != nil {
+			return "", err
+		}
+	}
+	var outcome string
+	var output map[string]any
+	var err error
+	recorded := false
+	if models.IsPlaybookAction(node.Kind) {
+		outcome, output, err = r.actStep(ctx, node, rec)
+		recorded = err == nil
+	} else {
+		outcome, output, err = r.execute(ctx, node, stepID, events)
+	}
+	if !recorded {
+		ended := workflow.Now(ctx)
+		rec.EndedAt, rec.Status, rec.Output = &ended, models.StepCompleted, mustOutput(output)
+		if err != nil {
+			rec.Status, rec.Error = models.StepFailed, rootMessage(err)
+			if temporal.IsCanceledError(err) || errors.Is(err, workflow.ErrCanceled) {
+				rec.Error = "cancelled"
+			}
+		}
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		if recErr := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(dctx, workflow.GetLocalActivityOptions(r.store)), pb.RecordStep, rec).Get(dctx, nil); recErr != nil && err == nil {
+			err = recErr
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	r.env = r.env.WithStep(nodeID, output)
+	return outcome, nil
+}
+
+// actStep renders an action and carries it out with its step's record: a local activity for
+// database actions, an activity for calls to the outside world.
+func (r *runner) actStep(ctx workflow.Context, node models.PlaybookNode, rec models.PlaybookStep) (string, map[string]any, error) {
+	env := r.env
+	env.Now = workflow.Now(ctx)
+	rendered, err := r.c.Render(node.ID, env)
+	if err != nil {
+		return "", nil, err
+	}
+	var pb *activities.Playbooks
+	in := activities.ActStepInput{Step: rec, Act: activities.ActInput{TenantID: r.in.TenantID, RunID: r.in.RunID, StepID: rec.ID,
+		EventID: r.in.EventID, Depth: r.depth, PartnerID: r.env.Event.PartnerID, Node: rendered}}
+	var f workflow.Future
+	if localAction(node.Kind) {
+		f = workflow.ExecuteLocalActivity(r.localAct, pb.ActStep, in)
+	} else {
+		f = workflow.ExecuteActivity(r.act, pb.ActStep, in)
+	}
+	var output map[string]any
+	err = f.Get(ctx, &output)
+	if output == nil {
+		output = map[string]any{}
+	}
+	return models.EdgeNext, output, err
 }
 
 // execute carries out a node.

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,5 +150,56 @@ func TestAPlaybookRunWaitsAWeekThenActsInParallelOnce(t *testing.T) {
 	small, _, err := e.op.ListEvents(context.Background(), models.EventFilter{Type: "crm.small_deal"}, models.Page{})
 	if err != nil || len(small) != 1 || small[0].Depth != 1 || small[0].CausationID == nil {
 		t.Fatalf("emitted events %+v, %v", small, err)
+	}
+}
+
+func TestAnActionRefusedForGoodFailsItsStepAndTheRunOnce(t *testing.T) {
+	e := newPayoutEnv(t, "playbook-refused")
+	g := models.PlaybookGraph{
+		Trigger: models.PlaybookTrigger{EventType: models.EventDealWon},
+		Nodes: []models.PlaybookNode{
+			{ID: "start", Kind: models.NodeTrigger},
+			{ID: "bonus", Kind: models.NodeAccrueCommission, AccrueCommission: &models.PlaybookAccrueCommission{AmountMinor: 5000, Currency: "EUR", Reason: "Won"}},
+		},
+		Edges: []models.PlaybookEdge{{From: "start", To: "bonus"}},
+	}
+	pb := &models.Playbook{Name: "Bonus", Graph: g}
+	if err := e.op.CreatePlaybook(e.ctx, pb); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.op.PublishPlaybook(e.ctx, pb.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.op.SetPlaybookStatus(e.ctx, pb.ID, models.PlaybookEnabled); err != nil {
+		t.Fatal(err)
+	}
+	// An event attributed to no partner: the bonus has nobody to pay, which no retry changes.
+	won, err := e.st.EmitEvent(e.ctx, models.System(e.tenantID), models.NewEvent{Type: models.EventDealWon,
+		Payload: `{"dealId":"acme-1","amountMinor":100,"currency":"EUR"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	worker.Register(env, worker.Deps{System: &activities.System{}, Events: &activities.Events{Store: e.st}, Playbooks: &activities.Playbooks{Store: e.st}})
+	env.ExecuteWorkflow(workflows.EventFanout, workflows.EventFanoutInput{TenantID: e.tenantID, EventID: won.ID, Type: won.Type})
+	var res workflows.EventFanoutResult
+	if err := env.GetWorkflowResult(&res); err != nil || len(res.Runs) != 1 {
+		t.Fatalf("fan-out %+v, %v", res, err)
+	}
+	run, steps, err := e.op.PlaybookRun(e.ctx, res.Runs[0])
+	if err != nil || run.Status != models.RunFailed || !strings.Contains(run.Error, "no partner") {
+		t.Fatalf("run %+v, %v", run, err)
+	}
+	if len(steps) != 2 {
+		t.Fatalf("steps %+v", steps)
+	}
+	for _, s := range steps {
+		switch {
+		case s.NodeID == "start" && s.Status == models.StepCompleted && s.EndedAt != nil:
+		case s.NodeID == "bonus" && s.Status == models.StepFailed && s.EndedAt != nil && strings.Contains(s.Error, "no partner"):
+		default:
+			t.Fatalf("step %+v", s)
+		}
 	}
 }

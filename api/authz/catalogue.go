@@ -109,6 +109,13 @@ const (
 	TaxRead   Permission = "tax:read"
 	TaxWrite  Permission = "tax:write"
 	TaxReview Permission = "tax:review"
+	// MDFRead shows market development funds, requests and claims (partners: their own and
+	// their level's funds, their own requests and claims); MDFWrite submits requests and claims
+	// with proof (partners: their own); MDFManage allocates funds and decides on requests
+	// (operators). Claims are decided by finance with WithdrawalsApprove.
+	MDFRead   Permission = "mdf:read"
+	MDFWrite  Permission = "mdf:write"
+	MDFManage Permission = "mdf:manage"
 	// CertificationsRead shows courses (partners: the published ones visible to them, without
 	// the quiz's answers), quiz attempts and certificates (partners: their own organisation's);
 	// CertificationsManage writes, publishes and archives courses; CertificationsLearn enrols
@@ -188,6 +195,9 @@ var catalogue = []Entry{
 	{TaxRead, "See tax records, their signed forms and their review, tax ids masked (partners: their own)."},
 	{TaxWrite, "Submit tax details and upload the signed tax form (partners: their own)."},
 	{TaxReview, "Approve or reject tax records, set whether withdrawals need an approved one and export yearly payout totals (finance)."},
+	{MDFRead, "See market development funds with their ROI, fund requests and claims (partners: their own and their level's funds, their own requests and claims)."},
+	{MDFWrite, "Request part of a market development fund, change a request sent back, claim what an activity cost and upload its proof (partners: their own)."},
+	{MDFManage, "Allocate market development funds to partners or levels and approve (fully or a lesser amount), reject or send back fund requests (operators)."},
 	{CertificationsRead, "See certification courses, quiz attempts and certificates (partners: the published courses visible to them, never the quiz's answers, and their own organisation's attempts and certificates)."},
 	{CertificationsManage, "Write, publish and archive certification courses: their content items, quiz, pass mark, attempts limit, validity and who sees them (operators)."},
 	{CertificationsLearn, "Enrol in a course, mark its items completed and take its quiz, for oneself; a partner user's pass earns a certificate (operators' attempts are graded only)."},

@@ -12,7 +12,7 @@ import "slices"
 // operatorPermissions are the permissions a partner role can never hold.
 var operatorPermissions = []Permission{TenantWrite, UsersRead, UsersWrite, RolesRead, RolesWrite,
 	PartnersWrite, APIKeysRead, APIKeysWrite, AuditRead,
-	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage,
+	CommissionsWrite, LedgerWrite, WithdrawalsApprove, MailRead, PlaybooksRead, PlaybooksWrite, ContentWrite, TicketsManage, AgreementsManage, SurveysSend, TaxReview, CertificationsManage, MDFManage,
 	BrandingRead, BrandingWrite, DomainsRead, DomainsWrite, HealthRead, HealthManage}
 
 // operatorsOnly maps each operation only a tenant's operators may call to what it manages (in
@@ -32,6 +32,8 @@ var operatorsOnly = map[string]string{
 	"get-domain":                     "custom domains",
 	"verify-domain":                  "custom domains",
 	"remove-domain":                  "custom domains",
+	"get-cors-origins":               "allowed origins",
+	"set-cors-origins":               "allowed origins",
 	"update-branding":                "the portal brand",
 	"upload-brand-image":             "the portal brand",
 	"delete-brand-image":             "the portal brand",
@@ -48,6 +50,14 @@ var operatorsOnly = map[string]string{
 	"approve-deal":                   "reviews and decisions on deals",
 	"approve-withdrawal":             "withdrawal reviews",
 	"approve-tax-record":             "tax record reviews",
+	"create-mdf-fund":                "market development funds",
+	"approve-mdf-request":            "fund request reviews",
+	"reject-mdf-request":             "fund request reviews",
+	"request-mdf-changes":            "fund request reviews",
+	"approve-mdf-claim":              "claim reviews",
+	"reject-mdf-claim":               "claim reviews",
+	"get-mdf-settings":               "MDF settings",
+	"update-mdf-settings":            "MDF settings",
 	"reject-tax-record":              "tax record reviews",
 	"get-tax-settings":               "tax settings",
 	"update-tax-settings":            "tax settings",

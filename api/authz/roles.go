@@ -61,12 +61,13 @@ func builtinRoles() []Role {
 			ApplicationsRead, ApplicationsWrite, CommissionsRead, LedgerRead, WithdrawalsRead,
 			PlaybooksRead, PlaybooksWrite, ContentRead, ContentWrite, AgreementsRead, AgreementsManage, AgreementsAccept,
 			TicketsRead, TicketsWrite, TicketsManage, SurveysRead, SurveysSend, CertificationsRead, CertificationsManage, CertificationsLearn, HealthRead, HealthManage,
+			MDFRead, MDFWrite, MDFManage,
 		}, Description: "Runs the partner network: partner organisations, their people, customers and deals."},
 		{Name: RoleFinance, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, PartnersRead, AuditRead,
 			CustomersRead, EventsRead, MetricsRead, DashboardsRead, PipelinesRead, DealsRead,
 			CommissionsRead, CommissionsWrite, LedgerRead, LedgerWrite, WithdrawalsRead, WithdrawalsApprove, AgreementsRead,
-			TaxRead, TaxWrite, TaxReview,
+			TaxRead, TaxWrite, TaxReview, MDFRead,
 		}, Description: "Commissions, balances and payouts; reads partners, deals and the audit log."},
 		{Name: RoleSupport, Audience: ForOperators, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, TenantRead, UsersRead, PartnersRead, PartnerUsersRead,
@@ -80,13 +81,13 @@ func builtinRoles() []Role {
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite,
 			LedgerRead, WithdrawalsRead, WithdrawalsWrite, ContentRead, AgreementsRead, AgreementsAccept,
-			TicketsRead, TicketsWrite, SurveysRead, TaxRead, TaxWrite, CertificationsRead, CertificationsLearn,
+			TicketsRead, TicketsWrite, SurveysRead, TaxRead, TaxWrite, CertificationsRead, CertificationsLearn, MDFRead, MDFWrite,
 		}, Description: "Manages its own partner organisation, its people, customers and deals."},
 		{Name: RolePartnerUser, Audience: ForPartners, BuiltIn: true, Permissions: []Permission{
 			ProfileRead, ProfileWrite, PartnersRead, PartnerUsersRead,
 			CustomersRead, CustomersWrite, EventsRead, MetricsRead, DashboardsRead,
 			PipelinesRead, DealsRead, DealsWrite, TasksRead, TasksWrite, LedgerRead, WithdrawalsRead, ContentRead, AgreementsRead, AgreementsAccept,
-			TicketsRead, TicketsWrite, CertificationsRead, CertificationsLearn,
+			TicketsRead, TicketsWrite, CertificationsRead, CertificationsLearn, MDFRead,
 		}, Description: "A member of a partner organisation."},
 	}
 }

@@ -52,27 +52,26 @@ func main() {
 	pngPath := flag.String("png", "bench/soak.png", "the plot")
 	flag.Parse()
 
-	c := &client{base: strings.TrimRight(*base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
 	ctx := context.Background()
+	c := &client{base: strings.TrimRight(*base, "/"), http: &http.Client{Timeout: 30 * time.Second}}
 	owner := &session{c: c, email: *email, password: *password}
 	partner := &session{c: c, email: *partnerEmail, password: *password}
 
 	// The receiver of webhook deliveries: accepted deliveries per webhook-id.
 	var recvMu sync.Mutex
 	received := map[string]int{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
 	}
-	go func() {
-		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			recvMu.Lock()
-			received[r.Header.Get("webhook-id")]++
-			recvMu.Unlock()
-			w.WriteHeader(http.StatusNoContent)
-		}))
-	}()
+	receiver := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		recvMu.Lock()
+		received[r.Header.Get("webhook-id")]++
+		recvMu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go func() { _ = receiver.Serve(ln) }()
 
 	tag := strconv.FormatInt(time.Now().Unix(), 36)
 	key := c.must(ctx, "POST", "/api/apikeys", owner.token(ctx), map[string]any{"name": "soak " + tag, "scopes": []string{"events:write"}})["key"].(string)
@@ -209,7 +208,7 @@ func main() {
 	var sampleMu sync.Mutex
 	start := time.Now()
 	take := func() {
-		s, err := scrape(*metricsURL)
+		s, err := scrape(ctx, *metricsURL)
 		if err != nil {
 			log.Printf("metrics: %v", err)
 			return
@@ -380,8 +379,12 @@ type sample struct {
 	rss, heap, goroutines, conns, outboxLag float64
 }
 
-func scrape(u string) (sample, error) {
-	res, err := http.Get(u)
+func scrape(ctx context.Context, u string) (sample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return sample{}, err
+	}
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return sample{}, err
 	}

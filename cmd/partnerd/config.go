@@ -24,8 +24,10 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/internal/app"
+	"github.com/partnerd/partnerd/internal/autotls"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/rails"
 	"github.com/partnerd/partnerd/telemetry"
 )
 
@@ -60,9 +62,13 @@ type config struct {
 	// as verified custom domains.
 	OwnHosts []string
 	// DNSResolver is host:port of the DNS server custom-domain verification asks.
-	DNSResolver     string
-	ShutdownTimeout time.Duration
-	Signup          bool
+	DNSResolver string
+	// TLS is on-demand TLS for verified custom domains; its Addr is "" when it is off.
+	TLS autotls.Config
+	// StripeURL, PayPalURL and WiseURL are the payout rails' API addresses.
+	StripeURL, PayPalURL, WiseURL string
+	ShutdownTimeout               time.Duration
+	Signup                        bool
 	// ConsoleDir serves the web console from this directory instead of the built-in one.
 	ConsoleDir string
 	// WebhookAllowedNetworks are private or loopback networks webhook deliveries may reach.
@@ -251,6 +257,59 @@ var settings = []setting{
 			}
 			c.DNSResolver = v
 		}},
+	{flag: "tls-addr", env: "PARTNERD_TLS_ADDR", usage: "host:port of a TLS listener for verified custom domains, whose certificates are obtained on demand from an ACME CA (certmagic); needs PARTNERD_OWN_HOSTS; empty (the default) serves no TLS",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				return
+			}
+			if _, _, err := net.SplitHostPort(v); err != nil {
+				p.bad("%q is not host:port", v)
+			}
+			if len(c.OwnHosts) == 0 {
+				p.bad("on-demand TLS serves verified custom domains only: set PARTNERD_OWN_HOSTS (host routing) too")
+			}
+			c.TLS.Addr = v
+		}},
+	{flag: "acme-ca", env: "PARTNERD_ACME_CA", def: autotls.LetsEncrypt, usage: "ACME directory URL on-demand TLS obtains certificates from",
+		parse: func(c *config, v string, p *problems) {
+			if u, err := url.Parse(v); err != nil || u.Scheme != "https" || u.Host == "" {
+				p.bad("%q is not an https URL", v)
+			}
+			c.TLS.CA = v
+		}},
+	{flag: "acme-email", env: "PARTNERD_ACME_EMAIL", usage: "contact email of the ACME account (optional)",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				return
+			}
+			if _, err := mail.ParseAddress(v); err != nil {
+				p.bad("%q is not an email address", v)
+			}
+			c.TLS.Email = v
+		}},
+	{flag: "acme-storage", env: "PARTNERD_ACME_STORAGE", usage: "directory of the ACME account and the certificates (default <data-dir>/acme); share it between processes serving TLS",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				v = filepath.Join(c.DataDir, "acme")
+			}
+			c.TLS.StorageDir = v
+		}},
+	{flag: "acme-ca-roots", env: "PARTNERD_ACME_CA_ROOTS", usage: "PEM file of root certificates to trust for the ACME server itself (a private CA); empty trusts the system's",
+		parse: func(c *config, v string, p *problems) {
+			if v == "" {
+				return
+			}
+			if _, err := os.Stat(v); err != nil {
+				p.bad("cannot read %s", v)
+			}
+			c.TLS.CARoots = v
+		}},
+	{flag: "stripe-api-url", env: "PARTNERD_STRIPE_API_URL", usage: "the Stripe API address payouts and onboarding use (default: Stripe's; tests point it at stripe-mock)",
+		parse: railURL(func(c *config) *string { return &c.StripeURL })},
+	{flag: "paypal-api-url", env: "PARTNERD_PAYPAL_API_URL", def: rails.PayPalLive, usage: "the PayPal REST API address PayPal payouts use (the sandbox is " + rails.PayPalSandbox + ")",
+		parse: railURL(func(c *config) *string { return &c.PayPalURL })},
+	{flag: "wise-api-url", env: "PARTNERD_WISE_API_URL", def: rails.WiseLive, usage: "the Wise API address Wise payouts use (the sandbox is " + rails.WiseSandbox + ")",
+		parse: railURL(func(c *config) *string { return &c.WiseURL })},
 	{flag: "shutdown-timeout", env: "PARTNERD_SHUTDOWN_TIMEOUT", def: "20s", usage: "how long SIGTERM waits for requests and workflows to drain",
 		parse: positiveDuration(func(c *config) *time.Duration { return &c.ShutdownTimeout }, "20s")},
 	{flag: "signup", env: "PARTNERD_SIGNUP", def: "true", usage: "allow anyone to open a tenant with POST /api/signup",
@@ -599,4 +658,19 @@ func resolveSecretKey(c config) ([]byte, error) {
 		return nil, fmt.Errorf("write %s: %w", file, err)
 	}
 	return key, nil
+}
+
+// railURL parses a payout rail's API address: empty, or an absolute http(s) URL.
+func railURL(field func(*config) *string) func(*config, string, *problems) {
+	return func(c *config, v string, p *problems) {
+		if v == "" {
+			return
+		}
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.bad("%q is not an http(s) URL", v)
+			return
+		}
+		*field(c) = strings.TrimRight(v, "/")
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerd/partnerd/internal/autotls"
 )
 
 func envOf(kv map[string]string) func(string) string {
@@ -158,6 +160,37 @@ func TestSecretKeysRotateWithVersions(t *testing.T) {
 	} {
 		if _, err := loadConfig("serve", nil, envOf(env), io.Discard); err == nil {
 			t.Errorf("%s was accepted", name)
+		}
+	}
+}
+
+// On-demand TLS is off by default; on, it needs host routing and reads the ACME settings.
+func TestOnDemandTLSSettings(t *testing.T) {
+	c, err := loadConfig("serve", []string{"-data-dir", "/var/lib/partnerd"}, envOf(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TLS.On() || c.TLS.CA != autotls.LetsEncrypt || c.TLS.StorageDir != "/var/lib/partnerd/acme" {
+		t.Fatalf("defaults: %+v", c.TLS)
+	}
+	_, err = loadConfig("serve", nil, envOf(map[string]string{"PARTNERD_TLS_ADDR": ":443"}), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "PARTNERD_TLS_ADDR") || !strings.Contains(err.Error(), "PARTNERD_OWN_HOSTS") {
+		t.Fatalf("TLS without host routing: %v", err)
+	}
+	c, err = loadConfig("serve", nil, envOf(map[string]string{
+		"PARTNERD_OWN_HOSTS": "app.partnerd.example", "PARTNERD_TLS_ADDR": ":443", "PARTNERD_ACME_EMAIL": "ops@partnerd.example",
+		"PARTNERD_ACME_CA": "https://acme-staging-v02.api.letsencrypt.org/directory", "PARTNERD_ACME_STORAGE": "/shared/acme",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.TLS.On() || c.TLS.Addr != ":443" || c.TLS.Email != "ops@partnerd.example" || c.TLS.StorageDir != "/shared/acme" ||
+		c.TLS.CA != "https://acme-staging-v02.api.letsencrypt.org/directory" {
+		t.Fatalf("on: %+v", c.TLS)
+	}
+	for env, v := range map[string]string{"PARTNERD_ACME_CA": "http://ca.example/dir", "PARTNERD_ACME_EMAIL": "nope", "PARTNERD_ACME_CA_ROOTS": "/no/such/file.pem"} {
+		if _, err := loadConfig("serve", nil, envOf(map[string]string{env: v}), io.Discard); err == nil || !strings.Contains(err.Error(), env) {
+			t.Errorf("%s=%s: %v", env, v, err)
 		}
 	}
 }

@@ -459,9 +459,9 @@ func TestFaultPostgresRestartedUnderLoad(t *testing.T) {
 
 	unavailable, failedFast := 0, 0
 	for _, a := range answers {
-		switch {
-		case a.code == http.StatusOK:
-		case a.code == http.StatusServiceUnavailable:
+		switch a.code {
+		case http.StatusOK:
+		case http.StatusServiceUnavailable:
 			unavailable++
 			if a.problem.Code != "DATABASE_UNAVAILABLE" || !strings.HasPrefix(a.contentType, "application/problem+json") {
 				t.Fatalf("a 503 with code %q and content type %q", a.problem.Code, a.contentType)

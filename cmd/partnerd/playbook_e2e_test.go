@@ -21,8 +21,9 @@ import (
 // TestADealWonPlaybookRunsOnTheEmbeddedServer: deal.won → a condition on the amount → a wait →
 // a partner task and a signed webhook call in parallel → join; the task and the call are
 // visible and the run is recorded as completed with every step. With
-// PARTNERD_RECORD_PLAYBOOK_HISTORY set to a file, the run's workflow history is written there
-// (it is the recorded history workflows/testdata replays).
+// PARTNERD_RECORD_PLAYBOOK_HISTORY set to a file, the run's workflow history is written there,
+// and with PARTNERD_RECORD_FANOUT_HISTORY the history of the deal.won event's fan-out (they are
+// the recorded histories workflows/testdata replays).
 func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 	const password = "bootstrap-Password-0451"
 	var mu sync.Mutex
@@ -87,8 +88,9 @@ func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 
 	var runs struct {
 		Data []struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
+			ID      string `json:"id"`
+			Status  string `json:"status"`
+			EventID string `json:"eventId"`
 		} `json:"data"`
 	}
 	eventually(t, "the completed run", time.Minute, func() bool {
@@ -135,20 +137,57 @@ func TestADealWonPlaybookRunsOnTheEmbeddedServer(t *testing.T) {
 		t.Fatalf("webhook calls %v", got)
 	}
 
+	// The run's cost: the webhook call is its one activity; the store work and the task are
+	// local activities, so the steps between the start, the wait and the call's answer take one
+	// workflow task each.
+	h := workflowHistory(t, "127.0.0.1:"+temporalPort, workflows.PlaybookRunWorkflowID(runs.Data[0].ID))
+	activities, workflowTasks := 0, 0
+	for _, e := range h.Events {
+		switch e.GetEventType() {
+		case enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			activities++
+		case enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			workflowTasks++
+		}
+	}
+	if activities != 1 || workflowTasks > 4 {
+		t.Fatalf("the run took %d activities and %d workflow tasks, want 1 and at most 4", activities, workflowTasks)
+	}
+
 	if path := os.Getenv("PARTNERD_RECORD_PLAYBOOK_HISTORY"); path != "" {
 		recordHistory(t, "127.0.0.1:"+temporalPort, workflows.PlaybookRunWorkflowID(runs.Data[0].ID), path)
+	}
+	if path := os.Getenv("PARTNERD_RECORD_FANOUT_HISTORY"); path != "" {
+		recordHistory(t, "127.0.0.1:"+temporalPort, workflows.EventWorkflowID(runs.Data[0].EventID), path)
 	}
 }
 
 // recordHistory writes a workflow's history as JSON, the format the replayer reads.
 func recordHistory(t *testing.T, address, workflowID, path string) {
 	t.Helper()
+	b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(workflowHistory(t, address, workflowID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workflowHistory reads a workflow's history once the workflow has closed.
+func workflowHistory(t *testing.T, address, workflowID string) *historypb.History {
+	t.Helper()
 	c, err := client.Dial(client.Options{HostPort: address, Logger: discardSDKLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	it := c.GetWorkflowHistory(context.Background(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.GetWorkflow(ctx, workflowID, "").Get(ctx, nil); err != nil {
+		t.Fatalf("workflow %s: %v", workflowID, err)
+	}
+	it := c.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for it.HasNext() {
 		e, err := it.Next()
@@ -157,11 +196,5 @@ func recordHistory(t *testing.T, address, workflowID, path string) {
 		}
 		h.Events = append(h.Events, e)
 	}
-	b, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	return h
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/partnerd/partnerd/api/authn"
 	"github.com/partnerd/partnerd/blobstore"
 	"github.com/partnerd/partnerd/internal/app"
+	"github.com/partnerd/partnerd/internal/autotls"
 	pdmail "github.com/partnerd/partnerd/mail"
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
@@ -166,6 +167,9 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err := worker.StartHealthSchedule(ctx, tc, workflows.HealthScheduleInput{}); err != nil {
 		log.Warn("health schedule not started; a worker will start it", "error", err)
 	}
+	if err := worker.StartPayoutBatchSchedule(ctx, tc, workflows.PayoutBatchScheduleInput{}); err != nil {
+		log.Warn("payout batch schedule not started; a worker will start it", "error", err)
+	}
 
 	blobs, err := openBlobs(ctx, cfg, log)
 	if err != nil {
@@ -189,8 +193,13 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	httpErr := make(chan error, 1)
+	httpErr := make(chan error, 2)
 	go func() { httpErr <- httpSrv.Serve(ln) }()
+	tlsSrv, err := serveTLS(ctx, cfg, srv, httpSrv, log, httpErr)
+	if err != nil {
+		_ = httpSrv.Close()
+		return err
+	}
 
 	probe(ctx, tc, log)
 	log.Info("partnerd ready", "http", ln.Addr().String(), "temporal", temporalAddr, "startup", time.Since(t0).Round(time.Millisecond))
@@ -210,9 +219,45 @@ func serve(ctx context.Context, cfg config, stdout, logOut io.Writer, onStarted 
 	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
 		log.Warn("HTTP drain incomplete", "error", err)
 	}
+	if tlsSrv != nil {
+		if err := tlsSrv.Shutdown(shutdownCtx); err != nil {
+			log.Warn("TLS drain incomplete", "error", err)
+		}
+	}
 	// The deferred calls stop, in order, the worker, the Temporal client, the embedded server,
 	// the store and the data directory lock.
 	return nil
+}
+
+// serveTLS starts, when PARTNERD_TLS_ADDR is set, the TLS listener of verified custom domains,
+// serving the API as the HTTP listener does, with certificates obtained on demand for the hosts
+// the API's host routing verifies. Off (nil server), nothing of certmagic runs.
+func serveTLS(ctx context.Context, cfg config, srv *api.Server, plain *http.Server, log *slog.Logger, errs chan<- error) (*http.Server, error) {
+	if !cfg.TLS.On() {
+		return nil, nil
+	}
+	m, err := autotls.New(cfg.TLS, srv.AllowCertificate, log)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := m.Listen(ctx)
+	if err != nil {
+		m.Stop()
+		return nil, err
+	}
+	s := &http.Server{
+		Handler:           plain.Handler,
+		TLSConfig:         m.TLSConfig(),
+		ReadHeaderTimeout: plain.ReadHeaderTimeout,
+		ReadTimeout:       plain.ReadTimeout,
+		WriteTimeout:      plain.WriteTimeout,
+		IdleTimeout:       plain.IdleTimeout,
+		ErrorLog:          plain.ErrorLog,
+	}
+	s.RegisterOnShutdown(m.Stop)
+	go func() { errs <- s.ServeTLS(ln, "", "") }()
+	log.Info("on-demand TLS for verified custom domains", "tls", ln.Addr().String(), "acme_ca", cfg.TLS.CA, "storage", cfg.TLS.StorageDir)
+	return s, nil
 }
 
 // appConfig is what the API and the worker take from the settings.
@@ -222,6 +267,9 @@ func appConfig(cfg config) app.Config {
 		TrustedProxies:         cfg.TrustedProxies,
 		OwnHosts:               cfg.OwnHosts,
 		DNSResolver:            cfg.DNSResolver,
+		StripeURL:              cfg.StripeURL,
+		PayPalURL:              cfg.PayPalURL,
+		WiseURL:                cfg.WiseURL,
 		Signup:                 cfg.Signup,
 		ConsoleDir:             cfg.ConsoleDir,
 		WebhookAllowedNetworks: cfg.WebhookAllowedNetworks,
@@ -459,6 +507,9 @@ func runWorker(ctx context.Context, cfg config, logOut io.Writer) error {
 	}
 	if err := worker.StartHealthSchedule(ctx, tc, workflows.HealthScheduleInput{}); err != nil {
 		log.Warn("health schedule not started", "error", err)
+	}
+	if err := worker.StartPayoutBatchSchedule(ctx, tc, workflows.PayoutBatchScheduleInput{}); err != nil {
+		log.Warn("payout batch schedule not started", "error", err)
 	}
 	log.Info("worker running", "temporal", addr, "task_queue", workflows.TaskQueue)
 	return w.Run(ctxInterrupt(ctx))

@@ -24,6 +24,7 @@ import (
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
 	"github.com/partnerd/partnerd/models/store/stores"
+	"github.com/partnerd/partnerd/rails"
 	"github.com/partnerd/partnerd/web"
 	"github.com/partnerd/partnerd/worker"
 )
@@ -63,6 +64,21 @@ type Config struct {
 	// DNSResolver is host:port of the DNS server custom-domain verification asks; empty is the
 	// system's first nameserver.
 	DNSResolver string
+	// StripeURL, PayPalURL and WiseURL are the payout rails' API addresses; empty StripeURL is
+	// Stripe's, empty PayPalURL and WiseURL their live APIs.
+	StripeURL, PayPalURL, WiseURL string
+}
+
+// Rails are the clients of the payout rails.
+func (cfg Config) Rails() (*rails.Stripe, *rails.PayPal, *rails.Wise) {
+	paypal, wise := cfg.PayPalURL, cfg.WiseURL
+	if paypal == "" {
+		paypal = rails.PayPalLive
+	}
+	if wise == "" {
+		wise = rails.WiseLive
+	}
+	return &rails.Stripe{URL: cfg.StripeURL}, &rails.PayPal{URL: paypal}, &rails.Wise{URL: wise}
 }
 
 // DefaultRateLimits are the API's quotas when none are configured.
@@ -100,13 +116,16 @@ func NewAPI(cfg Config, st *stores.Set, keys *models.Keyring, tc client.Client, 
 		SurveyLinks:  st,
 		Brands:       st,
 		Hosts:        st,
+		Origins:      st,
 		Idempotency:  st,
 		RateLimiter:  st,
 		Webhooks:     api.WebhookDeps{Keyring: keys, AllowedNetworks: cfg.WebhookAllowedNetworks},
 		Readiness:    []api.ReadinessCheck{{Name: "database", Check: st.Ping}},
 		Blobs:        cfg.Blobs,
 		Certificates: authn.NewCertificates(keys),
+		Rails:        api.RailDeps{Store: st},
 	}
+	deps.Rails.Stripe, _, _ = cfg.Rails()
 	if cfg.Blobs != nil {
 		deps.Readiness = append(deps.Readiness, api.ReadinessCheck{Name: "blobs", Check: cfg.Blobs.Ping})
 	}
@@ -171,6 +190,7 @@ func modules(st *stores.Set) api.Modules {
 		Agreements:     func(p *models.Principal) api.AgreementStore { return st.Agreements.For(p) },
 		Surveys:        func(p *models.Principal) api.SurveyStore { return st.Surveys.For(p) },
 		Tax:            func(p *models.Principal) api.TaxStore { return st.Money.For(p) },
+		MDF:            func(p *models.Principal) api.MDFStore { return st.Money.For(p) },
 		Certifications: func(p *models.Principal) api.CertificationStore { return st.Certifications.For(p) },
 		Branding:       func(p *models.Principal) api.BrandingStore { return st.Branding.For(p) },
 		Domains:        func(p *models.Principal) api.DomainStore { return st.Domains.For(p) },
@@ -201,18 +221,24 @@ func WorkerDeps(cfg Config, keys *models.Keyring, st *stores.Set, d *worker.Disp
 		observer = cfg.Telemetry.Metrics
 		hooks.Observer = observer
 	}
+	stripeClient, paypalClient, wiseClient := cfg.Rails()
 	return worker.Deps{
 		System:         &activities.System{DB: st, Version: cfg.Version},
 		Events:         &activities.Events{Store: st, Starter: d},
 		Deals:          &activities.Deals{Store: st},
 		Levels:         &activities.Levels{Store: st},
 		Certifications: &activities.Certifications{Store: st},
+		MDF:            &activities.MDF{Store: st},
 		Mail:           mail,
 		Webhooks:       hooks,
 		// Payouts to an http provider and playbook webhook calls go through the webhooks'
 		// address guard.
 		Money: &activities.Money{Store: st, Keyring: keys, Observer: observer, Providers: map[string]activities.PayoutProvider{
 			models.ProviderHTTP: &activities.HTTPProvider{HTTP: activities.GuardedClient(hooks)},
+		}, Rails: map[string]activities.PayoutRail{
+			models.ProviderStripe: &activities.StripeRail{Client: stripeClient},
+			models.ProviderPayPal: &activities.PayPalRail{Client: paypalClient},
+			models.ProviderWise:   &activities.WiseRail{Client: wiseClient},
 		}},
 		Playbooks: &activities.Playbooks{Store: st, Mail: mail, HTTP: activities.GuardedClient(hooks), Keyring: keys, Observer: observer},
 		Desk:      &activities.Desk{Store: st.Desk},

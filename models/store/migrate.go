@@ -48,6 +48,10 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0031_branding", Migrate: migrate0031Branding},
 		{ID: "0034_custom_domains", Migrate: migrate0034CustomDomains},
 		{ID: "0029_health_scores", Migrate: migrate0029HealthScores},
+		{ID: "0037_health_metric_source", Migrate: migrate0037HealthMetricSource},
+		{ID: "0038_mdf", Migrate: migrate0038MDF},
+		{ID: "0039_cors_origins", Migrate: migrate0039CORSOrigins},
+		{ID: "0036_payout_rails", Migrate: migrate0036PayoutRails},
 		{ID: "0041_metric_rollup_grains", Migrate: migrate0041MetricRollupGrains},
 	}
 }

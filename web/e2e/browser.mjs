@@ -17,6 +17,9 @@ export function launch() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      // *.example.test (spec 58's custom domains) reach its TLS front on 127.0.0.1; no other
+      // spec uses the reserved .test names.
+      `--host-resolver-rules=MAP *.example.test 127.0.0.1:${process.env.E2E_TLS_PORT ?? '18443'}`,
     ],
   });
 }

@@ -44,9 +44,9 @@ export async function harness() {
   }
 
   /** A page in a browser context of its own; console errors and CSP violations are recorded. */
-  async function newPage({ colorScheme = 'light', viewport = { width: 1280, height: 800 }, label = 'page', expect401 = false } = {}) {
+  async function newPage({ colorScheme = 'light', viewport = { width: 1280, height: 800 }, label = 'page', expect401 = false, contextOptions = {} } = {}) {
     // Reduced motion: dialogs and notices appear at once, so axe never measures text mid-fade.
-    const context = await browser.newContext({ viewport, colorScheme, reducedMotion: 'reduce' });
+    const context = await browser.newContext({ viewport, colorScheme, reducedMotion: 'reduce', ...contextOptions });
     const page = await context.newPage();
     open.add(page);
     page.on('close', () => { open.delete(page); });

@@ -2,7 +2,7 @@ import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { MantineProvider } from '@mantine/core';
+import { MantineProvider, mergeThemeOverrides } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider } from 'react-router';
@@ -11,6 +11,7 @@ import { requireSession } from './app/guard';
 import { pages } from './app/pages';
 import { setNonce } from 'get-nonce';
 import { ApiError, onSessionExpired } from './api/client';
+import { applyBrand, BrandContext, brandTheme, brandVariables, loadBrand } from './brand';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -68,14 +69,21 @@ if (styleNonce) setNonce(styleNonce);
 const root = document.getElementById('root');
 if (!root) throw new Error('#root is missing from index.html');
 
-createRoot(root).render(
-  <StrictMode>
-    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto"
-      getStyleNonce={styleNonce ? () => styleNonce : undefined}>
-      <Notifications position="top-center" limit={3} />
-      <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
-      </QueryClientProvider>
-    </MantineProvider>
-  </StrictMode>,
-);
+// On a tenant's custom domain the portal is shown in the tenant's brand from its first paint.
+void loadBrand().then((brand) => {
+  if (brand) applyBrand(brand);
+  createRoot(root).render(
+    <StrictMode>
+      <MantineProvider theme={brand ? mergeThemeOverrides(theme, brandTheme(brand)) : theme}
+        cssVariablesResolver={brand ? brandVariables(brand, cssVariablesResolver) : cssVariablesResolver} defaultColorScheme="auto"
+        getStyleNonce={styleNonce ? () => styleNonce : undefined}>
+        <BrandContext.Provider value={brand}>
+          <Notifications position="top-center" limit={3} />
+          <QueryClientProvider client={queryClient}>
+            <RouterProvider router={router} />
+          </QueryClientProvider>
+        </BrandContext.Provider>
+      </MantineProvider>
+    </StrictMode>,
+  );
+});

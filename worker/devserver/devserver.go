@@ -138,10 +138,16 @@ func prepareDatabase(file string, namespaces []string) (*config.SQL, error) {
 	conf := &config.SQL{
 		PluginName:   sqliteplugin.PluginName,
 		DatabaseName: file,
+		// Every attribute but mode is a pragma, named without a leading underscore: the plugin
+		// passes "_journal_mode" on as an unknown pragma, which SQLite ignores, and the file
+		// stayed in rollback-journal mode with a full sync, creating, syncing and deleting a
+		// journal on every commit. In WAL mode with synchronous=normal a commit syncs nothing
+		// (the WAL is synced at checkpoints); a crash of the process loses no commit.
 		ConnectAttributes: map[string]string{
-			"mode":          "rwc",
-			"_journal_mode": "wal",
-			"_synchronous":  "normal",
+			"mode":         "rwc",
+			"journal_mode": "wal",
+			"synchronous":  "normal",
+			"busy_timeout": "10000",
 		},
 	}
 	if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {

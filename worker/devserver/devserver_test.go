@@ -2,6 +2,7 @@ package devserver
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"net"
 	"testing"
@@ -142,4 +143,22 @@ func freePort(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return ports[0]
+}
+
+func TestTheDatabaseIsInWALMode(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, freePort(t))
+	s.Stop()
+	db, err := sql.Open("sqlite", "file:"+DatabaseFile(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" {
+		t.Fatalf("journal mode %q, want wal", mode)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -233,4 +234,96 @@ func (s *Store) VerifiedHost(ctx context.Context, host string) (models.DomainSit
 		return models.DomainSite{}, err
 	}
 	return models.DomainSite{Host: d.Host, TenantID: d.TenantID, PartnerID: d.PartnerID}, nil
+}
+
+// operator refuses partner principals: the origins allowed to call the API are the tenant's
+// configuration.
+func (sc *Scoped) operator() error {
+	if sc.Scope.TenantID() == "" || sc.Scope.PartnerID() != "" {
+		return models.Errorf(models.KindForbidden, "OPERATORS_ONLY", "only the tenant's operators manage allowed origins")
+	}
+	return nil
+}
+
+// CORSOrigins are the origins, besides its verified custom domains, that the tenant allows to
+// call the API from a browser, sorted.
+func (sc *Scoped) CORSOrigins(ctx context.Context) ([]string, error) {
+	if err := sc.operator(); err != nil {
+		return nil, err
+	}
+	var out []string
+	err := sc.Scope.Rows(sc.s.core.DB(ctx).Model(&models.CORSOrigin{})).Order("origin").Pluck("origin", &out).Error
+	if out == nil {
+		out = []string{}
+	}
+	return out, err
+}
+
+// SetCORSOrigins replaces the tenant's allowed origins (validated and normalised; at most
+// models.MaxCORSOrigins) and writes an audit entry naming the origins added and removed. It
+// returns the list now and the origins that changed either way.
+func (sc *Scoped) SetCORSOrigins(ctx context.Context, origins []string) (list, changed []string, err error) {
+	if err := sc.operator(); err != nil {
+		return nil, nil, err
+	}
+	want, err := models.CheckCORSOrigins(origins)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		var had []string
+		if err := sc.Scope.Rows(tx.Model(&models.CORSOrigin{})).Pluck("origin", &had).Error; err != nil {
+			return err
+		}
+		var added, removed []string
+		for _, o := range want {
+			if !slices.Contains(had, o) {
+				added = append(added, o)
+			}
+		}
+		for _, o := range had {
+			if !slices.Contains(want, o) {
+				removed = append(removed, o)
+			}
+		}
+		if len(added)+len(removed) == 0 {
+			return nil
+		}
+		if len(removed) > 0 {
+			if err := sc.Scope.Rows(tx.Model(&models.CORSOrigin{})).Where("origin IN ?", removed).Delete(&models.CORSOrigin{}).Error; err != nil {
+				return err
+			}
+		}
+		t := now()
+		for _, o := range added {
+			if err := tx.Create(&models.CORSOrigin{TenantID: sc.Scope.TenantID(), Origin: o, CreatedAt: t}).Error; err != nil {
+				return err
+			}
+		}
+		changed = append(append(changed, added...), removed...)
+		fields := make([]string, 0, len(changed))
+		for _, o := range added {
+			fields = append(fields, "+"+o)
+		}
+		for _, o := range removed {
+			fields = append(fields, "-"+o)
+		}
+		return store.WriteAudit(ctx, tx, sc.Scope.TenantID(), "cors_origins.updated", "tenant", sc.Scope.TenantID(), fields...)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return want, changed, nil
+}
+
+// AllowsOrigin reports whether tenantID lists origin (normalised) among its allowed origins;
+// an empty tenantID asks whether any tenant does. Each call is one database read.
+func (s *Store) AllowsOrigin(ctx context.Context, tenantID, origin string) (bool, error) {
+	q := s.core.DB(ctx).Model(&models.CORSOrigin{}).Where("origin = ?", origin)
+	if tenantID != "" {
+		q = store.Of(models.System(tenantID)).Rows(q)
+	}
+	var n int64
+	err := q.Limit(1).Count(&n).Error
+	return n > 0, err
 }

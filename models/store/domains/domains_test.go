@@ -116,3 +116,50 @@ func TestACustomDomainServesOnlyOnceVerifiedAndStopsAfterItsRecordIsGoneThroughT
 		}
 	})
 }
+
+func TestATenantListsItsAllowedOriginsAndOnlyItsOperatorsChangeThem(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, s *stores.Set) {
+		e := storetest.NewPartners(t, s)
+		if _, _, err := e.A.SetCORSOrigins(e.Ctx, []string{"https://www.alpha.example"}); code(err) != "OPERATORS_ONLY" {
+			t.Fatalf("a partner set origins: %v", err)
+		}
+		if _, err := e.A.CORSOrigins(e.Ctx); code(err) != "OPERATORS_ONLY" {
+			t.Fatalf("a partner read origins: %v", err)
+		}
+		if _, _, err := e.Op.SetCORSOrigins(e.Ctx, []string{"https://ok.example", "null"}); code(err) != "INVALID_ORIGIN" {
+			t.Fatalf("null: %v", err)
+		}
+		now, changed, err := e.Op.SetCORSOrigins(e.Ctx, []string{"https://b.example", "https://A.example:443", "https://b.example"})
+		if err != nil || len(now) != 2 || now[0] != "https://a.example" || now[1] != "https://b.example" || len(changed) != 2 {
+			t.Fatalf("set: %v %v %v", now, changed, err)
+		}
+		other := s.For(storetest.Tenant(t, s.Core(), "other"))
+		if _, _, err := other.SetCORSOrigins(e.Ctx, []string{"https://b.example"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			tenant, origin string
+			want           bool
+		}{
+			{"", "https://a.example", true}, {e.TenantID, "https://a.example", true}, {e.TenantID, "https://c.example", false},
+			{"", "https://c.example", false}, {"", "https://b.example", true},
+		} {
+			if got, err := s.AllowsOrigin(e.Ctx, c.tenant, c.origin); err != nil || got != c.want {
+				t.Fatalf("%q %s = %v %v", c.tenant, c.origin, got, err)
+			}
+		}
+		now, changed, err = e.Op.SetCORSOrigins(e.Ctx, []string{"https://c.example", "https://b.example"})
+		if err != nil || len(now) != 2 || len(changed) != 2 {
+			t.Fatalf("replace: %v %v %v", now, changed, err)
+		}
+		if got, _ := s.AllowsOrigin(e.Ctx, e.TenantID, "https://a.example"); got {
+			t.Fatal("a removed origin is still allowed")
+		}
+		if list, err := other.CORSOrigins(e.Ctx); err != nil || len(list) != 1 || list[0] != "https://b.example" {
+			t.Fatalf("the other tenant's list: %v %v", list, err)
+		}
+		if _, changed, err := e.Op.SetCORSOrigins(e.Ctx, []string{"https://b.example", "https://c.example"}); err != nil || len(changed) != 0 {
+			t.Fatalf("the same list again changed %v: %v", changed, err)
+		}
+	})
+}

@@ -14,15 +14,17 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/metrics"
 )
 
 // Store keeps partner health.
 type Store struct {
-	core *store.Store
+	core    *store.Store
+	metrics *metrics.Store
 }
 
-// New is the health store on core's database.
-func New(core *store.Store) *Store { return &Store{core: core} }
+// New is the health store on core's database; metric components are computed by ms.
+func New(core *store.Store, ms *metrics.Store) *Store { return &Store{core: core, metrics: ms} }
 
 // Scoped is partner health as one principal sees it.
 type Scoped struct {
@@ -80,15 +82,19 @@ func (sc *Scoped) HealthModel(ctx context.Context) (*models.HealthModel, error) 
 // PutHealthModel validates m and makes it the tenant's health model, one version after the
 // previous; audited.
 func (sc *Scoped) PutHealthModel(ctx context.Context, m models.HealthModel) (*models.HealthModel, error) {
-	if err := models.CheckHealthModel(&m); err != nil {
-		return nil, err
-	}
 	tenantID := sc.Scope.TenantID()
 	var out *models.HealthModel
 	err := sc.s.core.Transact(ctx, func(tx *gorm.DB, _ *store.Outbox) error {
+		known, err := knownMetrics(tx, sc.Scope, m.Components)
+		if err != nil {
+			return err
+		}
+		if err := models.CheckHealthModel(&m, known); err != nil {
+			return err
+		}
 		var cur modelRow
 		version := 1
-		err := sc.Scope.Rows(tx.Model(&modelRow{})).Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur).Error
+		err = sc.Scope.Rows(tx.Model(&modelRow{})).Clauses(clause.Locking{Strength: "UPDATE"}).Take(&cur).Error
 		switch {
 		case err == nil:
 			version = cur.Version + 1
@@ -108,6 +114,28 @@ func (sc *Scoped) PutHealthModel(ctx context.Context, m models.HealthModel) (*mo
 		return err
 	})
 	return out, err
+}
+
+// knownMetrics is the set of the tenant's metrics among those the components name.
+func knownMetrics(tx *gorm.DB, sc store.Scope, components []models.HealthComponent) (map[string]bool, error) {
+	var ids []string
+	for _, c := range components {
+		if c.Source == models.HealthMetric && c.MetricID != "" && len(c.MetricID) <= 36 {
+			ids = append(ids, c.MetricID)
+		}
+	}
+	known := map[string]bool{}
+	if len(ids) == 0 {
+		return known, nil
+	}
+	var found []string
+	if err := sc.Rows(tx.Model(&models.Metric{})).Where("id IN ?", ids).Pluck("id", &found).Error; err != nil {
+		return nil, err
+	}
+	for _, id := range found {
+		known[id] = true
+	}
+	return known, nil
 }
 
 // runningFor is how long a run counts as under way; a run older than that (its workflow

@@ -12,6 +12,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/metrics"
 )
 
 // MaxPage bounds the partners one ScoreHealthPage call scores.
@@ -26,6 +27,9 @@ func (s *Store) ScoreHealthPage(ctx context.Context, sys models.Scope, runID, af
 		limit = 1000
 	}
 	sc := store.Of(sys)
+	if err := s.catchUpMetrics(ctx, sys); err != nil {
+		return models.HealthPage{}, err
+	}
 	var out models.HealthPage
 	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
 		var run models.HealthRun
@@ -61,7 +65,7 @@ func (s *Store) ScoreHealthPage(ctx context.Context, sys models.Scope, runID, af
 			scored[id] = true
 		}
 		t := now()
-		values, err := s.values(tx, sc, m, partners, inPage, t)
+		values, info, err := s.values(tx, sc, m, partners, inPage, t)
 		if err != nil {
 			return err
 		}
@@ -80,6 +84,9 @@ func (s *Store) ScoreHealthPage(ctx context.Context, sys models.Scope, runID, af
 				continue
 			}
 			res := models.ScoreHealth(m, values[p.ID])
+			for i, mi := range info {
+				res.Components[i].HealthMetricInfo = mi
+			}
 			snaps = append(snaps, models.HealthSnapshot{RunID: runID, PartnerID: p.ID, TenantID: sys.TenantID(), ModelVersion: m.Version,
 				Score: res.Score, Tier: res.Tier, Components: store.MustJSON(res.Components), ComputedAt: t})
 			row := models.PartnerHealth{PartnerID: p.ID, TenantID: sys.TenantID(), Score: res.Score, Tier: res.Tier, ModelVersion: m.Version,
@@ -111,6 +118,23 @@ func (s *Store) ScoreHealthPage(ctx context.Context, sys models.Scope, runID, af
 			CreateInBatches(rows, 200).Error
 	})
 	return out, err
+}
+
+// catchUpMetrics brings the rollups of the model's metrics up to date before a page reads them
+// in its transaction, as a compute does.
+func (s *Store) catchUpMetrics(ctx context.Context, sys models.Scope) error {
+	m, err := loadModel(s.core.DB(ctx), store.Of(sys))
+	if err != nil {
+		return err
+	}
+	for _, c := range m.Components {
+		if c.Source == models.HealthMetric {
+			if err := s.metrics.CatchUpMetric(ctx, sys, c.MetricID); err != nil {
+				return fmt.Errorf("health metric %s: %w", c.MetricID, err)
+			}
+		}
+	}
+	return nil
 }
 
 // FinishHealthRun records that a run scored every partner: how many and how many changed tier.
@@ -179,9 +203,11 @@ type grouped struct {
 }
 
 // values computes every component's raw value for the page's partners: one grouped query per
-// component over the partner ids of the page.
-func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partners []models.Partner, inPage func(*gorm.DB, string) *gorm.DB, t time.Time) (map[string]models.HealthValues, error) {
+// component over the partner ids of the page. info describes the metric of each metric
+// component.
+func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partners []models.Partner, inPage func(*gorm.DB, string) *gorm.DB, t time.Time) (map[string]models.HealthValues, map[int]models.HealthMetricInfo, error) {
 	out := make(map[string]models.HealthValues, len(partners))
+	info := map[int]models.HealthMetricInfo{}
 	set := func(partner string, i int, v int64) {
 		if out[partner] == nil {
 			out[partner] = models.HealthValues{}
@@ -259,7 +285,7 @@ func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partn
 		case models.HealthDaysSinceSignIn:
 			if signIns == nil {
 				if signIns, err = lastSignIns(tx, sc, inPage); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			for _, p := range partners {
@@ -270,12 +296,33 @@ func (s *Store) values(tx *gorm.DB, sc store.Scope, m *models.HealthModel, partn
 				days := int64(t.Sub(last) / (24 * time.Hour))
 				set(p.ID, i, max(days, 0))
 			}
+		case models.HealthMetric:
+			// The metric store's own computation, grouped by partner over the page's id range.
+			var res *metrics.PartnerResults
+			ids := make([]string, len(partners))
+			for k, p := range partners {
+				ids[k] = p.ID
+			}
+			res, err = s.metrics.ComputeForPartners(tx, sc.Scope, c.MetricID, from, t, ids)
+			if err != nil {
+				break
+			}
+			if res == nil {
+				info[i] = models.HealthMetricInfo{MetricDeleted: true}
+				break
+			}
+			info[i] = models.HealthMetricInfo{MetricName: res.Metric.Name, MetricKind: res.Metric.Kind, MetricUnit: res.Metric.Unit, MetricCurrency: res.Metric.Currency}
+			for _, p := range partners {
+				if v, ok := res.Value(p.ID); ok {
+					set(p.ID, i, v)
+				}
+			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("health source %s: %w", c.Source, err)
+			return nil, nil, fmt.Errorf("health source %s: %w", c.Source, err)
 		}
 	}
-	return out, nil
+	return out, info, nil
 }
 
 // lastSignIns is when a user of each partner of the page last signed in or renewed a session:

@@ -240,8 +240,8 @@ func dropRollup(tx *gorm.DB, tenantID, metricID string) error {
 	return nil
 }
 
-// DeleteMetric removes a metric and its rollup. A metric that a dashboard shows cannot be
-// deleted.
+// DeleteMetric removes a metric and its rollup. A metric that a dashboard shows or the health
+// model scores cannot be deleted.
 func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 	m, err := sc.Metric(ctx, id)
 	if err != nil {
@@ -254,6 +254,12 @@ func (sc *Scoped) DeleteMetric(ctx context.Context, id string) error {
 		}
 		if used > 0 {
 			return models.Conflict("METRIC_IN_USE", "a dashboard shows this metric; remove it from the dashboard first")
+		}
+		if err := tx.Table("health_models").Where(store.System(m.TenantID).Tenant()).Where("definition LIKE ?", `%"metricId":"`+m.ID+`"%`).Count(&used).Error; err != nil {
+			return err
+		}
+		if used > 0 {
+			return models.Conflict("METRIC_IN_USE", "the health model scores this metric; remove its component from the model first")
 		}
 		if err := tx.Where(store.System(m.TenantID).Tenant()).Where("id = ?", m.ID).Delete(&models.Metric{}).Error; err != nil {
 			return err
@@ -659,8 +665,8 @@ func eachWord(b []byte, fn func(int, uint64)) {
 		return
 	}
 	b = b[1+n:]
-	for i := 0; len(b) >= 8 && int(lo)+i < maxOrdinal/64; i++ { //nolint:gosec // G115: lo < maxOrdinal/64
-		fn(int(lo)+i, binary.LittleEndian.Uint64(b)) //nolint:gosec // G115: as above
+	for i := 0; len(b) >= 8 && int(lo)+i < maxOrdinal/64; i++ {
+		fn(int(lo)+i, binary.LittleEndian.Uint64(b))
 		b = b[8:]
 	}
 }
@@ -728,10 +734,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	if q.From.IsZero() {
 		q.From = q.To.AddDate(0, 0, -30)
 	}
-	grain := models.IntervalHour
-	if m.Kind == models.MetricUnique {
-		grain = models.IntervalDay
-	}
+	grain := grainOf(m.Kind)
 	var problems []models.FieldError
 	if !q.From.Before(q.To) {
 		problems = append(problems, models.FieldError{Location: "query.from", Message: "must be before to"})
@@ -744,10 +747,7 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	if len(problems) > 0 {
 		return nil, models.Invalid("INVALID_METRIC_QUERY", "the computation is not valid", problems...)
 	}
-	res := &models.MetricResult{Kind: m.Kind, Name: m.Name, Unit: m.Unit, Currency: m.Currency, From: models.IntervalStart(grain, q.From), To: models.IntervalStart(grain, q.To)}
-	if res.To.Before(q.To) {
-		res.To = models.NextInterval(grain, res.To)
-	}
+	res := newResult(m, q.From, q.To)
 	var starts []time.Time
 	if q.Interval != "" {
 		for t := models.IntervalStart(q.Interval, res.From); t.Before(res.To); t = models.NextInterval(q.Interval, t) {
@@ -779,10 +779,8 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		}
 		return res, nil
 	}
-	if settled := now.Add(-RollupLag); m.RolledUpTo < idBound(settled.Add(-catchUpEvery)) {
-		if _, err := sc.s.rollUp(ctx, m.TenantID, m.ID, settled, computeCatchUpBatches); err != nil {
-			return nil, err
-		}
+	if err := sc.s.catchUp(ctx, m, now); err != nil {
+		return nil, err
 	}
 	var opts []*sql.TxOptions
 	if sc.s.core.Dialect() == store.Postgres {
@@ -797,6 +795,37 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 	return res, nil
 }
 
+// grainOf is the finest grain a metric of kind is kept at: days for unique metrics, hours
+// for the others.
+func grainOf(kind string) string {
+	if kind == models.MetricUnique {
+		return models.IntervalDay
+	}
+	return models.IntervalHour
+}
+
+// newResult is the empty result of m over [from, to) widened to whole hours (whole days for
+// unique metrics).
+func newResult(m *models.Metric, from, to time.Time) *models.MetricResult {
+	grain := grainOf(m.Kind)
+	res := &models.MetricResult{Kind: m.Kind, Name: m.Name, Unit: m.Unit, Currency: m.Currency, From: models.IntervalStart(grain, from), To: models.IntervalStart(grain, to)}
+	if res.To.Before(to) {
+		res.To = models.NextInterval(grain, res.To)
+	}
+	return res
+}
+
+// catchUp folds a few batches of m's settled events into its rollup when it lags more than
+// catchUpEvery behind, so that computes read few raw events.
+func (s *Store) catchUp(ctx context.Context, m *models.Metric, now time.Time) error {
+	if settled := now.Add(-RollupLag); m.RolledUpTo < idBound(settled.Add(-catchUpEvery)) {
+		if _, err := s.rollUp(ctx, m.TenantID, m.ID, settled, computeCatchUpBatches); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // computation answers one compute from the rollup plus the events not rolled up yet, read in
 // one snapshot so that a concurrent catch-up cannot count an event twice.
 type computation struct {
@@ -806,9 +835,13 @@ type computation struct {
 	partners []string
 	interval string
 	starts   []time.Time
+	// byPartner computes the value (no series) of each partner named apart, rather than one
+	// value of them all.
+	byPartner bool
 }
 
 type bucketSums struct {
+	PartnerID              string
 	BucketStart            int64
 	Events, Total, Skipped int64
 }
@@ -818,6 +851,24 @@ func (c *computation) scope(q *gorm.DB, column string) *gorm.DB {
 		q = q.Where(column+" IN ?", c.partners)
 	}
 	return q
+}
+
+// key is the part of the computation an event or rollup row of partner counts in: the partner
+// when computing by partner, the one whole otherwise.
+func (c *computation) key(partner string) string {
+	if c.byPartner {
+		return partner
+	}
+	return ""
+}
+
+// partial is what one part of a computation (one partner's, or the whole) reads: its hourly
+// or daily sums, and for unique metrics its day sets and the values of its events not rolled
+// up yet by day.
+type partial struct {
+	sums []bucketSums
+	sets []metricUniqueSet
+	tail map[int64][]string
 }
 
 // span is a part of the range read at one grain.
@@ -864,53 +915,98 @@ func (c *computation) setSpans() []span {
 // cover splits [from, to) into the whole buckets of the first level and covers the remainders
 // at both edges with the next levels; the last level's buckets must align with from and to.
 func cover(from, to time.Time, levels ...level) []span {
-	if !from.Before(to) {
-		return nil
+	var out []span
+	todo := [][2]time.Time{{from, to}}
+	for n, l := range levels {
+		var rest [][2]time.Time
+		for _, r := range todo {
+			if !r[0].Before(r[1]) {
+				continue
+			}
+			if n == len(levels)-1 {
+				out = append(out, span{l.grain, r[0].Unix(), r[1].Unix()})
+				continue
+			}
+			first := models.IntervalStart(l.interval, r[0])
+			if first.Before(r[0]) {
+				first = models.NextInterval(l.interval, first)
+			}
+			last := models.IntervalStart(l.interval, r[1])
+			if !first.Before(last) {
+				rest = append(rest, r)
+				continue
+			}
+			out = append(out, span{l.grain, first.Unix(), last.Unix()})
+			rest = append(rest, [2]time.Time{r[0], first}, [2]time.Time{last, r[1]})
+		}
+		todo = rest
 	}
-	l := levels[0]
-	if len(levels) == 1 {
-		return []span{{l.grain, from.Unix(), to.Unix()}}
-	}
-	first := models.IntervalStart(l.interval, from)
-	if first.Before(from) {
-		first = models.NextInterval(l.interval, first)
-	}
-	last := models.IntervalStart(l.interval, to)
-	if !first.Before(last) {
-		return cover(from, to, levels[1:]...)
-	}
-	out := []span{{l.grain, first.Unix(), last.Unix()}}
-	out = append(out, cover(from, first, levels[1:]...)...)
-	return append(out, cover(last, to, levels[1:]...)...)
+	return out
 }
 
-// rollupScope narrows rollup rows or unique sets to the computation's partners, or without
-// partners to the rows of all partners together.
+// rollupScope narrows rollup rows or unique sets to the computation's partners' own rows;
+// without partners, to the rows of all partners together, or when computing by partner to
+// every partner's own rows (never those of all partners, which would count twice).
 func (c *computation) rollupScope(q *gorm.DB) *gorm.DB {
-	if c.partners == nil {
-		return q.Where("partner_id = ?", allPartners)
+	switch {
+	case c.partners != nil:
+		return q.Where("partner_id IN ?", c.partners)
+	case c.byPartner:
+		return q.Where("partner_id <> ?", allPartners)
 	}
-	return q.Where("partner_id IN ?", c.partners)
+	return q.Where("partner_id = ?", allPartners)
 }
 
 // spanUnion reads every span of a rollup table in one statement: one index range scan per span
 // (UNION ALL of one SELECT per span), each made by sel.
 func spanUnion(tx *gorm.DB, spans []span, sel func(sp span) *gorm.DB) *gorm.DB {
+	query, args := unionOf(spans, sel)
+	return tx.Raw(query, args...)
+}
+
+// unionOf is the UNION ALL of one SELECT per span made by sel, and its arguments.
+func unionOf(spans []span, sel func(sp span) *gorm.DB) (string, []any) {
 	parts := make([]string, len(spans))
 	args := make([]any, len(spans))
 	for i, sp := range spans {
 		parts[i], args[i] = "?", sel(sp)
 	}
-	return tx.Raw(strings.Join(parts, " UNION ALL "), args...)
+	return strings.Join(parts, " UNION ALL "), args
 }
 
 func (c *computation) run(tx *gorm.DB) error {
-	var state []models.Metric
-	if err := tx.Select("rolled_up_to", "numbered").Where(store.System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
+	parts, err := c.gather(tx)
+	if err != nil {
 		return err
 	}
+	p := parts[""]
+	if p == nil {
+		p = &partial{}
+	}
+	return c.fill(p.sums, p.sets)
+}
+
+// gather reads the rollup and the events not rolled up yet, in parts by key.
+func (c *computation) gather(tx *gorm.DB) (map[string]*partial, error) {
+	var state []models.Metric
+	if err := tx.Select("rolled_up_to", "numbered").Where(store.System(c.m.TenantID).Tenant()).Where("id = ?", c.m.ID).Find(&state).Error; err != nil {
+		return nil, err
+	}
 	if len(state) == 0 {
-		return models.NotFound("METRIC_NOT_FOUND", "metric")
+		return nil, models.NotFound("METRIC_NOT_FOUND", "metric")
+	}
+	parts := map[string]*partial{}
+	part := func(partner *string) *partial {
+		k := ""
+		if partner != nil {
+			k = c.key(*partner)
+		}
+		p := parts[k]
+		if p == nil {
+			p = &partial{tail: map[int64][]string{}}
+			parts[k] = p
+		}
+		return p
 	}
 	mark := state[0].RolledUpTo
 	// Events not rolled up yet.
@@ -919,31 +1015,19 @@ func (c *computation) run(tx *gorm.DB) error {
 		Where(store.System(c.m.TenantID).Tenant()), c.m.EventType).
 		Where("id > ? AND occurred_at >= ? AND occurred_at < ?", mark, c.res.From, c.res.To)
 	if err := c.scope(tq, "partner_id").Find(&tail).Error; err != nil {
-		return err
+		return nil, err
 	}
 	eval := c.m.Evaluator()
-	var sums []bucketSums
-	if spans := c.spans(); len(spans) > 0 {
-		q := spanUnion(tx, spans, func(sp span) *gorm.DB {
-			q := tx.Model(&metricRollup{}).
-				Select("bucket_start, CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped").
-				Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
-			return c.rollupScope(q).Group("bucket_start")
-		})
-		if err := q.Scan(&sums).Error; err != nil {
-			if isOutOfRange(err) {
-				return errOverflow
-			}
-			return err
-		}
+	if err := c.rollupSums(tx, func(b bucketSums) { p := part(&b.PartnerID); p.sums = append(p.sums, b) }); err != nil {
+		return nil, err
 	}
-	tailValues := map[int64][]string{} // unique metrics: day → values
 	for i := range tail {
 		e := &tail[i]
 		o := eval.Observe(e.Type, e.CustomerID, e.Payload)
 		if !o.Match {
 			continue
 		}
+		p := part(e.PartnerID)
 		b := bucketSums{BucketStart: e.OccurredAt.UTC().Truncate(time.Hour).Unix(), Events: 1}
 		if !o.Usable {
 			b.Skipped = 1
@@ -951,19 +1035,54 @@ func (c *computation) run(tx *gorm.DB) error {
 			b.Total = o.Amount
 			if c.m.Kind == models.MetricUnique {
 				day := models.IntervalStart(models.IntervalDay, e.OccurredAt).Unix()
-				tailValues[day] = append(tailValues[day], o.Value)
+				p.tail[day] = append(p.tail[day], o.Value)
 			}
 		}
-		sums = append(sums, b)
+		p.sums = append(p.sums, b)
 	}
-	if c.m.Kind != models.MetricUnique {
-		return c.fill(sums, nil)
+	if c.m.Kind == models.MetricUnique {
+		if err := c.uniqueSets(tx, state[0].Numbered, parts, part); err != nil {
+			return nil, err
+		}
 	}
-	sets, err := c.uniqueSets(tx, state[0].Numbered, tailValues)
-	if err != nil {
+	return parts, nil
+}
+
+// rollupSums reads the rollup's sums over the range in one statement, one index range scan per
+// span: per bucket for one compute (the rows of all partners together, or of the computation's
+// partners), per partner when computing by partner (each partner's own rows, grouped by partner).
+func (c *computation) rollupSums(tx *gorm.DB, add func(bucketSums)) error {
+	spans := c.spans()
+	if len(spans) == 0 {
+		return nil
+	}
+	const sums = "CAST(SUM(events) AS BIGINT) AS events, CAST(SUM(total) AS BIGINT) AS total, CAST(SUM(skipped) AS BIGINT) AS skipped"
+	rollup := func(sp span) *gorm.DB {
+		return c.rollupScope(tx.Model(&metricRollup{}).Where(store.System(c.m.TenantID).Tenant()).
+			Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to))
+	}
+	var q *gorm.DB
+	if c.byPartner {
+		union, args := unionOf(spans, func(sp span) *gorm.DB {
+			return rollup(sp).Select("partner_id", "events", "total", "skipped")
+		})
+		q = tx.Raw("SELECT partner_id, "+sums+" FROM ("+union+") AS r GROUP BY partner_id", args...)
+	} else {
+		q = spanUnion(tx, spans, func(sp span) *gorm.DB {
+			return rollup(sp).Select("bucket_start, " + sums).Group("bucket_start")
+		})
+	}
+	var rows []bucketSums
+	if err := q.Scan(&rows).Error; err != nil {
+		if isOutOfRange(err) {
+			return errOverflow
+		}
 		return err
 	}
-	return c.fill(sums, sets)
+	for _, b := range rows {
+		add(b)
+	}
+	return nil
 }
 
 // isOutOfRange reports whether err is a database's refusal of a sum beyond 64 bits.
@@ -972,20 +1091,22 @@ func isOutOfRange(err error) bool {
 	return strings.Contains(msg, "out of range") || strings.Contains(msg, "integer overflow")
 }
 
-// uniqueSets reads the day sets of the rollup in the range and adds those of the values of the
-// events not rolled up yet, sorted by day.
-func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][]string) ([]metricUniqueSet, error) {
+// uniqueSets reads the day sets of the rollup in the range into their parts and adds those of
+// the values of each part's events not rolled up yet; each part's sets end sorted by day.
+func (c *computation) uniqueSets(tx *gorm.DB, next int64, parts map[string]*partial, part func(*string) *partial) error {
 	// Tail values the rollup has numbered take their ordinal; the others get ordinals above
 	// every numbered one, for this computation only.
 	var values []string
-	for _, vs := range tailValues {
-		values = append(values, vs...)
+	for _, p := range parts {
+		for _, vs := range p.tail {
+			values = append(values, vs...)
+		}
 	}
 	slices.Sort(values)
 	values = slices.Compact(values)
 	ordinals, err := lookupOrdinals(tx, c.dialect, c.m, values)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, v := range values {
 		if _, ok := ordinals[v]; !ok {
@@ -993,26 +1114,32 @@ func (c *computation) uniqueSets(tx *gorm.DB, next int64, tailValues map[int64][
 			next++
 		}
 	}
-	var rows []metricUniqueSet
 	if spans := c.setSpans(); len(spans) > 0 {
+		var rows []metricUniqueSet
 		q := spanUnion(tx, spans, func(sp span) *gorm.DB {
-			q := tx.Model(&metricUniqueSet{}).Select("bucket_start", "members").
+			q := tx.Model(&metricUniqueSet{}).Select("partner_id", "bucket_start", "members").
 				Where(store.System(c.m.TenantID).Tenant()).Where("metric_id = ? AND grain = ? AND bucket_start >= ? AND bucket_start < ?", c.m.ID, sp.grain, sp.from, sp.to)
 			return c.rollupScope(q)
 		})
 		if err := q.Scan(&rows).Error; err != nil {
-			return nil, err
+			return err
+		}
+		for _, r := range rows {
+			p := part(&r.PartnerID)
+			p.sets = append(p.sets, r)
 		}
 	}
-	for day, vs := range tailValues {
-		ords := make([]int64, 0, len(vs))
-		for _, v := range vs {
-			ords = append(ords, ordinals[v])
+	for _, p := range parts {
+		for day, vs := range p.tail {
+			ords := make([]int64, 0, len(vs))
+			for _, v := range vs {
+				ords = append(ords, ordinals[v])
+			}
+			p.sets = append(p.sets, metricUniqueSet{BucketStart: day, Members: encodeOrdinals(ords)})
 		}
-		rows = append(rows, metricUniqueSet{BucketStart: day, Members: encodeOrdinals(ords)})
+		slices.SortFunc(p.sets, func(a, b metricUniqueSet) int { return cmpInt(a.BucketStart, b.BucketStart) })
 	}
-	slices.SortFunc(rows, func(a, b metricUniqueSet) int { return cmpInt(a.BucketStart, b.BucketStart) })
-	return rows, nil
+	return nil
 }
 
 // point is the index of the series point holding bucket, -1 without a series.

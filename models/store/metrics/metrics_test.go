@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store/stores"
 	"github.com/partnerd/partnerd/models/store/storetest"
@@ -524,6 +526,31 @@ func TestYearComputesAgreeWithTheRawEventsInEveryScope(t *testing.T) {
 			gold, silver, all := rolled[kind+" / gold itself / "][0], rolled[kind+" / silver itself / "][0], rolled[kind+" / operator / "][0]
 			if gold == 0 || silver == 0 || gold+silver >= all {
 				t.Errorf("%s: gold %d + silver %d against all %d (c4 is unattributed)", kind, gold, silver, all)
+			}
+		}
+		// Computed by partner (as the health model reads a metric), each partner's year is what
+		// it computes itself, from its own monthly, daily and hourly rows, whether the partners
+		// are named or not: the rows of all partners together never count as a partner's.
+		for _, ids := range [][]string{{env.gold, env.silver}, nil} {
+			for _, m := range metrics {
+				err := s.Core().DB(env.ctx).Transaction(func(tx *gorm.DB) error {
+					r, err := s.ComputeForPartners(tx, models.System(env.tenantID), m.ID, from, to, ids)
+					if err != nil {
+						return err
+					}
+					for name, partner := range map[string]string{"gold": env.gold, "silver": env.silver} {
+						if v, ok := r.Value(partner); !ok || v != rolled[m.Kind+" / "+name+" itself / "][0] {
+							t.Errorf("%s by partner %v, %s: %d %v, want %d", m.Kind, ids, name, v, ok, rolled[m.Kind+" / "+name+" itself / "][0])
+						}
+					}
+					if v, _ := r.Value("*"); v != 0 {
+						t.Errorf("%s by partner %v: the rows of all partners read as a partner's (%d)", m.Kind, ids, v)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	})

@@ -497,7 +497,8 @@ func (s *Store) EventPatterns(ctx context.Context, sys models.Scope) ([]string, 
 		Find(&plans).Error; err != nil {
 		return nil, err
 	}
-	out := []string{models.EventWithdrawalApproved} // every approved withdrawal is paid out
+	// Every approved withdrawal is paid out; every allocated MDF fund has an expiry timer.
+	out := []string{models.EventWithdrawalApproved, models.EventMDFFundAllocated}
 	for _, p := range plans {
 		if p.Status == models.PlanActive {
 			out = append(out, p.Trigger)
@@ -510,10 +511,13 @@ func (s *Store) EventPatterns(ctx context.Context, sys models.Scope) ([]string, 
 }
 
 // RouteEvent accrues commissions on e or claws them back because of it, when e is attributed to
-// a partner, and pays out an approved withdrawal.
+// a partner, pays out an approved withdrawal and starts the expiry timer of an allocated MDF fund.
 func (s *Store) RouteEvent(ctx context.Context, e *models.Event, r *models.EventRoutes) error {
 	if e.Type == models.EventWithdrawalApproved && e.SubjectID != nil {
 		r.PayWithdrawal = *e.SubjectID
+	}
+	if e.Type == models.EventMDFFundAllocated && e.SubjectID != nil {
+		r.ExpireMDFFund = *e.SubjectID
 	}
 	if e.PartnerID == nil {
 		return nil

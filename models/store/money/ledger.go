@@ -168,6 +168,14 @@ func addToBalance(b models.Balance, account string, amount int64) models.Balance
 		b.Held += amount
 	case models.AccountPaid:
 		b.Paid += amount
+	case models.AccountMDFReimbursed:
+		b.MDFReimbursed -= amount
+	case models.AccountMDFAvailable:
+		b.MDFAvailable += amount
+	case models.AccountMDFHeld:
+		b.MDFHeld += amount
+	case models.AccountMDFPaid:
+		b.MDFPaid += amount
 	}
 	return b
 }

@@ -107,7 +107,8 @@ func (sc *Scoped) SavePayoutSettings(ctx context.Context, st models.PayoutSettin
 		if err := tx.Save(&st).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, sc.P.TenantID, "payout_settings.updated", "tenant", sc.P.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays")
+		return store.WriteAudit(ctx, tx, sc.P.TenantID, "payout_settings.updated", "tenant", sc.P.TenantID, "provider", "httpUrl", "httpSecret", "minimums", "confirmDays",
+			"stripeSecretKey", "stripeWebhookSecret", "paypalClientId", "paypalSecret", "wiseProfileId", "wiseToken", "batchDaily")
 	})
 	return st, err
 }
@@ -119,7 +120,7 @@ func (sc *Scoped) withdrawalRows(ctx context.Context) *gorm.DB {
 // ListWithdrawals lists the withdrawals the principal may see, oldest first.
 func (sc *Scoped) ListWithdrawals(ctx context.Context, f models.WithdrawalFilter, pg models.Page) ([]models.Withdrawal, string, error) {
 	q := sc.withdrawalRows(ctx)
-	for col, v := range map[string]string{"partner_id": f.PartnerID, "status": f.Status, "currency": f.Currency} {
+	for col, v := range map[string]string{"partner_id": f.PartnerID, "status": f.Status, "currency": f.Currency, "account": f.Account} {
 		if v != "" {
 			q = q.Where(col+" = ?", v)
 		}
@@ -144,9 +145,12 @@ func (sc *Scoped) Withdrawal(ctx context.Context, id string) (*models.Withdrawal
 func withdrawalEvent(typ string, w *models.Withdrawal, p *models.Payout) models.NewEvent {
 	partner, id := w.PartnerID, w.ID
 	payload := models.WithdrawalEventPayload{WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount, Currency: w.Currency,
-		Status: w.Status, Provider: w.Provider, Reference: w.Reference, Reason: w.Reason}
+		Status: w.Status, Provider: w.Provider, Reference: w.Reference, Reason: w.Reason, Account: w.Account}
 	if p != nil {
 		payload.PayoutID = p.ID
+		if p.BatchID != nil {
+			payload.BatchID = *p.BatchID
+		}
 	}
 	return models.NewEvent{Type: typ, PartnerID: &partner, SubjectID: &id, Payload: store.MustJSON(payload)}
 }
@@ -176,6 +180,13 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 	if !models.ValidCurrency(nw.Currency) {
 		fs = append(fs, models.FieldError{Location: "body.currency", Message: "an ISO 4217 code such as EUR", Value: nw.Currency})
 	}
+	switch nw.Account {
+	case "":
+		nw.Account = models.WithdrawFromCommission
+	case models.WithdrawFromCommission, models.WithdrawFromMDF:
+	default:
+		fs = append(fs, models.FieldError{Location: "body.account", Message: "commission or mdf", Value: nw.Account})
+	}
 	if len(fs) > 0 {
 		return nil, models.Invalid("INVALID_WITHDRAWAL", "the withdrawal is not valid", fs...)
 	}
@@ -193,7 +204,7 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 			var prior models.Withdrawal
 			err := tx.Where(sc.Scope.Tenant()).Where("request_key = ?", key).Take(&prior).Error
 			if err == nil {
-				if prior.PartnerID != partnerID || prior.Amount != nw.Amount || prior.Currency != nw.Currency || prior.PayoutMethodID != nw.PayoutMethodID {
+				if prior.PartnerID != partnerID || prior.Amount != nw.Amount || prior.Currency != nw.Currency || prior.PayoutMethodID != nw.PayoutMethodID || prior.Account != nw.Account {
 					return models.Invalid("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another withdrawal")
 				}
 				w = &prior
@@ -227,15 +238,19 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		if err != nil {
 			return err
 		}
+		available := bal.Available
+		if nw.Account == models.WithdrawFromMDF {
+			available = bal.MDFAvailable
+		}
 		switch {
-		case bal.Available < 0:
+		case available < 0:
 			return models.Conflict("BALANCE_NEGATIVE", "the available balance is negative after a clawback; withdrawals resume once it is recovered")
-		case nw.Amount > bal.Available:
-			return models.Conflict("INSUFFICIENT_BALANCE", "the amount exceeds the available balance of "+strconv.FormatInt(bal.Available, 10)+" minor units")
+		case nw.Amount > available:
+			return models.Conflict("INSUFFICIENT_BALANCE", "the amount exceeds the available "+nw.Account+" balance of "+strconv.FormatInt(available, 10)+" minor units")
 		}
 		now := time.Now().UTC()
 		w = &models.Withdrawal{ID: models.NewID(), TenantID: sc.P.TenantID, PartnerID: partnerID, Amount: nw.Amount, Currency: nw.Currency,
-			PayoutMethodID: m.ID, Status: models.WithdrawalRequested, RequestedBy: sc.P.ActorID(), CreatedAt: now, UpdatedAt: now, Warning: warning}
+			PayoutMethodID: m.ID, Account: nw.Account, Status: models.WithdrawalRequested, RequestedBy: sc.P.ActorID(), CreatedAt: now, UpdatedAt: now, Warning: warning}
 		if key != "" {
 			k := key
 			w.RequestKey = &k
@@ -243,14 +258,15 @@ func (sc *Scoped) RequestWithdrawal(ctx context.Context, nw models.NewWithdrawal
 		if err := tx.Create(w).Error; err != nil {
 			return err
 		}
+		availableAccount, heldAccount, _ := models.WithdrawalLedgerAccounts(w.Account)
 		if _, _, err := sc.s.post(ctx, tx, sc.P.TenantID, models.NewMovement{
 			PartnerID: partnerID, Currency: w.Currency, Kind: models.MoveWithdrawalHold, Key: "withdrawal_hold:" + w.ID,
 			SourceType: models.SourceWithdrawal, SourceID: w.ID,
-			Postings: models.Transfer(models.AccountAvailable, models.AccountHeld, w.Amount),
+			Postings: models.Transfer(availableAccount, heldAccount, w.Amount),
 		}); err != nil {
 			return err
 		}
-		if err := store.WriteAudit(ctx, tx, sc.P.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId"); err != nil {
+		if err := store.WriteAudit(ctx, tx, sc.P.TenantID, "withdrawal.requested", "withdrawal", w.ID, "amount", "currency", "payoutMethodId", "account"); err != nil {
 			return err
 		}
 		_, err = ev.Emit(ctx, tx, sc.P.TenantID, withdrawalEvent(models.EventWithdrawalRequested, w, nil))
@@ -291,11 +307,12 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 		if err := tx.Model(&w).Select("status", "reason", "reviewed_by", "reviewed_at", "provider", "reference", "paid_at", "failed_at", "updated_at").Updates(&w).Error; err != nil {
 			return err
 		}
+		availableAccount, heldAccount, paidAccount := models.WithdrawalLedgerAccounts(w.Account)
 		if models.WithdrawalReleasesHold(status) {
 			if _, _, err := s.post(ctx, tx, tenantID, models.NewMovement{
 				PartnerID: w.PartnerID, Currency: w.Currency, Kind: models.MoveWithdrawalRelease, Key: "withdrawal_release:" + w.ID,
 				SourceType: models.SourceWithdrawal, SourceID: w.ID, Reason: reason,
-				Postings: models.Transfer(models.AccountHeld, models.AccountAvailable, w.Amount),
+				Postings: models.Transfer(heldAccount, availableAccount, w.Amount),
 			}); err != nil {
 				return err
 			}
@@ -305,6 +322,13 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 		case models.WithdrawalApproved:
 			payout = &models.Payout{ID: models.NewID(), TenantID: tenantID, PartnerID: w.PartnerID, WithdrawalID: w.ID, Provider: w.Provider,
 				Amount: w.Amount, Currency: w.Currency, Status: models.PayoutPending, CreatedAt: now, UpdatedAt: now}
+			st, err := payoutSettingsIn(tx, tenantID)
+			if err != nil {
+				return err
+			}
+			if st.Batched(w.Provider) {
+				payout.ProviderStatus = ProviderStatusBatched // the daily batch pays it
+			}
 			if err := tx.Create(payout).Error; err != nil {
 				return err
 			}
@@ -324,7 +348,7 @@ func (s *Store) changeWithdrawal(ctx context.Context, tenantID, partnerScope, id
 				if _, _, err := s.post(ctx, tx, tenantID, models.NewMovement{
 					PartnerID: w.PartnerID, Currency: w.Currency, Kind: models.MovePayout, Key: "payout:" + w.ID,
 					SourceType: models.SourcePayout, SourceID: payout.ID, Reason: w.Reference,
-					Postings: models.Transfer(models.AccountHeld, models.AccountPaid, w.Amount),
+					Postings: models.Transfer(heldAccount, paidAccount, w.Amount),
 				}); err != nil {
 					return err
 				}
@@ -374,15 +398,27 @@ func (sc *Scoped) ApproveWithdrawal(ctx context.Context, id string) (*models.Wit
 		if err != nil {
 			return err
 		}
-		if bal.Available < 0 {
+		if bal.Available < 0 && w.Account != models.WithdrawFromMDF {
 			return models.Conflict("BALANCE_NEGATIVE", "the partner's available balance is negative after a clawback; recover it before paying out")
 		}
 		if w.Warning, err = checkTaxRecord(tx, sc.P.TenantID, w.PartnerID); err != nil {
 			return err
 		}
+		var m models.PayoutMethod
+		if err := tx.Where(sc.Scope.Tenant()).Where("id = ?", w.PayoutMethodID).Take(&m).Error; err != nil {
+			return err
+		}
+		provider := st.Provider
+		rail, ok := st.Rail(m.Kind)
+		switch {
+		case !ok:
+			return models.Conflict("PAYOUT_RAIL_NOT_CONFIGURED", "the partner's payout method is paid through "+rail+", which the tenant has not set up")
+		case rail != "":
+			provider = rail
+		}
 		now := time.Now().UTC()
 		reviewer := sc.P.ActorID()
-		w.Provider, w.ReviewedBy, w.ReviewedAt = st.Provider, &reviewer, &now
+		w.Provider, w.ReviewedBy, w.ReviewedAt = provider, &reviewer, &now
 		return nil
 	})
 }
@@ -516,7 +552,10 @@ func (s *Store) PayoutOrder(ctx context.Context, sys models.Scope, withdrawalID 
 	}
 	order = models.PayoutOrder{TenantID: sys.TenantID(), PayoutID: p.ID, WithdrawalID: w.ID, PartnerID: w.PartnerID, Amount: w.Amount,
 		Currency: w.Currency, MethodID: m.ID, MethodKind: m.Kind, Provider: p.Provider, HTTPURL: st.HTTPURL,
-		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays)}
+		ConfirmBy: p.CreatedAt.AddDate(0, 0, confirmDays), Reference: p.Reference, Batched: p.ProviderStatus == ProviderStatusBatched}
+	if p.BatchID != nil {
+		order.BatchID = *p.BatchID
+	}
 	return order, m.Details, st.HTTPSecret, true, nil
 }
 

@@ -150,6 +150,7 @@ func New(core *store.Store) *Set {
 	pay := money.New(core, partner)
 	survey := surveys.New(core)
 	library := content.New(core)
+	metric := metrics.New(core)
 	core.AddTenantSetup(deals.SetUpTenant)
 	set := &Set{
 		Store:          core,
@@ -163,7 +164,7 @@ func New(core *store.Store) *Set {
 		Identity:       identity.New(core),
 		Idempotency:    idempotency.New(core),
 		Mail:           mail.New(core),
-		Metrics:        metrics.New(core),
+		Metrics:        metric,
 		Money:          pay,
 		Onboarding:     onboarding.New(core, deal, customer, partner),
 		Partners:       partner,
@@ -172,7 +173,7 @@ func New(core *store.Store) *Set {
 		Webhooks:       webhooks.New(core),
 		Branding:       branding.New(core),
 		Domains:        domains.New(core),
-		Health:         health.New(core),
+		Health:         health.New(core, metric),
 	}
 	core.AddListeners(set.Webhooks, set.Money, set.Playbooks, set.Deals, set.Desk, set.Agreements, set.Surveys, set.Certifications)
 	return set

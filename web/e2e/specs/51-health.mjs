@@ -1,11 +1,13 @@
 // Partner health. The demo tenant has a health model; the operator opens Health, sees the model in
-// the editor, a tier name the server refuses is shown beside its field and nothing is saved; Score
+// the editor, a tier name the server refuses is shown beside its field and nothing is saved; a
+// component over one of the tenant's metrics, chosen from a list of them, is added and saved; Score
 // now starts a run (a second one while it runs is shown as a notice), the partners appear with their
 // tiers, filtered by tier; a partner's page shows its tier, score and the explanation of every
-// component, whose contributions add up to the score, and its history. Both pages pass axe.
+// component (the metric's by its name), whose contributions add up to the score, and its history.
+// Both pages pass axe. The demo model is put back at the end.
 import { unique } from '../lib.mjs';
 
-export const title = 'partner health: the model editor and its 422, score now, partners by tier, the explanation';
+export const title = 'partner health: the model editor and its 422, a metric component, score now, partners by tier, the explanation';
 
 async function until(what, fn, ms = 60_000) {
   const end = Date.now() + ms;
@@ -45,6 +47,27 @@ export default async function (t) {
     t.check((await t.call(ownerToken, 'GET', '/api/health/model')).version === before.version, 'a refused model is not saved');
     await page.reload();
     await page.getByLabel('Tier 1 name').waitFor();
+
+    // A component over one of the tenant's metrics, picked from the list of metrics.
+    const metric = await t.call(ownerToken, 'POST', '/api/metrics', { name: unique('Invoiced'), kind: 'sum', eventType: 'invoice.paid', field: 'amount', unit: 'money', currency: 'EUR' });
+    await page.reload();
+    await page.getByLabel('Tier 1 name').waitFor();
+    await page.getByRole('button', { name: 'Add component' }).click();
+    const k = before.components.length + 1;
+    await page.getByLabel(`Component ${k} source`, { exact: true }).selectOption('metric');
+    const metricSelect = page.getByLabel(`Component ${k} metric`, { exact: true });
+    await metricSelect.locator(`option[value="${metric.id}"]`).waitFor({ state: 'attached' });
+    await metricSelect.selectOption(metric.id);
+    await page.getByLabel(`Component ${k} zero at`, { exact: true }).fill('0');
+    await page.getByLabel(`Component ${k} full at`, { exact: true }).fill('100000');
+    t.check(/minor units of EUR/.test(await page.getByRole('listitem', { name: `Component ${k}` }).textContent()), 'the thresholds of a money metric are in minor units of its currency');
+    await page.getByRole('button', { name: 'Save model' }).click();
+    await page.getByText(/Health model saved/).waitFor();
+    const withMetric = await t.call(ownerToken, 'GET', '/api/health/model');
+    const added = withMetric.components[k - 1];
+    t.check(withMetric.version === before.version + 1 && added?.source === 'metric' && added?.metricId === metric.id && added?.windowDays === 90 && added?.zeroAt === 0,
+      `the metric component is saved (${JSON.stringify(added)})`);
+    await t.axe(page, '[console] health, metric component');
 
     // Score now; the partners appear with their tiers.
     await page.getByRole('button', { name: 'Score now' }).click();
@@ -87,7 +110,9 @@ export default async function (t) {
     const explanation = card.getByRole('table', { name: 'Health explanation' });
     await explanation.waitFor();
     const rows = await explanation.locator('tbody tr').count();
-    t.check(rows === before.components.length, `the explanation lists every component (${rows})`);
+    t.check(rows === withMetric.components.length, `the explanation lists every component (${rows})`);
+    await explanation.getByRole('cell', { name: metric.name }).waitFor();
+    t.check(true, 'the explanation names the metric of the metric component');
     t.check((await card.getByLabel('Health score').textContent()) === `${scored.score.toFixed(1)} / 100`, 'the card shows the partner\'s score');
     await card.getByText(scored.tier.replaceAll('_', ' '), { exact: true }).first().waitFor();
     const contributions = await explanation.locator('tbody tr').evaluateAll((trs) => trs.map((r) => Number(r.children[5]?.textContent ?? 'NaN')));
@@ -96,6 +121,7 @@ export default async function (t) {
     await card.getByRole('table', { name: 'Health history' }).locator('tbody tr').first().waitFor();
     await t.shot(page, 'health-partner');
     await t.axe(page, '[console] partner with health');
+    await t.call(ownerToken, 'PUT', '/api/health/model', { components: before.components, tiers: before.tiers, hour: before.hour });
   } finally {
     await op.context.close();
   }

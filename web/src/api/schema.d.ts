@@ -1539,7 +1539,7 @@ export interface paths {
         get: operations["get-health-model"];
         /**
          * Set the partner health model
-         * @description Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named.
+         * @description Replaces the model as its next version; scores made before keep the version that made them. Validated as a whole: every problem is named. A `metric` component names one of the tenant's metrics (`metricId`, 422 otherwise) and scores it as its compute answers for the partner over the window.
          */
         put: operations["put-health-model"];
         post?: never;
@@ -1854,6 +1854,306 @@ export interface paths {
         /** Get an outgoing email message with its text and HTML bodies */
         get: operations["get-mail-message"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List claims
+         * @description Oldest first; finance's review queue with status=submitted or awaiting_second_approval. Partners see only their own.
+         */
+        get: operations["list-mdf-claims"];
+        put?: never;
+        /**
+         * Claim what an activity cost
+         * @description Against an approved request of the caller's (partners: their own), at most what the request has left after its approved and waiting claims (409 MDF_CLAIM_EXCEEDS_REQUEST), (another's request is 404 MDF_REQUEST_NOT_FOUND), with the results: leads and the partner's own deal registrations it influenced (422 DEAL_NOT_FOUND for any other), and proof links; proof files are uploaded after. Audited; emits mdf.claim_submitted.
+         */
+        post: operations["submit-mdf-claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a claim with its deals and proofs
+         * @description Partners see only their own.
+         */
+        get: operations["get-mdf-claim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a claim and reimburse it
+         * @description Finance only, never whoever filed the claim (403 FOUR_EYES). A claim above the tenant's four-eyes amount needs two different approvers: the first approval leaves it awaiting_second_approval. The final approval needs proof (409 MDF_PROOF_REQUIRED), spends the amount from the request and fund (never beyond what the request committed: 409 MDF_CLAIM_EXCEEDS_REQUEST) and reimburses it into the partner's MDF balance in the ledger, withdrawn with account=mdf. Audited; emits mdf.claim_first_approved or mdf.claim_approved.
+         */
+        post: operations["approve-mdf-claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/proofs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a proof file of a claim
+         * @description The request body is the file's bytes: a PDF, PNG or JPEG (told from the bytes, else 415) of at most 10 MiB (413), at most 20 per claim, while the claim waits for its decision (409 MDF_CLAIM_DECIDED). Partners upload to their own claims. Audited; emits mdf.claim_proof_added.
+         */
+        put: operations["upload-mdf-proof"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/proofs/{proofId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a proof file of a claim
+         * @description Partners download only their own claims' proofs.
+         */
+        get: operations["download-mdf-proof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/claims/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a claim
+         * @description Finance only, with the reason the partner reads. Audited; emits mdf.claim_rejected.
+         */
+        post: operations["reject-mdf-claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List market development funds
+         * @description Oldest first, each with its influenced won revenue and ROI. Partners see their own funds and their level's.
+         */
+        get: operations["list-mdf-funds"];
+        put?: never;
+        /**
+         * Allocate a market development fund
+         * @description Operators only: a fund for one partner or for every partner of a level, in one currency, over a period, until it expires; at expiry what no approved request committed is released. Audited; emits mdf.fund_allocated.
+         */
+        post: operations["create-mdf-fund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/funds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a market development fund with its ROI
+         * @description Partners see their own funds and their level's.
+         */
+        get: operations["get-mdf-fund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List fund requests
+         * @description Oldest first; the operators' queue with status=submitted. Partners see only their own.
+         */
+        get: operations["list-mdf-requests"];
+        put?: never;
+        /**
+         * Request part of a fund
+         * @description For an activity with planned dates, a budget and the pipeline it should create. Partners request for themselves from their own or their level's fund (422 MDF_FUND_NOT_FOUND for any other); a budget above what the fund has left to commit is 409 MDF_FUND_EXHAUSTED, an expired fund 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_submitted.
+         */
+        post: operations["submit-mdf-request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a fund request
+         * @description Partners see only their own.
+         */
+        get: operations["get-mdf-request"];
+        /**
+         * Change a request and submit it again
+         * @description Only a request an operator asked changes of (otherwise 409 ILLEGAL_MDF_REQUEST_TRANSITION). Audited; emits mdf.request_submitted.
+         */
+        put: operations["resubmit-mdf-request"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a fund request
+         * @description Operators only: commits the whole budget or a lesser amount of the fund. Beyond what the fund has left is 409 MDF_FUND_EXHAUSTED, checked under the fund's lock so concurrent approvals never overcommit; an expired fund is 409 MDF_FUND_EXPIRED. Audited; emits mdf.request_approved.
+         */
+        post: operations["approve-mdf-request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a fund request
+         * @description Operators only, with the reason the partner reads. Audited; emits mdf.request_rejected.
+         */
+        post: operations["reject-mdf-request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/requests/{id}/request-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for changes to a fund request
+         * @description Operators only: the partner changes the request and submits it again. Audited; emits mdf.request_changes_requested.
+         */
+        post: operations["request-mdf-changes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mdf/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the MDF settings
+         * @description Finance only: the claim amount above which two approvers are needed.
+         */
+        get: operations["get-mdf-settings"];
+        /**
+         * Replace the MDF settings
+         * @description Finance only. Audited.
+         */
+        put: operations["update-mdf-settings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2207,6 +2507,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/payout-batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the daily payout batches
+         * @description Operators only: one batch per provider per day while the tenant batches payouts.
+         */
+        get: operations["list-payout-batches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payout-methods": {
         parameters: {
             query?: never;
@@ -2225,6 +2545,26 @@ export interface paths {
          * @description The details are sealed at rest and never shown again; responses carry a masked hint. Partners add their own; operators name the partner.
          */
         post: operations["add-payout-method"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payout-methods/stripe-onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start or resume a partner's Stripe Connect onboarding
+         * @description Creates the partner's Express connected account and its stripe payout method unless it has one, and answers Stripe's onboarding link for it. Needs the tenant's Stripe secret key (409 PAYOUT_RAIL_NOT_CONFIGURED). Partners onboard themselves; operators name the partner.
+         */
+        post: operations["onboard-stripe-account"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2270,6 +2610,26 @@ export interface paths {
          */
         put: operations["update-payout-settings"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payout-webhooks/stripe/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Stripe's webhook for a tenant
+         * @description Public: Stripe calls it, and it is verified with the tenant's webhook signing secret by stripe-go's own signature check (400 STRIPE_SIGNATURE_INVALID otherwise). transfer.created settles a pending stripe payout as paid, transfer.reversed fails one still pending with Stripe's word; other events are acknowledged and ignored.
+         */
+        post: operations["receive-stripe-webhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2778,6 +3138,30 @@ export interface paths {
         post?: never;
         /** Remove the tenant's logo or favicon */
         delete: operations["delete-brand-image"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/cors-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The origins allowed to call the API from a browser
+         * @description Besides the tenant's verified custom domains, which are always allowed.
+         */
+        get: operations["get-cors-origins"];
+        /**
+         * Replace the origins allowed to call the API from a browser
+         * @description At most 20 origins, each scheme, host and port only (`https://www.acme.com`, `https://app.acme.com:8443`): https, or http for localhost, 127.0.0.1 and [::1] only; no path, wildcard or `null`. A browser on a listed origin may call the API with credentials; a removed origin is refused at once in this process and within a minute in the others. Audited.
+         */
+        put: operations["set-cors-origins"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3835,12 +4219,12 @@ export interface components {
             body: string;
         };
         AddPayoutMethodInputBody: {
-            /** @description The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email. Stored sealed and never shown again. */
+            /** @description The method's fields, at most 200 characters each: bank needs iban (or accountNumber), e.g. {"iban":"…","bic":"…","accountHolder":"…"}; paypal needs email; stripe needs accountId (a Stripe connected account, acct_…; POST /api/payout-methods/stripe-onboarding makes one); wise needs recipientId (a Wise recipient account) or iban and accountHolder. Stored sealed and never shown again. */
             details: {
                 [key: string]: string;
             };
             /** @enum {string} */
-            kind: "bank" | "paypal" | "other";
+            kind: "bank" | "paypal" | "stripe" | "wise" | "other";
             /** @description A name the partner recognises, e.g. Main account */
             label?: string;
             /** @description Operators add for this partner; partners always add for themselves */
@@ -4037,6 +4421,13 @@ export interface components {
             /** @description Make this operator user responsible for the deal */
             ownerUserId?: string;
         };
+        ApproveMDFRequestInputBody: {
+            /**
+             * Format: int64
+             * @description The amount to commit, at most the budget; omitted or 0: the whole budget
+             */
+            amount?: number;
+        };
         ApprovedApplicationOutputBody: {
             answers: {
                 [key: string]: string;
@@ -4098,6 +4489,26 @@ export interface components {
             held: number;
             /**
              * Format: int64
+             * @description Reimbursed MDF claims free to withdraw (with account=mdf)
+             */
+            mdfAvailable: number;
+            /**
+             * Format: int64
+             * @description Held by MDF withdrawals awaiting approval or payout
+             */
+            mdfHeld: number;
+            /**
+             * Format: int64
+             * @description MDF reimbursements paid out
+             */
+            mdfPaid: number;
+            /**
+             * Format: int64
+             * @description Every MDF claim ever reimbursed
+             */
+            mdfReimbursed: number;
+            /**
+             * Format: int64
              * @description Paid out
              */
             paid: number;
@@ -4156,6 +4567,10 @@ export interface components {
             end: string;
             /** @example 09:00 */
             start: string;
+        };
+        CORSOrigins: {
+            /** @description Each scheme://host[:port], sorted */
+            origins: string[];
         };
         CSSVariable: {
             /**
@@ -4509,6 +4924,29 @@ export interface components {
             rank: number;
             requirements?: components["schemas"]["LevelRequirements"];
         };
+        CreateMDFFundInputBody: {
+            /**
+             * Format: int64
+             * @description The allocation in minor units
+             */
+            amount: number;
+            /** @example EUR */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description When what no approved request committed is released
+             */
+            expiresAt: string;
+            /** @description The level whose partners (by their current level) draw on the fund; or name a partner */
+            level?: string;
+            name?: string;
+            /** @description The partner the fund is for; or name a level */
+            partnerId?: string;
+            /** Format: date */
+            periodEnd: string;
+            /** Format: date */
+            periodStart: string;
+        };
         CreateMachineKeyInputBody: {
             /**
              * Format: date-time
@@ -4845,11 +5283,13 @@ export interface components {
             fullAt: number;
             /** @description A name to show; the source when empty */
             label?: string;
+            /** @description The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere */
+            metricId?: string;
             /**
              * @description What the component measures
              * @enum {string}
              */
-            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in";
+            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in" | "metric";
             /**
              * Format: int64
              * @description Its share of the total, relative to the other components'
@@ -4881,6 +5321,24 @@ export interface components {
             fullAt: number;
             /** @description A name to show; the source when empty */
             label?: string;
+            /** @description ISO 4217 currency of a money metric */
+            metricCurrency?: string;
+            /** @description The metric no longer existed when scored: the component had no value */
+            metricDeleted?: boolean;
+            /** @description The tenant's metric that a metric component computes per partner over the window; required there, empty elsewhere */
+            metricId?: string;
+            /**
+             * @description The metric's kind
+             * @enum {string}
+             */
+            metricKind?: "count" | "sum" | "unique" | "csat" | "nps";
+            /** @description The name of the component's metric when it was scored */
+            metricName?: string;
+            /**
+             * @description What the metric's numbers are; money values are minor units of metricCurrency
+             * @enum {string}
+             */
+            metricUnit?: "count" | "money" | "score";
             /**
              * Format: double
              * @description The value normalised between zeroAt and fullAt, 0 to 100
@@ -4890,7 +5348,7 @@ export interface components {
              * @description What the component measures
              * @enum {string}
              */
-            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in";
+            source: "won_revenue" | "won_deals" | "nps" | "csat" | "open_tickets" | "sla_breaches" | "onboarding_completion" | "days_since_last_sign_in" | "metric";
             /**
              * Format: int64
              * @description The raw value: a count, minor units, a percentage, an NPS or days; absent without data
@@ -5045,7 +5503,7 @@ export interface components {
         };
         LedgerEntry: {
             /** @enum {string} */
-            account: "earned" | "pending" | "available" | "held" | "paid";
+            account: "earned" | "pending" | "available" | "held" | "paid" | "mdf_reimbursed" | "mdf_available" | "mdf_held" | "mdf_paid";
             /**
              * Format: int64
              * @description Signed, in minor units of currency
@@ -5057,7 +5515,7 @@ export interface components {
             currency: string;
             id: string;
             /** @enum {string} */
-            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout";
+            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout" | "mdf_reimbursement";
             /** @description The balanced movement the entry belongs to; its entries sum to zero */
             movementId: string;
             partnerId: string;
@@ -5065,7 +5523,7 @@ export interface components {
             reversesEntryId?: string;
             sourceId: string;
             /** @enum {string} */
-            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment";
+            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment" | "mdf_claim";
         };
         LedgerMovement: {
             /** Format: date-time */
@@ -5075,12 +5533,12 @@ export interface components {
             entries: components["schemas"]["LedgerEntry"][];
             id: string;
             /** @enum {string} */
-            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout";
+            kind: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout" | "mdf_reimbursement";
             partnerId: string;
             reason?: string;
             sourceId: string;
             /** @enum {string} */
-            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment";
+            sourceType: "event" | "accrual" | "withdrawal" | "payout" | "adjustment" | "mdf_claim";
         };
         Level: {
             benefits?: string;
@@ -5281,6 +5739,21 @@ export interface components {
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
+        ListBodyMDFClaim: {
+            data: components["schemas"]["MDFClaim"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyMDFFund: {
+            data: components["schemas"]["MDFFund"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyMDFRequest: {
+            data: components["schemas"]["MDFRequest"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
         ListBodyMachineKey: {
             data: components["schemas"]["MachineKey"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
@@ -5303,6 +5776,11 @@ export interface components {
         };
         ListBodyPartnerHealth: {
             data: components["schemas"]["PartnerHealth"][];
+            /** @description Pass as cursor for the next page; empty on the last page. */
+            nextCursor: string;
+        };
+        ListBodyPayoutBatch: {
+            data: components["schemas"]["PayoutBatch"][];
             /** @description Pass as cursor for the next page; empty on the last page. */
             nextCursor: string;
         };
@@ -5416,6 +5894,202 @@ export interface components {
             password: string;
             /** @description Tenant slug, needed when the email belongs to several tenants */
             tenant?: string;
+        };
+        MDFClaim: {
+            /**
+             * Format: int64
+             * @description In minor units
+             */
+            amount: number;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            /** @description The partner's deal registrations the activity influenced */
+            dealIds: string[];
+            description?: string;
+            /** @description The first of two approvers of a claim above the tenant's four-eyes amount */
+            firstApprovedBy?: string;
+            fundId: string;
+            id: string;
+            /** Format: int64 */
+            leads: number;
+            /** @description Proof links */
+            links: string[];
+            /** @description The ledger movement that reimbursed it into the partner's MDF balance */
+            movementId?: string;
+            partnerId: string;
+            /** @description Proof files */
+            proofs: components["schemas"]["MDFProof"][];
+            reason?: string;
+            requestId: string;
+            /** Format: date-time */
+            reviewedAt?: string;
+            reviewedBy?: string;
+            /** @enum {string} */
+            status: "submitted" | "awaiting_second_approval" | "approved" | "rejected";
+            submittedBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        MDFFund: {
+            /**
+             * Format: int64
+             * @description In minor units
+             */
+            allocated: number;
+            /**
+             * Format: int64
+             * @description Approved requests, in minor units; never more than allocated
+             */
+            committed: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string;
+            currency: string;
+            /** Format: date-time */
+            expiredAt?: string;
+            /** Format: date-time */
+            expiresAt: string;
+            id: string;
+            /**
+             * Format: int64
+             * @description The won revenue, in the fund's currency and minor units, of the deals its approved claims influenced (each deal once; deals in other currencies are left out)
+             */
+            influencedRevenue: number;
+            /** @description The level whose partners draw on the fund */
+            level?: string;
+            name: string;
+            /** @description The partner the fund is for */
+            partnerId?: string;
+            /** Format: date */
+            periodEnd: string;
+            /** Format: date */
+            periodStart: string;
+            /**
+             * Format: int64
+             * @description What expiry gave back, in minor units
+             */
+            released: number;
+            /**
+             * Format: int64
+             * @description Influenced won revenue ÷ spend in basis points (10000 = 1×), rounded half away from zero; absent while nothing is spent
+             */
+            roiBps?: number;
+            /**
+             * Format: int64
+             * @description Approved claims, in minor units; never more than committed
+             */
+            spent: number;
+            /** @enum {string} */
+            status: "open" | "expired";
+            /**
+             * Format: int64
+             * @description What requests can still be approved for, in minor units (0 once expired)
+             */
+            uncommitted: number;
+        };
+        MDFProof: {
+            /** @description Told from the file's bytes */
+            contentType: string;
+            /** Format: date-time */
+            createdAt: string;
+            fileName: string;
+            id: string;
+            sha256: string;
+            /**
+             * Format: int64
+             * @description In bytes
+             */
+            size: number;
+            uploadedBy: string;
+        };
+        MDFReasonInputBody: {
+            reason: string;
+        };
+        MDFRequest: {
+            activity: string;
+            /**
+             * Format: int64
+             * @description Committed by the approval (the budget or less), in minor units
+             */
+            approved: number;
+            /**
+             * Format: int64
+             * @description Asked for, in minor units
+             */
+            budget: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The fund's */
+            currency: string;
+            description?: string;
+            /**
+             * Format: int64
+             * @description In minor units
+             */
+            expectedPipeline: number;
+            fundId: string;
+            id: string;
+            partnerId: string;
+            /** Format: date */
+            plannedEnd: string;
+            /** Format: date */
+            plannedStart: string;
+            /** @description Why it was rejected, or the changes asked for */
+            reason?: string;
+            /** Format: date-time */
+            reviewedAt?: string;
+            reviewedBy?: string;
+            /**
+             * Format: int64
+             * @description Approved claims, in minor units
+             */
+            spent: number;
+            /** @enum {string} */
+            status: "submitted" | "changes_requested" | "approved" | "rejected" | "expired";
+            /** Format: date-time */
+            submittedAt: string;
+            submittedBy: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        MDFRequestBody: {
+            activity: string;
+            /**
+             * Format: int64
+             * @description In minor units of the fund's currency
+             */
+            budget: number;
+            description?: string;
+            /**
+             * Format: int64
+             * @description The pipeline the activity should create, in minor units
+             */
+            expectedPipeline?: number;
+            /** @description The fund to draw on (required when submitting) */
+            fundId?: string;
+            /** @description Operators request for this partner; partners always for themselves */
+            partnerId?: string;
+            /** Format: date */
+            plannedEnd: string;
+            /** Format: date */
+            plannedStart: string;
+        };
+        MDFSettings: {
+            /**
+             * Format: int64
+             * @description Claims above this amount (minor units, any currency) need two different approvers; absent: one approver
+             */
+            fourEyesAbove?: number;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        MDFSettingsInputBody: {
+            /**
+             * Format: int64
+             * @description Claims above this amount need two different approvers; omit it for one approver
+             */
+            fourEyesAbove?: number;
         };
         MachineKey: {
             /** Format: date-time */
@@ -5757,11 +6431,31 @@ export interface components {
             failure?: string;
             id: string;
             /** @enum {string} */
-            provider: "manual" | "http";
+            provider: "manual" | "http" | "stripe" | "paypal" | "wise";
             /** @description The payment reference of a paid payout */
             reference?: string;
             /** @enum {string} */
             status: "pending" | "paid" | "failed";
+        };
+        PayoutBatch: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The UTC date the batch pays
+             * @example 2026-11-28
+             */
+            day: string;
+            id: string;
+            /** Format: int64 */
+            payouts: number;
+            /** @enum {string} */
+            provider: "stripe" | "paypal" | "wise";
+            /** @description The provider's id of the batch (PayPal's payout_batch_id) */
+            reference?: string;
+            /** @enum {string} */
+            status: "open" | "settled";
+            /** Format: date-time */
+            updatedAt: string;
         };
         PayoutMethod: {
             /** Format: date-time */
@@ -5769,7 +6463,7 @@ export interface components {
             createdBy?: string;
             id: string;
             /** @enum {string} */
-            kind: "bank" | "paypal" | "other";
+            kind: "bank" | "paypal" | "stripe" | "wise" | "other";
             label?: string;
             /**
              * @description A hint to recognise the method, e.g. IBAN ••••1234; the details themselves are never shown
@@ -5779,6 +6473,8 @@ export interface components {
             partnerId: string;
         };
         PayoutSettings: {
+            /** @description Whether the rails' payouts wait for one batch per provider per day */
+            batchDaily: boolean;
             /**
              * Format: int64
              * @description Days a manual payout waits for confirmation before it fails
@@ -5797,15 +6493,29 @@ export interface components {
             minimums: {
                 [key: string]: number;
             };
+            /** @description The PayPal REST app's client id (paypal methods are paid through PayPal Payouts once the secret is set too) */
+            paypalClientId?: string;
+            paypalSecretSet: boolean;
             /**
              * @description manual: finance confirms each payout with a bank reference; http: a signed POST to httpUrl pays it
              * @enum {string}
              */
             provider: "manual" | "http";
+            /** @description Whether a Stripe secret key is stored (stripe methods are paid by Connect transfers) */
+            stripeSecretKeySet: boolean;
+            /** @description The path of the tenant's Stripe webhook endpoint, to register at Stripe (events transfer.created and transfer.reversed) */
+            stripeWebhookPath: string;
+            /** @description Whether the signing secret of Stripe's webhook endpoint is stored */
+            stripeWebhookSecretSet: boolean;
             /** Format: date-time */
             updatedAt?: string;
+            /** @description The Wise business profile that pays */
+            wiseProfileId?: string;
+            wiseTokenSet: boolean;
         };
         PayoutSettingsInputBody: {
+            /** @description Gather the rails' payouts into one batch per provider per day (PayPal: one batch payout; Stripe and Wise: one transfer per payout, grouped); omit to keep */
+            batchDaily?: boolean;
             /**
              * Format: int64
              * @description Days a manual payout waits for confirmation before it fails
@@ -5825,8 +6535,20 @@ export interface components {
             minimums?: {
                 [key: string]: number;
             };
+            /** @description The PayPal REST app's client id; omit to keep, empty to remove */
+            paypalClientId?: string;
+            /** @description The PayPal REST app's secret; omit to keep, empty to remove */
+            paypalSecret?: string;
             /** @enum {string} */
             provider: "manual" | "http";
+            /** @description A Stripe secret or restricted key (sk_… or rk_…) with Connect transfers and accounts; omit to keep, empty to remove */
+            stripeSecretKey?: string;
+            /** @description The signing secret of the tenant's Stripe webhook endpoint (whsec_…); omit to keep, empty to remove */
+            stripeWebhookSecret?: string;
+            /** @description The Wise business profile id that pays; omit to keep, empty to remove */
+            wiseProfileId?: string;
+            /** @description A Wise API token of that profile; omit to keep, empty to remove */
+            wiseToken?: string;
         };
         PendingAgreement: {
             agreementId: string;
@@ -6618,6 +7340,11 @@ export interface components {
         };
         RequestWithdrawalInputBody: {
             /**
+             * @description What to draw on: the commission balance (the default) or the MDF balance of reimbursed claims; never both
+             * @enum {string}
+             */
+            account?: "commission" | "mdf";
+            /**
              * Format: int64
              * @description In minor units; at most the available balance and at least the tenant's minimum
              */
@@ -6785,6 +7512,15 @@ export interface components {
              */
             versionId?: string;
         };
+        SetCORSOriginsInputBody: {
+            /**
+             * @description The whole list; an empty list removes every origin
+             * @example [
+             *       "https://www.acme.com"
+             *     ]
+             */
+            origins: string[];
+        };
         SetPasswordInputBody: {
             /** @description At least 12 characters */
             password: string;
@@ -6915,6 +7651,34 @@ export interface components {
             /** Format: date-time */
             to: string;
         };
+        StripeOnboarding: {
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The partner's stripe payout method (made with the connected account if the partner had none) */
+            method: components["schemas"]["PayoutMethod"];
+            /** @description Stripe's onboarding page for the partner, valid for a few minutes */
+            url: string;
+        };
+        StripeOnboardingInputBody: {
+            /** @description ISO 3166-1 alpha-2 country of a new connected account */
+            country?: string;
+            /**
+             * Format: email
+             * @description The email Stripe prefills for a new connected account
+             */
+            email?: string;
+            /** @description Operators onboard this partner; partners always onboard themselves */
+            partnerId?: string;
+            /** @description Where Stripe sends the partner when the link expired (an absolute http(s) URL, usually the portal's payout page) */
+            refreshUrl: string;
+            /** @description Where Stripe sends the partner after onboarding */
+            returnUrl: string;
+        };
+        StripeWebhookOutputBody: {
+            received: boolean;
+            /** @description Whether the event settled one of the tenant's payouts */
+            settled: boolean;
+        };
         SubmitApplicationInputBody: {
             /** @description Answers by question key, at most 4000 characters each */
             answers?: {
@@ -6928,6 +7692,24 @@ export interface components {
             partnerType: "reseller" | "franchise" | "campus" | "broker" | "agency" | "distributor" | "other";
             /** @description Leave empty */
             website?: string;
+        };
+        SubmitMDFClaimInputBody: {
+            /**
+             * Format: int64
+             * @description What the activity cost, in minor units of the request's currency
+             */
+            amount: number;
+            /** @description Deal registrations of the partner the activity influenced */
+            dealIds?: string[] | null;
+            description?: string;
+            /**
+             * Format: int64
+             * @description Leads the activity brought
+             */
+            leads?: number;
+            /** @description Proof links: absolute http or https URLs */
+            links?: string[] | null;
+            requestId: string;
         };
         SubmitQuizAttemptInputBody: {
             /** @description One per question at most; a question left out is wrong */
@@ -7668,6 +8450,11 @@ export interface components {
             detail: string;
         };
         Withdrawal: {
+            /**
+             * @description What it draws on: the commission balance or the MDF balance
+             * @enum {string}
+             */
+            account: "commission" | "mdf";
             /**
              * Format: int64
              * @description In minor units of currency
@@ -17412,9 +18199,9 @@ export interface operations {
                 cursor?: string;
                 partnerId?: string;
                 currency?: string;
-                account?: "earned" | "pending" | "available" | "held" | "paid";
-                kind?: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout";
-                sourceType?: "event" | "accrual" | "withdrawal" | "payout" | "adjustment";
+                account?: "earned" | "pending" | "available" | "held" | "paid" | "mdf_reimbursed" | "mdf_available" | "mdf_held" | "mdf_paid";
+                kind?: "accrual" | "release" | "clawback" | "adjustment" | "withdrawal_hold" | "withdrawal_release" | "payout" | "mdf_reimbursement";
+                sourceType?: "event" | "accrual" | "withdrawal" | "payout" | "adjustment" | "mdf_claim";
                 sourceId?: string;
                 /** @description Booked at or after (RFC 3339) */
                 from?: string;
@@ -18343,6 +19130,1728 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-mdf-claims": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                fundId?: string;
+                requestId?: string;
+                partnerId?: string;
+                status?: "submitted" | "awaiting_second_approval" | "approved" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyMDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "submit-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 380000,
+                 *       "dealIds": [
+                 *         "01936f3e-3c4d-7e5f-8a6b-7c8d9e0f1a2b"
+                 *       ],
+                 *       "description": "Venue and catering invoices",
+                 *       "leads": 42,
+                 *       "links": [
+                 *         "https://example.com/webinar-recording"
+                 *       ],
+                 *       "requestId": "01936f3d-2b3c-7d4e-9f5a-6b7c8d9e0f1a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubmitMDFClaimInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "approve-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "upload-mdf-proof": {
+        parameters: {
+            query: {
+                /** @description The file's name, without a path */
+                name: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The proof file's bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "download-mdf-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                proofId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reject-mdf-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The invoices are for an event outside the approved dates."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFClaim"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-mdf-funds": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                partnerId?: string;
+                level?: string;
+                status?: "open" | "expired";
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyMDFFund"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "create-mdf-fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 2500000,
+                 *       "currency": "EUR",
+                 *       "expiresAt": "2027-04-30T23:59:59Z",
+                 *       "name": "Q1 2027 co-marketing",
+                 *       "partnerId": "01936f3a-5b2c-7e41-8d9a-4c2b7e1f6a30",
+                 *       "periodEnd": "2027-03-31",
+                 *       "periodStart": "2027-01-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateMDFFundInputBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFFund"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-fund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFFund"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "list-mdf-requests": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+                fundId?: string;
+                partnerId?: string;
+                status?: "submitted" | "changes_requested" | "approved" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyMDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "submit-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "activity": "Joint webinar series",
+                 *       "budget": 500000,
+                 *       "description": "Three webinars for manufacturing prospects",
+                 *       "expectedPipeline": 8000000,
+                 *       "fundId": "01936f3c-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                 *       "plannedEnd": "2027-02-28",
+                 *       "plannedStart": "2027-02-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "resubmit-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "activity": "Joint webinars on 3, 10 and 17 February",
+                 *       "budget": 450000,
+                 *       "expectedPipeline": 8000000,
+                 *       "plannedEnd": "2027-02-17",
+                 *       "plannedStart": "2027-02-03"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFRequestBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "approve-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 400000
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveMDFRequestInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reject-mdf-request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The activity falls outside the fund's period."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "request-mdf-changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Name the webinar dates and the expected attendance."
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFReasonInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFRequest"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-mdf-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFSettings"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "update-mdf-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fourEyesAbove": 1000000
+                 *     }
+                 */
+                "application/json": components["schemas"]["MDFSettingsInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MDFSettings"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20617,6 +23126,76 @@ export interface operations {
             };
         };
     };
+    "list-payout-batches": {
+        parameters: {
+            query?: {
+                /** @description Rows per page, 1 to 100; larger values are clamped to 100, negative ones are refused. */
+                limit?: number;
+                /** @description The nextCursor of the previous page; opaque. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBodyPayoutBatch"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "list-payout-methods": {
         parameters: {
             query?: {
@@ -20741,6 +23320,118 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "onboard-stripe-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "country": "DE",
+                 *       "refreshUrl": "https://partners.example.com/portal/payouts",
+                 *       "returnUrl": "https://partners.example.com/portal/payouts?onboarded=1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StripeOnboardingInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeOnboarding"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21026,6 +23717,121 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "receive-stripe-webhook": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Stripe's signature of the body */
+                "Stripe-Signature"?: string;
+            };
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "object": {
+                 *           "amount": 25000,
+                 *           "currency": "eur",
+                 *           "destination": "acct_1QJ0",
+                 *           "id": "tr_1QJ0",
+                 *           "metadata": {
+                 *             "payout_id": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3d",
+                 *             "withdrawal_id": "01936f3b-4e5f-7a6b-9c7d-8e9f0a1b2c3e"
+                 *           },
+                 *           "object": "transfer"
+                 *         }
+                 *       },
+                 *       "id": "evt_1QJ0",
+                 *       "object": "event",
+                 *       "type": "transfer.created"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookOutputBody"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23894,6 +26700,148 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-cors-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CORSOrigins"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "set-cors-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "origins": [
+                 *         "https://www.acme.com",
+                 *         "http://localhost:3000"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetCORSOriginsInputBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CORSOrigins"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29111,6 +32059,7 @@ export interface operations {
                 partnerId?: string;
                 status?: "requested" | "approved" | "rejected" | "cancelled" | "paid" | "failed";
                 currency?: string;
+                account?: "commission" | "mdf";
             };
             header?: never;
             path?: never;

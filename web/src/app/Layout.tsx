@@ -9,6 +9,7 @@ import { api, session } from '../api/client';
 import { can, faceOf, useMe } from '../auth/me';
 import { AgreementGate } from '../ui/AgreementGate';
 import { ErrorAlert } from '../ui/ErrorAlert';
+import { useBrand } from '../brand';
 import { Busy } from './Busy';
 import { pages } from './pages';
 
@@ -21,6 +22,7 @@ export default function Layout() {
   const [opened, { toggle, close }] = useDisclosure();
   const { setColorScheme } = useMantineColorScheme();
   const scheme = useComputedColorScheme('light');
+  const brand = useBrand();
 
   const signOut = async () => {
     const refreshToken = session.refreshToken();
@@ -38,12 +40,22 @@ export default function Layout() {
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <Busy />
-      <AppShell.Header px="md">
+      <AppShell.Header px="md" style={brand?.theme.accent ? { borderBottom: `3px solid ${brand.theme.accent}` } : undefined}>
         <Group h="100%" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
-            <Text fw={700} component={Link} to={home} style={{ textDecoration: 'none', color: 'inherit' }}>partnerd</Text>
-            {me.data && <Text size="sm" c="dimmed" visibleFrom="xs">{me.data.tenant.name}{face === 'portal' ? ' · Partner portal' : ''}</Text>}
+            {brand ? (
+              <Group gap="sm" wrap="nowrap" data-testid="brand-logos">
+                <Link to={home} style={{ display: 'flex' }}>
+                  {brand.logo ? <img src={brand.logo.url} alt={`${brand.name}: home`} style={{ height: 32, width: 'auto' }} />
+                    : <Text fw={700} span style={{ color: 'var(--mantine-color-text)' }}>{brand.name}</Text>}
+                </Link>
+                {brand.partnerLogo && <img src={brand.partnerLogo.url} alt="Partner logo" style={{ height: 32, width: 'auto' }} />}
+              </Group>
+            ) : (
+              <Text fw={700} component={Link} to={home} style={{ textDecoration: 'none', color: 'inherit' }}>partnerd</Text>
+            )}
+            {me.data && <Text size="sm" c="dimmed" visibleFrom="xs">{brand ? brand.name : me.data.tenant.name}{face === 'portal' ? ' · Partner portal' : ''}</Text>}
           </Group>
           <Group gap="xs" wrap="nowrap">
             {me.data && <Text size="sm" visibleFrom="sm" data-testid="whoami">{me.data.name ?? me.data.email}</Text>}

@@ -1,8 +1,9 @@
 import { useState, type SubmitEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '@tanstack/react-query';
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Group, Image, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { api, session, unwrap } from '../api/client';
+import { useBrand } from '../brand';
 
 export default function Login() {
   const navigate = useNavigate();
@@ -10,11 +11,13 @@ export default function Login() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [tenant, setTenant] = useState('');
+  // On a tenant's custom domain the host names the tenant: no field for it.
+  const brand = useBrand();
 
   const login = useMutation({
     mutationFn: async () => {
       return unwrap(await api.POST('/api/auth/login', {
-        body: { email, password, ...(tenant ? { tenant } : {}) },
+        body: { email, password, ...(tenant && !brand ? { tenant } : {}) },
       }));
     },
     onSuccess: async (data) => {
@@ -31,9 +34,16 @@ export default function Login() {
 
   return (
     <Center component="main" mih="100vh" p="md">
-      <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit} noValidate={false}>
+      <Paper withBorder shadow="sm" p="xl" w={380} component="form" onSubmit={submit} noValidate={false}
+        style={brand?.theme.accent ? { borderTop: `4px solid ${brand.theme.accent}` } : undefined}>
         <Stack>
-          <Title order={1} size="h2">Sign in to partnerd</Title>
+          {brand && (brand.logo ?? brand.partnerLogo) && (
+            <Group gap="md" wrap="nowrap" data-testid="brand-logos">
+              {brand.logo && <Image src={brand.logo.url} alt={brand.name} h={48} w="auto" fit="contain" />}
+              {brand.partnerLogo && <Image src={brand.partnerLogo.url} alt="Partner logo" h={48} w="auto" fit="contain" />}
+            </Group>
+          )}
+          <Title order={1} size="h2">Sign in to {brand?.name ?? 'partnerd'}</Title>
           {params.get('expired') && !login.isError && (
             <Alert color="yellow" title="Your session ended">Sign in again to carry on where you were.</Alert>
           )}
@@ -44,9 +54,14 @@ export default function Login() {
             value={email} onChange={(e) => { setEmail(e.currentTarget.value); }} />
           <PasswordInput label="Password" autoComplete="current-password" required
             value={password} onChange={(e) => { setPassword(e.currentTarget.value); }} />
-          <TextInput label="Tenant" description="Only if your email belongs to several tenants"
-            value={tenant} onChange={(e) => { setTenant(e.currentTarget.value); }} />
+          {!brand && (
+            <TextInput label="Tenant" description="Only if your email belongs to several tenants"
+              value={tenant} onChange={(e) => { setTenant(e.currentTarget.value); }} />
+          )}
           <Button type="submit" loading={login.isPending}>Sign in</Button>
+          {brand?.supportEmail && (
+            <Text size="sm">Need help? <Anchor href={`mailto:${brand.supportEmail}`}>{brand.supportEmail}</Anchor></Text>
+          )}
         </Stack>
       </Paper>
     </Center>

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
-import { Badge, Button, Code, CopyButton, Group, Modal, Radio, Stack, Text, TextInput, Tooltip } from '@mantine/core';
-import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
+import { Badge, Button, Code, CopyButton, Group, Modal, Paper, Radio, Stack, Text, Textarea, TextInput, Title, Tooltip } from '@mantine/core';
+import { api, ApiError, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { ConfirmButton } from '../../ui/DataConfirm';
 import { notify } from '../../ui/DataNotify';
@@ -133,6 +133,63 @@ function DomainActions({ d }: { d: Domain }) {
   );
 }
 
+/** Which lines of the origins list the API refused, and why. */
+function originErrors(err: unknown, lines: string[]): string | null {
+  if (!(err instanceof ApiError)) return null;
+  const bad = (err.problem.errors ?? []).map((e) => {
+    const i = /\[(\d+)\]/.exec(e.location ?? '')?.[1];
+    return i === undefined ? e.message ?? '' : `${lines[Number(i)] ?? ''}: ${e.message ?? 'invalid'}`;
+  }).filter(Boolean);
+  return bad.length ? bad.join('; ') : err.message;
+}
+
+/** The origins, besides the verified domains, that may call the API from a browser. */
+function AllowedOrigins({ canWrite }: { canWrite: boolean }) {
+  const current = useQuery({
+    queryKey: ['cors-origins'],
+    queryFn: async () => unwrap(await api.GET('/api/settings/cors-origins')),
+  });
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="allowed-origins-title">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="allowed-origins-title">Allowed origins</Title>
+        <Text size="sm" c="dimmed">
+          Your verified domains may always call the API from a browser. List other sites of yours here, one
+          origin a line (https://www.example.com; http only for localhost), at most 20.
+        </Text>
+        <ErrorAlert error={current.error} />
+        {current.data && <OriginsForm key={current.data.origins.join(' ')} initial={current.data.origins} canWrite={canWrite} />}
+      </Stack>
+    </Paper>
+  );
+}
+
+function OriginsForm({ initial, canWrite }: { initial: string[]; canWrite: boolean }) {
+  const queryClient = useQueryClient();
+  const [text, setText] = useState(initial.join('\n'));
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const save = useMutation({
+    mutationFn: async () => unwrap(await api.PUT('/api/settings/cors-origins', { body: { origins: lines } })),
+    onSuccess: (data) => {
+      queryClient.setQueryData(['cors-origins'], data);
+      notify('Allowed origins saved');
+    },
+  });
+  return (
+    <>
+      <Textarea label="Origins" autosize minRows={3} maxRows={12} readOnly={!canWrite}
+        value={text} onChange={(e) => { setText(e.currentTarget.value); }}
+        error={save.isError ? originErrors(save.error, lines) : undefined}
+        placeholder="https://www.example.com" spellCheck={false} />
+      {canWrite && (
+        <Group justify="flex-end">
+          <Button loading={save.isPending} disabled={lines.length > 20} onClick={() => { save.mutate(); }}>Save origins</Button>
+        </Group>
+      )}
+    </>
+  );
+}
+
 /** The tenant's custom domains, their verification and the DNS record each needs. */
 export default function Domains() {
   const canWrite = useCan('domains:write');
@@ -164,6 +221,7 @@ export default function Domains() {
       />
       {canWrite && <AddDomain opened={adding} onClose={() => { setAdding(false); }} onAdded={(d) => { setAdding(false); setAdded(d); }} />}
       <AddedRecord d={added} onClose={() => { setAdded(null); }} />
+      <AllowedOrigins canWrite={canWrite} />
     </Stack>
   );
 }

@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   ActionIcon, Alert, Badge, Button, Card, Group, Loader, NativeSelect, NumberInput, Select, Stack, Text, TextInput, Title,
 } from '@mantine/core';
 import { api, ApiError, fieldErrors, unwrap, type Schemas } from '../../api/client';
-import { sources, tierColor, useHealthModel, windowed } from './healthOptions';
+import { metricUnit, sources, tierColor, useHealthModel, windowed } from './healthOptions';
 import { useCan } from '../../auth/useCan';
 import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
 import { PartnerName } from '../../ui/DataPartnerSelect';
@@ -128,10 +128,22 @@ function ModelForm({ initial, readOnly }: { initial: Model | null; readOnly: boo
   const [components, setComponents] = useState<Component[]>(initial?.components ?? [newComponent()]);
   const [tiers, setTiers] = useState<Tier[]>(initial?.tiers ?? defaultTiers);
   const [hour, setHour] = useState<number | string>(initial?.hour ?? 3);
+  const metrics = useQuery({
+    queryKey: ['metrics', 'all'],
+    queryFn: async () => unwrap(await api.GET('/api/metrics', { params: { query: { limit: 100 } } })).data,
+  });
+  const metricOptions = (chosen: string | undefined) => {
+    const list = (metrics.data ?? []).map((m) => ({ value: m.id, label: m.name }));
+    if (chosen && metrics.data && !list.some((m) => m.value === chosen)) list.unshift({ value: chosen, label: 'Deleted metric' });
+    return [{ value: '', label: metrics.isPending ? 'Loading metrics…' : 'Choose a metric', disabled: true }, ...list];
+  };
   const save = useMutation({
     mutationFn: async () => unwrap(await api.PUT('/api/health/model', {
       body: {
-        components: components.map((c) => ({ ...c, currency: c.source === 'won_revenue' ? c.currency : undefined, windowDays: windowed.includes(c.source) ? c.windowDays : undefined })),
+        components: components.map((c) => ({
+          ...c, currency: c.source === 'won_revenue' ? c.currency : undefined, windowDays: windowed.includes(c.source) ? c.windowDays : undefined,
+          metricId: c.source === 'metric' ? c.metricId : undefined,
+        })),
         tiers, hour: Number(hour),
       },
     })),
@@ -142,7 +154,7 @@ function ModelForm({ initial, readOnly }: { initial: Model | null; readOnly: boo
   const setTier = (i: number, t: Partial<Tier>) => { setTiers((ts) => ts.map((x, j) => (j === i ? { ...x, ...t } : x))); };
   const num = (v: number | string) => (typeof v === 'number' ? v : Number(v) || 0);
   const shown = ['components', 'tiers', 'hour',
-    ...components.flatMap((_, i) => ['source', 'label', 'weight', 'zeroAt', 'fullAt', 'windowDays', 'currency', ''].map((k) => `components[${String(i)}]${k ? '.' + k : ''}`)),
+    ...components.flatMap((_, i) => ['source', 'metricId', 'label', 'weight', 'zeroAt', 'fullAt', 'windowDays', 'currency', ''].map((k) => `components[${String(i)}]${k ? '.' + k : ''}`)),
     ...tiers.flatMap((_, i) => ['name', 'minScore', ''].map((k) => `tiers[${String(i)}]${k ? '.' + k : ''}`))];
   return (
     <form onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
@@ -154,12 +166,17 @@ function ModelForm({ initial, readOnly }: { initial: Model | null; readOnly: boo
             {components.map((c, i) => {
               const n = `Component ${String(i + 1)}`;
               const e = (k: string) => errs[`components.${String(i)}.${k}`];
-              const unit = sources.find((s) => s.value === c.source)?.unit;
+              const chosen = c.source === 'metric' ? metrics.data?.find((m) => m.id === c.metricId) : undefined;
+              const unit = chosen ? metricUnit(chosen) : sources.find((s) => s.value === c.source)?.unit;
               return (
                 <Stack key={i} gap={2} role="listitem" aria-label={n}>
                   <Group gap="xs" align="flex-start" wrap="wrap">
                     <NativeSelect label={`${n} source`} w={210} value={c.source} data={sources.map((s) => ({ value: s.value, label: s.label }))} error={e('source')}
                       onChange={(ev) => { setComponent(i, { source: ev.currentTarget.value as Source }); }} />
+                    {c.source === 'metric' && (
+                      <NativeSelect label={`${n} metric`} description="One of the metrics" w={220} value={c.metricId ?? ''} error={e('metricId')}
+                        data={metricOptions(c.metricId)} onChange={(ev) => { setComponent(i, { metricId: ev.currentTarget.value }); }} />
+                    )}
                     <TextInput label={`${n} label`} placeholder="Optional" maxLength={64} w={160} value={c.label ?? ''} error={e('label')}
                       onChange={(ev) => { setComponent(i, { label: ev.currentTarget.value }); }} />
                     <NumberInput label={`${n} weight`} description="1 to 100" min={1} max={100} allowDecimal={false} w={110} value={c.weight} error={e('weight')}

@@ -11,12 +11,13 @@ type Score = Schemas['HealthComponentScore'];
 
 /** A component's raw value for people: money in major units of its currency, the rest as counted. */
 function valueText(c: Score): string {
-  if (c.value === undefined) return 'No data';
-  if (c.source === 'won_revenue' && c.currency) {
+  if (c.value === undefined) return c.metricDeleted ? 'No data: the metric was deleted' : 'No data';
+  const currency = c.source === 'won_revenue' ? c.currency : c.metricUnit === 'money' ? c.metricCurrency : undefined;
+  if (currency) {
     try {
-      return new Intl.NumberFormat(undefined, { style: 'currency', currency: c.currency }).format(c.value / 100);
+      return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(c.value / 100);
     } catch {
-      return `${String(c.value)} ${c.currency}`;
+      return `${String(c.value)} ${currency}`;
     }
   }
   return String(c.value);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import {
-  ActionIcon, Alert, Button, Card, Group, Loader, NumberInput, PasswordInput, SegmentedControl, Stack, Text, TextInput,
+  ActionIcon, Alert, Button, Card, Code, Group, Loader, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput, Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
@@ -20,6 +20,14 @@ interface Values {
   httpSecret: string;
   confirmDays: number | string;
   minimums: { currency: string | null; amount: string }[];
+  // The rails: secrets are typed anew (empty keeps the stored one); ids are shown.
+  stripeSecretKey: string;
+  stripeWebhookSecret: string;
+  paypalClientId: string;
+  paypalSecret: string;
+  wiseProfileId: string;
+  wiseToken: string;
+  batchDaily: boolean;
 }
 
 function toValues(s: Settings): Values {
@@ -29,7 +37,19 @@ function toValues(s: Settings): Values {
     httpSecret: '',
     confirmDays: s.confirmDays,
     minimums: Object.entries(s.minimums as Record<string, number>).map(([currency, m]) => ({ currency, amount: minorToDecimal(m, currency) })),
+    stripeSecretKey: '',
+    stripeWebhookSecret: '',
+    paypalClientId: s.paypalClientId ?? '',
+    paypalSecret: '',
+    wiseProfileId: s.wiseProfileId ?? '',
+    wiseToken: '',
+    batchDaily: s.batchDaily,
   };
+}
+
+/** A secret of a rail: typed anew or left empty to keep the stored one (never shown). */
+function secretHint(set: boolean, shape: string): string {
+  return set ? 'Stored; leave empty to keep it. It is never shown.' : shape;
 }
 
 function SettingsForm({ settings }: { settings: Settings }) {
@@ -61,6 +81,13 @@ function SettingsForm({ settings }: { settings: Settings }) {
       httpSecret: v.httpSecret.trim() || undefined,
       confirmDays: Number(v.confirmDays) || settings.confirmDays,
       minimums: Object.fromEntries(v.minimums.map((m) => [m.currency ?? '', decimalToMinor(m.amount, m.currency ?? 'EUR') ?? 0])),
+      stripeSecretKey: v.stripeSecretKey.trim() || undefined,
+      stripeWebhookSecret: v.stripeWebhookSecret.trim() || undefined,
+      paypalClientId: v.paypalClientId.trim(),
+      paypalSecret: v.paypalSecret.trim() || undefined,
+      wiseProfileId: v.wiseProfileId.trim(),
+      wiseToken: v.wiseToken.trim() || undefined,
+      batchDaily: v.batchDaily,
     } })),
     onSuccess: async (s) => {
       notifications.show({ color: 'green', message: `Payout settings saved: ${s.provider === 'manual' ? 'finance confirms each payout' : 'payouts go to the HTTP provider'}` });
@@ -70,7 +97,8 @@ function SettingsForm({ settings }: { settings: Settings }) {
     onError: (err) => {
       const fe = fieldErrors(err);
       form.setErrors(fe);
-      setShown(Object.keys(fe).filter((f) => ['provider', 'httpUrl', 'httpSecret', 'confirmDays'].includes(f)));
+      setShown(Object.keys(fe).filter((f) => ['provider', 'httpUrl', 'httpSecret', 'confirmDays', 'stripeSecretKey', 'stripeWebhookSecret',
+        'paypalClientId', 'paypalSecret', 'wiseProfileId', 'wiseToken'].includes(f)));
     },
   });
 
@@ -111,6 +139,30 @@ function SettingsForm({ settings }: { settings: Settings }) {
                 </Group>
               ))}
               <Button variant="light" size="xs" w="fit-content" onClick={() => { form.insertListItem('minimums', { currency: null, amount: '' }); }}>Add minimum</Button>
+            </Stack>
+          </div>
+          <div>
+            <Title order={3} size="h5">Payout rails</Title>
+            <Text size="xs" c="dimmed" mb="xs">
+              A partner’s Stripe, PayPal or Wise payout method is paid through that rail once its credentials are set here.
+              Without Stripe or Wise credentials those methods cannot be approved; PayPal methods go to the provider above.
+            </Text>
+            <Stack gap="xs">
+              <PasswordInput label="Stripe secret key" autoComplete="off" description={secretHint(settings.stripeSecretKeySet, 'sk_live_… or a restricted key rk_… with Connect transfers and accounts')}
+                {...form.getInputProps('stripeSecretKey')} />
+              <PasswordInput label="Stripe webhook signing secret" autoComplete="off" description={secretHint(settings.stripeWebhookSecretSet, 'whsec_… of the endpoint below, with the events transfer.created and transfer.reversed')}
+                {...form.getInputProps('stripeWebhookSecret')} />
+              <Text size="xs">Stripe webhook endpoint: <Code>{`${window.location.origin}${settings.stripeWebhookPath}`}</Code></Text>
+              <Group grow align="flex-start">
+                <TextInput label="PayPal client id" autoComplete="off" spellCheck={false} {...form.getInputProps('paypalClientId')} />
+                <PasswordInput label="PayPal secret" autoComplete="off" description={secretHint(settings.paypalSecretSet, 'The REST app’s secret')} {...form.getInputProps('paypalSecret')} />
+              </Group>
+              <Group grow align="flex-start">
+                <TextInput label="Wise profile id" inputMode="numeric" autoComplete="off" {...form.getInputProps('wiseProfileId')} />
+                <PasswordInput label="Wise API token" autoComplete="off" description={secretHint(settings.wiseTokenSet, 'A token of that business profile')} {...form.getInputProps('wiseToken')} />
+              </Group>
+              <Switch label="Batch the rails’ payouts once a day" description="Approved Stripe, PayPal and Wise payouts wait for one batch per rail at 00:00 UTC (PayPal: one batch payout; Stripe and Wise: one transfer each)"
+                {...form.getInputProps('batchDaily', { type: 'checkbox' })} />
             </Stack>
           </div>
           <ErrorAlert error={save.error} shownFields={shown} />

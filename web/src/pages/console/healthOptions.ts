@@ -15,13 +15,25 @@ export const sources: { value: Source; label: string; unit: string }[] = [
   { value: 'sla_breaches', label: 'SLA breaches', unit: 'breaches in the window' },
   { value: 'onboarding_completion', label: 'Onboarding completion', unit: 'percent of tasks done' },
   { value: 'days_since_last_sign_in', label: 'Days since last sign-in', unit: 'days' },
+  { value: 'metric', label: 'Metric', unit: 'the metric\'s value in the window' },
 ];
 /** The sources counted over a window of days. */
-export const windowed: Source[] = ['won_revenue', 'won_deals', 'nps', 'csat', 'sla_breaches'];
+export const windowed: Source[] = ['won_revenue', 'won_deals', 'nps', 'csat', 'sla_breaches', 'metric'];
 
-/** A component's name for people: its label, or its source's name. */
-export function componentName(c: { source: Source; label?: string }): string {
-  return c.label || (sources.find((s) => s.value === c.source)?.label ?? c.source);
+/** A component's name for people: its label, its metric's name, or its source's name. */
+export function componentName(c: { source: Source; label?: string; metricName?: string; metricDeleted?: boolean }): string {
+  if (c.label) return c.label;
+  if (c.source === 'metric') return c.metricName ?? (c.metricDeleted ? 'Deleted metric' : 'Metric');
+  return sources.find((s) => s.value === c.source)?.label ?? c.source;
+}
+
+/** What a metric's values are, for the thresholds' descriptions. */
+export function metricUnit(m: { unit: string; currency?: string; kind: string }): string {
+  if (m.unit === 'money') return `minor units of ${m.currency ?? 'the currency'}`;
+  if (m.kind === 'nps') return '−100 to 100';
+  if (m.kind === 'csat') return '0 to 100';
+  if (m.kind === 'unique') return 'distinct values in the window';
+  return m.kind === 'sum' ? 'sum in the window' : 'events in the window';
 }
 
 /** A tier's colour by its rank in the model: the highest green, the lowest red, the rest orange. */

@@ -33,6 +33,7 @@ export const consolePages: PageDef[] = [
   { path: '/withdrawals', title: 'Withdrawals', face: 'console', permission: 'withdrawals:read', group: 'Money', load: () => import('./Withdrawals') },
   { path: '/withdrawals/:id', title: 'Withdrawal', face: 'console', permission: 'withdrawals:read', load: () => import('./WithdrawalDetail') },
   { path: '/payout-settings', title: 'Payout settings', face: 'console', permission: 'withdrawals:approve', group: 'Money', load: () => import('./PayoutSettings') },
+  { path: '/mdf', title: 'Market development funds', face: 'console', permission: 'mdf:read', group: 'Money', load: () => import('./Mdf') },
   { path: '/tax-records', title: 'Tax records', face: 'console', permission: 'tax:read', group: 'Money', load: () => import('./TaxRecords') },
   { path: '/playbooks', title: 'Playbooks', face: 'console', permission: 'playbooks:read', group: 'Automation', load: () => import('./Playbooks') },
   { path: '/playbooks/new', title: 'New playbook', face: 'console', permission: 'playbooks:write', load: () => import('./PlaybookEditor') },

@@ -39,16 +39,20 @@ function usePayoutMethods(enabled: boolean) {
   });
 }
 
-interface RequestValues { currency: string; amount: string; payoutMethodId: string }
+interface RequestValues { currency: string; amount: string; payoutMethodId: string; account: 'commission' | 'mdf' }
 
 function RequestForm({ balances, methods, onDone }: {
   balances: Schemas['Balance'][]; methods: Schemas['PayoutMethod'][]; onDone: () => void;
 }) {
   const queryClient = useQueryClient();
   const keyFor = useIdempotencyKey();
-  const available = (currency: string) => balances.find((b) => b.currency === currency)?.available ?? 0;
+  const hasMdf = balances.some((b) => b.mdfAvailable > 0);
+  const balanceOf = (currency: string, account: RequestValues['account']) => {
+    const b = balances.find((x) => x.currency === currency);
+    return (account === 'mdf' ? b?.mdfAvailable : b?.available) ?? 0;
+  };
   const form = useForm<RequestValues>({
-    initialValues: { currency: balances[0]?.currency ?? '', amount: '', payoutMethodId: methods[0]?.id ?? '' },
+    initialValues: { currency: balances[0]?.currency ?? '', amount: '', payoutMethodId: methods[0]?.id ?? '', account: 'commission' },
     validate: {
       payoutMethodId: (v) => (v ? null : 'Choose where to be paid'),
       amount: (v, values) => {
@@ -56,7 +60,7 @@ function RequestForm({ balances, methods, onDone }: {
         const d = currencyDigits(values.currency);
         if (minor === null) return `Enter an amount like ${d ? `100.${'0'.repeat(d)}` : '100'} (at most ${String(d)} decimal${d === 1 ? '' : 's'})`;
         if (minor <= 0) return 'Enter an amount above zero';
-        const max = available(values.currency);
+        const max = balanceOf(values.currency, values.account);
         if (minor > max) return `More than your available balance of ${formatMoney(max, values.currency)}`;
         return null;
       },
@@ -64,7 +68,8 @@ function RequestForm({ balances, methods, onDone }: {
   });
   const request = useMutation({
     mutationFn: async (v: RequestValues) => {
-      const body = { currency: v.currency, amount: decimalToMinor(v.amount, v.currency) ?? 0, payoutMethodId: v.payoutMethodId };
+      const body = { currency: v.currency, amount: decimalToMinor(v.amount, v.currency) ?? 0, payoutMethodId: v.payoutMethodId,
+        ...(v.account === 'mdf' ? { account: v.account } : {}) };
       return unwrap(await api.POST('/api/withdrawals', { params: { header: { 'Idempotency-Key': keyFor(body) } }, body }));
     },
     onSuccess: async (w) => {
@@ -91,12 +96,18 @@ function RequestForm({ balances, methods, onDone }: {
       <Stack>
         {!amountByCode && <ErrorAlert error={request.error} shownFields={['amount', 'currency', 'payoutMethodId']} />}
         <Grid>
+          {hasMdf && (
+            <Grid.Col span={12}>
+              <NativeSelect label="Draw on" description="Commissions and marketing funds are withdrawn separately"
+                data={[{ value: 'commission', label: 'Commissions' }, { value: 'mdf', label: 'Marketing funds (MDF balance)' }]} {...form.getInputProps('account')} />
+            </Grid.Col>
+          )}
           <Grid.Col span={{ base: 12, sm: 4 }}>
             <NativeSelect label="Currency" data={balances.map((b) => b.currency)} {...form.getInputProps('currency')} />
           </Grid.Col>
           <Grid.Col span={{ base: 12, sm: 8 }}>
             <TextInput label="Amount" withAsterisk inputMode="decimal" data-autofocus
-              description={<>Available: <Money minor={available(currency)} currency={currency} /></>}
+              description={<>Available: <Money minor={balanceOf(currency, form.values.account)} currency={currency} /></>}
               {...form.getInputProps('amount')} />
           </Grid.Col>
           <Grid.Col span={12}>

@@ -14,7 +14,10 @@ import { PortalConfirm } from '../../ui/PortalConfirm';
 type Method = Schemas['PayoutMethod'];
 type Kind = Method['kind'];
 
-const kindLabels: Record<Kind, string> = { bank: 'Bank account', paypal: 'PayPal', other: 'Other' };
+const kindLabels: Record<Kind, string> = { bank: 'Bank account', paypal: 'PayPal', stripe: 'Stripe', wise: 'Wise', other: 'Other' };
+
+/** The kinds a partner types in; a Stripe account is connected through Stripe's onboarding instead. */
+const typedKinds: Kind[] = ['bank', 'paypal', 'wise', 'other'];
 
 /** The detail fields each kind of method asks for; only the filled ones of the chosen kind are sent. */
 const detailFields: Record<Kind, { key: string; label: string; description?: string; required?: boolean; autoComplete?: string }[]> = {
@@ -26,6 +29,12 @@ const detailFields: Record<Kind, { key: string; label: string; description?: str
     { key: 'bankCode', label: 'Bank or routing code' },
   ],
   paypal: [{ key: 'email', label: 'PayPal email', required: true, autoComplete: 'email' }],
+  stripe: [{ key: 'accountId', label: 'Stripe account id', description: 'acct_…; “Connect with Stripe” makes one', required: true }],
+  wise: [
+    { key: 'recipientId', label: 'Wise recipient id', description: 'Or leave empty and give the IBAN and account holder' },
+    { key: 'iban', label: 'IBAN' },
+    { key: 'accountHolder', label: 'Account holder', autoComplete: 'name' },
+  ],
   other: [
     { key: 'account', label: 'Account or wallet', required: true },
     { key: 'instructions', label: 'Payment instructions' },
@@ -44,6 +53,9 @@ function AddMethod({ opened, onClose }: { opened: boolean; onClose: () => void }
         if (f.required && !v.details[f.key]?.trim()) errs[`details.${f.key}`] = `Enter the ${f.label.toLowerCase()}`;
       }
       if (v.kind === 'bank' && !v.details.iban?.trim() && !v.details.accountNumber?.trim()) errs['details.iban'] = 'Enter an IBAN or an account number';
+      if (v.kind === 'wise' && !v.details.recipientId?.trim() && !(v.details.iban?.trim() && v.details.accountHolder?.trim())) {
+        errs['details.recipientId'] = 'Enter a Wise recipient id, or the IBAN and the account holder';
+      }
       return errs;
     },
   });
@@ -73,7 +85,7 @@ function AddMethod({ opened, onClose }: { opened: boolean; onClose: () => void }
           {form.errors.details && <Alert color="red">{form.errors.details}</Alert>}
           <Grid>
             <Grid.Col span={{ base: 12, sm: 5 }}>
-              <NativeSelect label="Kind" data={(Object.keys(kindLabels) as Kind[]).map((k) => ({ value: k, label: kindLabels[k] }))}
+              <NativeSelect label="Kind" data={typedKinds.map((k) => ({ value: k, label: kindLabels[k] }))}
                 {...form.getInputProps('kind')} />
             </Grid.Col>
             <Grid.Col span={{ base: 12, sm: 7 }}>
@@ -96,7 +108,22 @@ function AddMethod({ opened, onClose }: { opened: boolean; onClose: () => void }
   );
 }
 
-/** Where the partner's withdrawals are paid: bank accounts, PayPal, other methods. */
+/** Starts (or resumes) Stripe's onboarding of the partner's connected account, then goes there. */
+function ConnectStripe() {
+  const here = `${window.location.origin}${window.location.pathname}`;
+  const connect = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/payout-methods/stripe-onboarding', { body: { refreshUrl: here, returnUrl: `${here}?stripe=done` } })),
+    onSuccess: (o) => { window.location.assign(o.url); },
+  });
+  return (
+    <Stack gap="xs">
+      <Button variant="light" loading={connect.isPending} onClick={() => { connect.mutate(); }}>Connect with Stripe</Button>
+      <ErrorAlert error={connect.error} />
+    </Stack>
+  );
+}
+
+/** Where the partner's withdrawals are paid: bank accounts, PayPal, Stripe, Wise, other methods. */
 export default function PayoutMethods() {
   const canWrite = useCan('withdrawals:write');
   const queryClient = useQueryClient();
@@ -113,7 +140,10 @@ export default function PayoutMethods() {
   return (
     <Stack>
       <PageHeader title="Payout methods" description="Where your withdrawals are paid. Details are never shown again once saved."
-        actions={canWrite && <Button onClick={() => { setAdding(true); }}>Add payout method</Button>} />
+        actions={canWrite && <Group align="flex-start"><ConnectStripe /><Button onClick={() => { setAdding(true); }}>Add payout method</Button></Group>} />
+      {new URLSearchParams(window.location.search).get('stripe') === 'done' && (
+        <Alert color="green">Back from Stripe: once Stripe has verified your account, withdrawals to your Stripe method are paid as transfers.</Alert>
+      )}
       <PagedTable<Method>
         label="Payout methods"
         queryKey={['payout-methods', 'mine']}

@@ -10,6 +10,7 @@ export const portalPages: PageDef[] = [
   { path: '/portal/customers/:id', title: 'Customer', face: 'portal', permission: 'customers:read', load: () => import('./Customer') },
   { path: '/portal/money', title: 'Money', face: 'portal', permission: 'ledger:read', group: 'Earnings', load: () => import('./Money') },
   { path: '/portal/payout-methods', title: 'Payout methods', face: 'portal', permission: 'withdrawals:read', group: 'Earnings', load: () => import('./PayoutMethods') },
+  { path: '/portal/mdf', title: 'Marketing funds', face: 'portal', permission: 'mdf:read', group: 'Earnings', load: () => import('./Mdf') },
   { path: '/portal/tax', title: 'Tax details', face: 'portal', permission: 'tax:read', group: 'Earnings', load: () => import('./TaxDetails') },
   { path: '/portal/tasks', title: 'Onboarding and tasks', face: 'portal', permission: 'tasks:read', group: 'Program', load: () => import('./Tasks') },
   { path: '/portal/documents', title: 'Documents', face: 'portal', permission: 'tasks:read', group: 'Program', load: () => import('./Documents') },
