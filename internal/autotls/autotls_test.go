@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -165,8 +166,8 @@ func TestOnDemandCertificatesFromPebbleForVerifiedHostsOnly(t *testing.T) {
 		}
 		cmd := exec.Command(bin, "-config", cfgFile, "-dnsserver", startDNS(t))
 		cmd.Env = append(os.Environ(), "PEBBLE_VA_NOSLEEP=1", "PEBBLE_WFE_NONCEREJECT=0")
-		var pebbleLog strings.Builder
-		cmd.Stdout, cmd.Stderr = &pebbleLog, &pebbleLog
+		pebbleLog := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = pebbleLog, pebbleLog
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -307,4 +308,23 @@ type testLog struct{ t *testing.T }
 func (w testLog) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// syncBuffer collects a child process's output, written by the process's copying goroutines
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
