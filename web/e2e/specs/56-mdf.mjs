@@ -129,7 +129,7 @@ export default async function (t) {
 
   // The portal shows the MDF balance; the partner withdraws it on the Money page, drawing on the MDF balance.
   await page.reload();
-  await page.getByText('Your MDF balance').waitFor();
+  await page.getByText('Your MDF balance', { exact: true }).waitFor();
   await t.call(partnerToken, 'POST', '/api/payout-methods', { kind: 'paypal', label: 'MDF PayPal', details: { email: 'mdf@example.com' } });
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Money' }).click();
   await page.getByRole('button', { name: 'Request a withdrawal' }).click();
