@@ -365,6 +365,9 @@ func (s *Server) storeBrandImage(ctx context.Context, kind string) (models.Brand
 	}
 	obj, err := b.Put(ctx, "branding", bytes.NewReader(data), blobstore.Limits{MaxBytes: limit, Types: models.BrandImageTypes})
 	if err != nil {
+		if p := s.blobWriteProblem(ctx, err); p != nil {
+			return models.BrandImage{}, p
+		}
 		return models.BrandImage{}, err
 	}
 	return models.BrandImage{Key: obj.Key, ContentType: obj.ContentType, SHA256: obj.SHA256, Width: cfg.Width, Height: cfg.Height}, nil

@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"io/fs"
 	"net/http"
@@ -620,6 +622,26 @@ func TestFaultBlobStoreFullOrReadOnly(t *testing.T) {
 	}
 	if v, f := versions(), files(); v != 1 || f != stored {
 		t.Fatalf("after the refused upload: %d versions and %d files, want 1 and %d", v, f, stored)
+	}
+	// A brand logo is refused the same way.
+	var logo bytes.Buffer
+	if err := png.Encode(&logo, image.NewRGBA(image.Rect(0, 0, 48, 48))); err != nil {
+		t.Fatal(err)
+	}
+	lreq, _ := http.NewRequest(http.MethodPut, s.base+"/api/settings/branding/logo", bytes.NewReader(logo.Bytes()))
+	lreq.Header.Set("Authorization", "Bearer "+owner)
+	lreq.Header.Set("Content-Type", "image/png")
+	lres, err := http.DefaultClient.Do(lreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lp struct {
+		Code string `json:"code"`
+	}
+	_ = json.NewDecoder(lres.Body).Decode(&lp)
+	_ = lres.Body.Close()
+	if lres.StatusCode != http.StatusServiceUnavailable || lp.Code != "FILE_STORAGE_READ_ONLY" {
+		t.Fatalf("a brand logo to a read-only store = %d %s, want 503 FILE_STORAGE_READ_ONLY", lres.StatusCode, lp.Code)
 	}
 	req, _ := http.NewRequest(http.MethodGet, s.base+"/api/content/items/"+item.ID+"/download", nil)
 	req.Header.Set("Authorization", "Bearer "+owner)
