@@ -174,6 +174,10 @@ func TestFaultServeKilledMidPayoutPaysOnce(t *testing.T) {
 	firstArrived := make(chan struct{})
 	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.ReadAll(r.Body)
+		if r.Method != http.MethodPost || r.URL.Path != "/payouts" {
+			http.NotFound(w, r) // not a payout call (a process of an earlier test reaching a reused port)
+			return
+		}
 		mu.Lock()
 		keys = append(keys, r.Header.Get("Idempotency-Key"))
 		n := len(keys)

@@ -141,6 +141,11 @@ func TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker(t *testing.T) {
 	firstArrived := make(chan struct{})
 	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.ReadAll(r.Body)
+		if r.Method != http.MethodPost || r.URL.Path != "/payouts" {
+			// Not a payout call (a process of an earlier test reaching a reused port).
+			http.NotFound(w, r)
+			return
+		}
 		mu.Lock()
 		keys = append(keys, r.Header.Get("Idempotency-Key"))
 		n := len(keys)
