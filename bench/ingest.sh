@@ -29,6 +29,13 @@ PG_MODE="${BENCH_PG:-dedicated}"
 # recycled up to 4 GB so that commits never wait for a new segment file to be zero-filled, and
 # checkpoints spread over 30 minutes.
 PG_SETTINGS="${BENCH_PG_SETTINGS:--c shared_buffers=4GB -c wal_buffers=64MB -c min_wal_size=4GB -c max_wal_size=16GB -c checkpoint_timeout=30min -c wal_compression=lz4 -c max_connections=200}"
+# BENCH_WATCH=1 also records, during the open-loop run (3), what else happened second by second:
+# vmstat, the Postgres backends that were not idle (autovacuum included), autovacuum and
+# checkpoint log lines, and the server's and the driver's GC (gctrace) into bench/out/watch-*.
+WATCH="${BENCH_WATCH:-}"
+if [ -n "$WATCH" ]; then
+	PG_SETTINGS="$PG_SETTINGS -c log_autovacuum_min_duration=0 -c log_checkpoints=on -c log_line_prefix=%m_[%p]_ -c log_min_duration_statement=100"
+fi
 DB="${BENCH_DB:-partnerd_bench}"
 ADDR="${BENCH_ADDR:-127.0.0.1:8089}"
 DURATION="${BENCH_DURATION:-30}"
@@ -78,7 +85,7 @@ createdb "$DB"
 
 echo "== server on $ADDR (log level $LOG_LEVEL)"
 rm -f "$OUT/key"
-"$OUT/server" -db "$URL" -addr "$ADDR" -keyfile "$OUT/key" -customers "$CUSTOMERS" \
+GODEBUG="${WATCH:+gctrace=1}" "$OUT/server" -db "$URL" -addr "$ADDR" -keyfile "$OUT/key" -customers "$CUSTOMERS" \
 	-log-level "$LOG_LEVEL" -pprof "${BENCH_PPROF:-}" >"$OUT/server.out" 2>"$OUT/server.log" &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; stop_pg' EXIT
@@ -96,7 +103,7 @@ echo "== load before: $(uptime)"
 
 echo "== 1. raw INSERT: pgbench -n -M prepared -c $CONNS -j 2 -T $DURATION -f bench/rawinsert.sql"
 pgbench -n -M prepared -c "$CONNS" -j 2 -T "$DURATION" -f bench/rawinsert.sql \
-	-D tenant="$TENANT" -D customer="$CUSTOMER" -d "$DB" | tee "$OUT/pgbench.txt"
+	-D tenant="$TENANT" -D customer="$CUSTOMER" "$DB" | tee "$OUT/pgbench.txt"
 RAW_TPS="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$OUT/pgbench.txt" | head -1)"
 
 echo "== 2. single ingest: wrk -t2 -c$CONNS -d${DURATION}s --latency -s bench/ingest.lua (after a 5 s warm-up)"
@@ -120,14 +127,26 @@ psql -d "$DB" -qAtc "CHECKPOINT" >/dev/null
 "$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -rate "$PACED_RATE" -clients "$CONNS" \
 	-requests "$((PACED_RATE * 10))" -duration 40s -dup 0 -customers "$CUSTOMERS" >"$OUT/paced-warmup.txt"
 echo "== 3. single ingest at 60 % of raw: ingestload -rate $PACED_RATE -clients $CONNS -requests $PACED_REQUESTS -dup 0"
-"$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -db "$URL" -rate "$PACED_RATE" -clients "$CONNS" \
-	-requests "$PACED_REQUESTS" -duration "$((DURATION + 30))s" -dup 0 -customers "$CUSTOMERS" -timeline | tee "$OUT/paced.txt"
+WATCHERS=()
+if [ -n "$WATCH" ]; then
+	echo "paced run starts $(date -u +%H:%M:%S.%N)" >"$OUT/watch-start.txt"
+	vmstat -t 1 >"$OUT/watch-vmstat.txt" & WATCHERS+=($!)
+	( while :; do
+		psql -d "$DB" -qAtF' ' -c "SELECT to_char(clock_timestamp(),'HH24:MI:SS.MS'), backend_type, state, coalesce(wait_event_type,'-'), coalesce(wait_event,'-'), left(regexp_replace(query,'\s+',' ','g'),60) FROM pg_stat_activity WHERE state IS DISTINCT FROM 'idle' AND pid <> pg_backend_pid() AND backend_type NOT IN ('checkpointer','background writer','walwriter','logical replication launcher','autovacuum launcher')" 2>/dev/null
+		sleep 0.25
+	done ) >"$OUT/watch-activity.txt" & WATCHERS+=($!)
+fi
+GODEBUG="${WATCH:+gctrace=1}" "$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -db "$URL" -rate "$PACED_RATE" -clients "$CONNS" \
+	-requests "$PACED_REQUESTS" -duration "$((DURATION + 30))s" -dup 0 -customers "$CUSTOMERS" -timeline 2>"$OUT/paced.err" | tee "$OUT/paced.txt"
+grep -v "^gc " "$OUT/paced.err" >&2 || true
+for w in "${WATCHERS[@]}"; do kill "$w" 2>/dev/null || true; done
+[ -n "$WATCH" ] && [ -n "$PGDIR" ] && cp "$PGDIR/log" "$OUT/watch-postgres.log"
 PACED_OK="$(sed -n 's/^requests ok \([0-9]*\) (\([0-9.]*\)\/s).*/\2/p' "$OUT/paced.txt")"
 PACED_P99="$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$OUT/paced.txt")"
 
 echo "== 4a. raw 500-row INSERT: pgbench -n -M prepared -c 4 -j 2 -T $DURATION -f bench/rawbatch.sql"
 pgbench -n -M prepared -c 4 -j 2 -T "$DURATION" -f bench/rawbatch.sql \
-	-D tenant="$TENANT" -D customer="$CUSTOMER" -d "$DB" | tee "$OUT/pgbench-batch.txt"
+	-D tenant="$TENANT" -D customer="$CUSTOMER" "$DB" | tee "$OUT/pgbench-batch.txt"
 RAW_BATCH_ROWS="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$OUT/pgbench-batch.txt" | head -1 | awk '{ printf "%.0f", $1 * 500 }')"
 
 psql -d "$DB" -qAtc "CHECKPOINT" >/dev/null

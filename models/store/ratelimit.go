@@ -30,7 +30,30 @@ type rateLimits struct {
 	refused map[string]refusal
 	// lastSweep is when this process last deleted the spent rows of Postgres (Unix seconds).
 	lastSweep atomic.Int64
+	// batches holds, by the signature of a set of quotas, the takes of that set waiting while
+	// a Postgres statement for it is in flight; a set is present only while one is.
+	batches map[string]*rateBatch
 }
+
+// rateBatch is the takes of one set of quotas that arrived while a statement for the same set
+// was in flight: the next statement decides them together, in the order they arrived.
+type rateBatch struct {
+	pending []*rateTake
+}
+
+// rateTake is one request's take of a set of quotas, answered in key order.
+type rateTake struct {
+	done chan struct{}
+	out  []models.RateDecision
+	err  error
+}
+
+// maxRateBatch bounds the takes one statement decides.
+const maxRateBatch = 256
+
+// rateStatementTimeout bounds a statement deciding a batch, which runs on even when the
+// request that started it is gone.
+const rateStatementTimeout = 10 * time.Second
 
 // refusal is a refusal seen on Postgres: the decision and, on this process's clock, until when
 // it holds.
@@ -91,7 +114,7 @@ func (s *Store) TakeRate(ctx context.Context, limits []models.RateLimit) ([]mode
 	if refused := s.knownRefusals(items, time.Now()); refused != nil {
 		return refused, nil
 	}
-	out, err := s.takeRatePostgres(ctx, items)
+	out, err := s.takeRateShared(ctx, items)
 	if err != nil {
 		return nil, err
 	}
@@ -213,39 +236,110 @@ func inOrder(items []rateItem, ds []models.RateDecision) []models.RateDecision {
 	return out
 }
 
-// takeRateSQL decides a request in one statement: it locks the rows of the request's quotas in
-// key order, decides with every one of them (GCRA, as models.GCRA: a request fits when
-// max(tat, now) + emission - tolerance <= now), and writes the new arrival times only when all
-// fit. Times are the database's clock, so the processes' clocks need not agree. Two requests
-// that both see a quota's row missing both count as first; the second then adds its unit to
-// the first's row, so a new quota can admit one request more per racing process, once.
+// takeRateShared takes one unit of every quota of items on Postgres, answered in key order.
+// Takes of the same quotas in this process share statements: while one is in flight, the
+// takes arriving queue, and the next statement decides them all, each as if it came alone in
+// the order it arrived. A busy quota then costs one row lock and one round trip per batch, not
+// per request, and waiting requests hold no database connection. A request whose context ends
+// while it waits is answered with the context's error; its unit may still be counted.
+func (s *Store) takeRateShared(ctx context.Context, items []rateItem) ([]models.RateDecision, error) {
+	sig := rateSignature(items)
+	t := &rateTake{done: make(chan struct{})}
+	r := s.rates
+	r.mu.Lock()
+	if r.batches == nil {
+		r.batches = map[string]*rateBatch{}
+	}
+	if b, busy := r.batches[sig]; busy {
+		b.pending = append(b.pending, t)
+		r.mu.Unlock()
+		select {
+		case <-t.done:
+			return t.out, t.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	r.batches[sig] = &rateBatch{}
+	r.mu.Unlock()
+	s.runRateBatch(context.WithoutCancel(ctx), sig, items, []*rateTake{t})
+	return t.out, t.err
+}
+
+// runRateBatch decides takes in one statement, then hands the takes that queued meanwhile to a
+// new run, or marks the set idle.
+func (s *Store) runRateBatch(ctx context.Context, sig string, items []rateItem, takes []*rateTake) {
+	stmt, cancel := context.WithTimeout(ctx, rateStatementTimeout)
+	outs, err := s.takeRatePostgres(stmt, items, len(takes))
+	cancel()
+	for i, t := range takes {
+		if err != nil {
+			t.err = err
+		} else {
+			t.out = outs[i]
+		}
+		close(t.done)
+	}
+	r := s.rates
+	r.mu.Lock()
+	b := r.batches[sig]
+	next := b.pending[:min(len(b.pending), maxRateBatch)]
+	b.pending = b.pending[len(next):]
+	if len(next) == 0 {
+		delete(r.batches, sig)
+	}
+	r.mu.Unlock()
+	if len(next) > 0 {
+		go s.runRateBatch(ctx, sig, items, next)
+	}
+}
+
+// rateSignature names a set of quotas: their keys and quotas, in key order.
+func rateSignature(items []rateItem) string {
+	var b strings.Builder
+	for _, it := range items {
+		fmt.Fprintf(&b, "%s/%d/%d;", it.key, it.limit.Quota.EmissionMicros(), it.limit.Quota.ToleranceMicros())
+	}
+	return b.String()
+}
+
+// takeRateSQL decides n requests of the same quotas in one statement: it locks the rows of the
+// quotas in key order and admits the first m of the n requests, m being the most that fit every
+// quota (GCRA, as models.GCRA: a request fits when max(tat, now) + emission - tolerance <= now,
+// and each admitted one moves tat on by one emission), and writes the new arrival times only
+// when m > 0. Every request after the first refused one is refused too, so m requests are
+// admitted in order as if each came alone. Times are the database's clock, so the processes'
+// clocks need not agree. Two statements that both see a quota's row missing both count from
+// now; the second then adds its units to the first's row, so a new quota can admit one batch
+// more per racing process, once.
 const takeRateSQL = `WITH clock AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS now),
 v (key, emission, tolerance) AS (VALUES %s),
 cur AS (SELECT r.key, r.tat FROM rate_limits r WHERE r.key IN (SELECT key FROM v) ORDER BY r.key FOR UPDATE),
 verdict AS (
-	SELECT coalesce(bool_and(greatest(coalesce(cur.tat, 0), clock.now) + v.emission - v.tolerance <= clock.now), true) AS ok
+	SELECT greatest(0, least(?::bigint, min((clock.now + v.tolerance - greatest(coalesce(cur.tat, 0), clock.now)) / v.emission))) AS units
 	FROM v CROSS JOIN clock LEFT JOIN cur ON cur.key = v.key
 ),
 w AS (
 	INSERT INTO rate_limits AS r (key, tat, emission, tolerance)
-	SELECT v.key, clock.now + v.emission, v.emission, v.tolerance FROM v, clock, verdict WHERE verdict.ok
+	SELECT v.key, clock.now + v.emission * verdict.units, v.emission, v.tolerance FROM v, clock, verdict WHERE verdict.units > 0
 	ORDER BY v.key
 	ON CONFLICT (key) DO UPDATE SET
-		tat = greatest(r.tat, excluded.tat - excluded.emission) + excluded.emission,
+		tat = greatest(r.tat, (SELECT now FROM clock)) + excluded.emission * (SELECT units FROM verdict),
 		emission = excluded.emission, tolerance = excluded.tolerance
 	RETURNING r.key, r.tat
 )
-SELECT v.key, coalesce(w.tat, cur.tat, 0), clock.now, verdict.ok
+SELECT v.key, coalesce(w.tat, cur.tat, 0), clock.now, verdict.units
 FROM v CROSS JOIN clock CROSS JOIN verdict LEFT JOIN w ON w.key = v.key LEFT JOIN cur ON cur.key = v.key`
 
-// takeRatePostgres decides a request with takeRateSQL. Racing requests whose quotas overlap lock
-// the same rows; when Postgres still picks one of them as a deadlock (or serialisation) victim,
-// its statement changed nothing and is tried again, a few times.
-func (s *Store) takeRatePostgres(ctx context.Context, items []rateItem) ([]models.RateDecision, error) {
+// takeRatePostgres decides n requests of the same quotas with takeRateSQL: the decisions of each,
+// in key order. Racing statements whose quotas overlap lock the same rows; when Postgres still
+// picks one of them as a deadlock (or serialisation) victim, it changed nothing and is tried
+// again, a few times.
+func (s *Store) takeRatePostgres(ctx context.Context, items []rateItem, n int) ([][]models.RateDecision, error) {
 	var err error
 	for attempt := range 4 {
-		var out []models.RateDecision
-		if out, err = s.takeRatePostgresOnce(ctx, items); err == nil || !retryableConflict(err) {
+		var out [][]models.RateDecision
+		if out, err = s.takeRatePostgresOnce(ctx, items, n); err == nil || !retryableConflict(err) {
 			return out, err
 		}
 		if ctx.Err() != nil {
@@ -263,34 +357,43 @@ func retryableConflict(err error) bool {
 	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001")
 }
 
-func (s *Store) takeRatePostgresOnce(ctx context.Context, items []rateItem) ([]models.RateDecision, error) {
+func (s *Store) takeRatePostgresOnce(ctx context.Context, items []rateItem, n int) ([][]models.RateDecision, error) {
 	values := make([]string, len(items))
-	args := make([]any, 0, 3*len(items))
+	args := make([]any, 0, 3*len(items)+1)
 	for i, it := range items {
 		values[i] = "(?::text, ?::bigint, ?::bigint)"
 		args = append(args, it.key, it.limit.Quota.EmissionMicros(), it.limit.Quota.ToleranceMicros())
 	}
+	args = append(args, n)
 	index := rateIndex(items)
 	rows, err := s.db.WithContext(ctx).Raw(fmt.Sprintf(takeRateSQL, strings.Join(values, ", ")), args...).Rows()
 	if err != nil {
 		return nil, fmt.Errorf("store: take rate limits: %w", err)
 	}
 	defer rows.Close()
-	out := make([]models.RateDecision, len(items))
+	out := make([][]models.RateDecision, n)
+	for k := range out {
+		out[k] = make([]models.RateDecision, len(items))
+	}
 	for rows.Next() {
 		var (
-			key      string
-			tat, now int64
-			ok       bool
+			key           string
+			tat, now, got int64
 		)
-		if err := rows.Scan(&key, &tat, &now, &ok); err != nil {
+		if err := rows.Scan(&key, &tat, &now, &got); err != nil {
 			return nil, fmt.Errorf("store: take rate limits: %w", err)
 		}
-		i := index[key]
-		if ok {
-			out[i] = models.DecideRate(items[i].limit, tat, now, true)
-		} else {
-			out[i] = models.PeekRate(items[i].limit, tat, now)
+		i, l := index[key], items[index[key]].limit
+		emission := l.Quota.EmissionMicros()
+		// The m admitted requests moved tat on from base one emission each; the rest saw it
+		// at its final value and were refused.
+		base := tat - emission*got
+		for k := range out {
+			if int64(k) < got {
+				out[k][i] = models.DecideRate(l, base+emission*int64(k+1), now, true)
+			} else {
+				out[k][i] = models.PeekRate(l, tat, now)
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {

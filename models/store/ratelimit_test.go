@@ -68,6 +68,54 @@ func TestRateQuotasCountRefuseAndForget(t *testing.T) {
 	})
 }
 
+// Racing requests of one process over the same quotas are each decided as if they came alone:
+// exactly the quota is admitted, and each admitted request sees its own remaining count.
+func TestRateQuotasDecideRacingRequestsOneByOne(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		tenant, key := hourly("tenant", "racing", 50), hourly("machine-key", "racing-key", 1000)
+		var (
+			mu        sync.Mutex
+			remaining = map[int]int{}
+			keyLeft   = map[int]int{}
+			refused   int
+			wg        sync.WaitGroup
+		)
+		for range 120 {
+			wg.Go(func() {
+				ds, err := s.TakeRate(ctx, []models.RateLimit{tenant, key})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err != nil:
+					t.Error(err)
+				case ds[0].Allowed:
+					remaining[ds[0].Remaining]++
+					keyLeft[ds[1].Remaining]++
+				default:
+					refused++
+					if ds[0].RetryAfter <= 0 || !ds[1].Allowed {
+						t.Errorf("refusal = %+v; want the tenant to refuse with a retry and the key to have room", ds)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if refused != 70 || len(remaining) != 50 {
+			t.Fatalf("120 racing requests: %d refused, admitted with %d distinct remaining counts; want 70 and 50", refused, len(remaining))
+		}
+		for r := range 50 {
+			if remaining[r] != 1 || keyLeft[1000-50+r] != 1 {
+				t.Fatalf("remaining %d seen %d times (key %d seen %d times); want each once", r, remaining[r], 1000-50+r, keyLeft[1000-50+r])
+			}
+		}
+		// The key counted the 50 admitted requests only.
+		if peek, _ := s.PeekRate(ctx, []models.RateLimit{key}); peek[0].Remaining != 950 {
+			t.Fatalf("key remaining = %d; want 950", peek[0].Remaining)
+		}
+	})
+}
+
 // Two processes on one Postgres share every quota, also when their requests race.
 func TestRateQuotasAreOneAcrossProcessesOnPostgres(t *testing.T) {
 	for _, e := range storetest.Engines(t) {
@@ -121,28 +169,35 @@ func TestRateQuotasAreOneAcrossProcessesOnPostgres(t *testing.T) {
 }
 
 // BenchmarkTakeRate is the limiter's cost per authenticated request of a machine key (its own
-// quota and its tenant's), from 4 goroutines per core, spread over 100 keys of 10 tenants: on Postgres one
-// statement over the shared table, on SQLite the in-process quotas.
+// quota and its tenant's), from 16 goroutines per core: "spread" over 100 keys of 10 tenants,
+// "one-key" all on one key (one integrator's ingest). On Postgres the shared table, on SQLite
+// the in-process quotas.
 func BenchmarkTakeRate(b *testing.B) {
 	for _, e := range storetest.Engines(b) {
-		b.Run(e.Name, func(b *testing.B) {
-			s := storetest.Open(b, e).Core()
-			ctx := context.Background()
-			var n atomic.Int64
-			b.SetParallelism(4) // 4 × GOMAXPROCS goroutines
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					i := n.Add(1)
-					limits := []models.RateLimit{
-						{Policy: "machine-key", Key: strconv.FormatInt(i%100, 10), Quota: models.Quota{Limit: 1_000_000_000, Window: time.Second}},
-						{Policy: "tenant", Key: strconv.FormatInt(i%10, 10), Quota: models.Quota{Limit: 1_000_000_000, Window: time.Second}},
+		for _, keys := range []int64{100, 1} {
+			name := e.Name + "/spread"
+			if keys == 1 {
+				name = e.Name + "/one-key"
+			}
+			b.Run(name, func(b *testing.B) {
+				s := storetest.Open(b, e).Core()
+				ctx := context.Background()
+				var n atomic.Int64
+				b.SetParallelism(16) // 16 × GOMAXPROCS goroutines, as many as an API's busy connections
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						i := n.Add(1)
+						limits := []models.RateLimit{
+							{Policy: "machine-key", Key: strconv.FormatInt(i%keys, 10), Quota: models.Quota{Limit: 1_000_000_000, Window: time.Second}},
+							{Policy: "tenant", Key: strconv.FormatInt(i%keys%10, 10), Quota: models.Quota{Limit: 1_000_000_000, Window: time.Second}},
+						}
+						if ds, err := s.TakeRate(ctx, limits); err != nil || !ds[0].Allowed {
+							b.Fatalf("take = %+v, %v", ds, err)
+						}
 					}
-					if ds, err := s.TakeRate(ctx, limits); err != nil || !ds[0].Allowed {
-						b.Fatalf("take = %+v, %v", ds, err)
-					}
-				}
+				})
 			})
-		})
+		}
 	}
 }
