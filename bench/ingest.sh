@@ -30,8 +30,9 @@ PG_MODE="${BENCH_PG:-dedicated}"
 # checkpoints spread over 30 minutes.
 PG_SETTINGS="${BENCH_PG_SETTINGS:--c shared_buffers=4GB -c wal_buffers=64MB -c min_wal_size=4GB -c max_wal_size=16GB -c checkpoint_timeout=30min -c wal_compression=lz4 -c max_connections=200}"
 # BENCH_WATCH=1 also records, during the open-loop run (3), what else happened second by second:
-# vmstat, the Postgres backends that were not idle (autovacuum included), autovacuum and
-# checkpoint log lines, and the server's and the driver's GC (gctrace) into bench/out/watch-*.
+# vmstat, autovacuum and checkpoint log lines, and the server's and the driver's GC (gctrace)
+# into bench/out/watch-*; BENCH_WATCH=2 adds the Postgres backends that were not idle, sampled
+# every 250 ms (a psql each time: it costs the run some CPU).
 WATCH="${BENCH_WATCH:-}"
 if [ -n "$WATCH" ]; then
 	PG_SETTINGS="$PG_SETTINGS -c log_autovacuum_min_duration=0 -c log_checkpoints=on -c log_line_prefix=%m_[%p]_ -c log_min_duration_statement=100"
@@ -131,10 +132,13 @@ WATCHERS=()
 if [ -n "$WATCH" ]; then
 	echo "paced run starts $(date -u +%H:%M:%S.%N)" >"$OUT/watch-start.txt"
 	vmstat -t 1 >"$OUT/watch-vmstat.txt" & WATCHERS+=($!)
-	( while :; do
+	if [ "$WATCH" = 2 ]; then
+		( while :; do
 		psql -d "$DB" -qAtF' ' -c "SELECT to_char(clock_timestamp(),'HH24:MI:SS.MS'), backend_type, state, coalesce(wait_event_type,'-'), coalesce(wait_event,'-'), left(regexp_replace(query,'\s+',' ','g'),60) FROM pg_stat_activity WHERE state IS DISTINCT FROM 'idle' AND pid <> pg_backend_pid() AND backend_type NOT IN ('checkpointer','background writer','walwriter','logical replication launcher','autovacuum launcher')" 2>/dev/null
 		sleep 0.25
-	done ) >"$OUT/watch-activity.txt" & WATCHERS+=($!)
+		done ) >"$OUT/watch-activity.txt" &
+		WATCHERS+=($!)
+	fi
 fi
 GODEBUG="${WATCH:+gctrace=1}" "$OUT/ingestload" -url "http://$ADDR" -keyfile "$OUT/key" -db "$URL" -rate "$PACED_RATE" -clients "$CONNS" \
 	-requests "$PACED_REQUESTS" -duration "$((DURATION + 30))s" -dup 0 -customers "$CUSTOMERS" -timeline 2>"$OUT/paced.err" | tee "$OUT/paced.txt"
