@@ -3,10 +3,11 @@ import { Link, useSearchParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
 import {
-  ActionIcon, Anchor, Badge, Button, Card, Checkbox, Group, Modal, NumberInput, SegmentedControl, Stack, TagsInput, Text,
+  ActionIcon, Anchor, Badge, Button, Card, Checkbox, Code, CopyButton, Group, Modal, NumberInput, SegmentedControl, Stack, TagsInput, Text,
   TextInput, Title,
 } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
+import { useMe } from '../../auth/me';
 import { useCan } from '../../auth/useCan';
 import { notify } from '../../ui/DataNotify';
 import { DateTime } from '../../ui/DateTime';
@@ -32,6 +33,7 @@ export default function Applications() {
     <Stack>
       <PageHeader title="Applications" description="Organisations that applied to become partners through your public application form."
         actions={<ApplicationFormButton />} />
+      <PublicLink />
       <SegmentedControl aria-label="Status" w="fit-content" value={status}
         data={statuses.map((s) => ({ value: s, label: label(s) }))}
         onChange={(v) => { setParams(v === 'pending' ? {} : { status: v }, { replace: true }); }} />
@@ -53,6 +55,23 @@ export default function Applications() {
         ]}
       />
     </Stack>
+  );
+}
+
+/** Where organisations apply: the program's public application page, to link from its website. */
+function PublicLink() {
+  const me = useMe();
+  if (!me.data) return null;
+  const link = `${location.origin}/apply/${me.data.tenant.slug}`;
+  return (
+    <Group gap="xs">
+      <Text size="sm">Public application page:</Text>
+      <Code>{link}</Code>
+      <CopyButton value={link}>
+        {({ copied, copy }) => <Button variant="light" size="compact-xs" onClick={copy} aria-label="Copy the application page's address">{copied ? 'Copied' : 'Copy'}</Button>}
+      </CopyButton>
+      <Anchor href={link} target="_blank" rel="noopener noreferrer" size="sm">Open</Anchor>
+    </Group>
   );
 }
 
