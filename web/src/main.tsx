@@ -32,6 +32,7 @@ const HydrateFallback = () => null;
 const router = createBrowserRouter([
   { path: '/login', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Login')).default }) },
   { path: '/accept-invitation', HydrateFallback, lazy: async () => ({ Component: (await import('./app/SetPassword')).default }) },
+  { path: '/apply/:slug', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Apply')).default }) },
   { path: '/survey', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Survey')).default }) },
   { path: '/reset-password', HydrateFallback, lazy: async () => ({ Component: (await import('./app/SetPassword')).default }) },
   {

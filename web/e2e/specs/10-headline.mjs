@@ -2,7 +2,7 @@
 // invites its first user; the partner accepts, signs in and registers a deal in the portal; the
 // operator approves it and wins it on the pipeline board; the partner sees the commission the
 // win accrued in its balance. Then the partner asks for a withdrawal in the portal and finance
-// approves it in the console.
+// approves it in the console, whose deals page offers finance no review view.
 import { unique } from '../lib.mjs';
 
 /** Picks an option of the Mantine select labelled `label` inside `scope`. */
@@ -164,6 +164,12 @@ export default async function (t) {
   t.check(['approved', 'paid'].includes(withdrawals.status) && withdrawals.reviewedBy === financeUser.id,
     `the finance user approved it in the console: ${withdrawals.status}, reviewed by finance: ${String(withdrawals.reviewedBy === financeUser.id)}, payout ${withdrawals.payout?.status ?? 'none'}`);
   await t.shot(fin.page, 'headline-finance-approved');
+  // Finance reads deals but does not review them: no review view, even asked for by address.
+  await fin.page.goto(`${t.base}/deals?view=review`);
+  await fin.page.getByRole('heading', { level: 1, name: 'Deals' }).waitFor();
+  await fin.page.getByRole('tab', { name: 'List' }).waitFor();
+  t.check(await fin.page.getByRole('tab', { name: 'Review' }).count() === 0 && await fin.page.getByRole('button', { name: /^Review / }).count() === 0,
+    'the finance user\'s deals page has no review view and no review buttons');
   await fin.context.close();
   await pp.page.reload();
   await pp.page.getByRole('heading', { level: 1, name: 'Money' }).waitFor();

@@ -1,7 +1,8 @@
 // Partners and recruitment: an operator searches and filters partners, adds one, invites a
 // person to it and sees the invitation link exactly once; that person accepts it in another
-// browser and lands on the portal. An application sent through the public form is read and
-// approved in the console, which creates its partner and shows the applicant's invitation once.
+// browser and lands on the portal, and the operator renames them. An application sent through the
+// public application page is read and approved in the console, which creates its partner and shows
+// the applicant's invitation once; the application form and the onboarding checklist are edited.
 import { unique } from '../lib.mjs';
 
 export const title = 'partners: search, create, invite once, accept; an application approved';
@@ -129,6 +130,20 @@ export default async function (t) {
   users = await rows(page, `Users of ${name}`, (r) => /active/i.test(r[0] ?? ''));
   t.check(/active/i.test(users[0] ?? ''), 'the partner page shows the user active');
 
+  // The operator renames them; the co-brand card says the partner has no logo yet.
+  await page.getByRole('button', { name: 'Edit Ada Agent' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit Ada Agent' });
+  await edit.getByRole('textbox', { name: 'Name' }).fill('Ada Agent-Smith');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await edit.waitFor({ state: 'detached' });
+  users = await rows(page, `Users of ${name}`, (r) => r[0]?.includes('Ada Agent-Smith') ?? false);
+  const renamed = await t.call(ownerToken, 'GET', `/api/partner-users/${apiUsers.data[0].id}`);
+  t.check(users[0]?.includes('Ada Agent-Smith') && renamed.name === 'Ada Agent-Smith' && renamed.roles.join() === apiUsers.data[0].roles.join(),
+    `renaming a partner user in the console reaches the API (${renamed.name}, roles ${renamed.roles.join(', ')})`);
+  const coBrand = page.getByRole('region', { name: 'Co-brand logo' });
+  await coBrand.getByText(/^No logo/).waitFor();
+  t.check(await coBrand.getByRole('button', { name: 'Upload logo' }).count() === 1, 'the partner page offers the owner a co-brand logo upload');
+
   // An application through the public form, approved in the console.
   const slug = me.tenant.slug;
   const form = await t.call(ownerToken, 'GET', '/api/application-form');
@@ -139,14 +154,30 @@ export default async function (t) {
     });
   }
   const publicForm = await t.call(null, 'GET', `/api/public/${slug}/application-form`);
-  const answers = Object.fromEntries(publicForm.questions.map((q) => [q.key, q.options?.length ? q.options[0] : `Answer to ${q.key}`]));
-  answers.why = 'We sell to 300 schools in the north';
   const organisation = `${stem} Applicant GmbH`;
-  const received = await t.call(null, 'POST', `/api/public/${slug}/applications`, {
-    organisation, contactName: 'Ola Applicant', contactEmail: `ola.${stem.toLowerCase()}@applicant-${stem.toLowerCase()}.test`,
-    partnerType: 'distributor', answers,
-  });
-  t.check(received.status === 'received', 'the public form takes the application');
+  const applicant = await t.newPage({ label: 'public application page' });
+  const ap = applicant.page;
+  await ap.goto(`${t.base}/apply/${slug}`);
+  await ap.getByRole('heading', { level: 1, name: 'Apply to become a partner' }).waitFor();
+  await ap.getByRole('button', { name: 'Send the application' }).click();
+  await ap.getByText('Name your organisation').waitFor();
+  t.check(await ap.getByText('Choose the kind of partner you would be').isVisible(), 'the public application page names the missing fields beside them');
+  const escaped = (text) => text.replace(/[.*+?^$()|[\]{}\\]/g, '\\$&');
+  const labelled = (text) => new RegExp(`^${escaped(text)}( \\*)?$`);
+  await ap.getByLabel(labelled('Organisation')).fill(organisation);
+  await ap.getByLabel(labelled('Contact name')).fill('Ola Applicant');
+  await ap.getByLabel(labelled('Contact email')).fill(`ola.${stem.toLowerCase()}@applicant-${stem.toLowerCase()}.test`);
+  await choose(ap, ap, 'Kind of partner', 'Distributor');
+  for (const q of publicForm.questions) {
+    if (q.options?.length) await choose(ap, ap, escaped(q.label), q.options[0]);
+    else await ap.getByLabel(labelled(q.label)).fill(q.key === 'why' ? 'We sell to 300 schools in the north' : `Answer to ${q.key}`);
+  }
+  await t.axe(ap, 'public application page');
+  await ap.getByRole('button', { name: 'Send the application' }).click();
+  await ap.getByRole('status').filter({ hasText: 'Application received' }).waitFor();
+  t.check(true, 'the public application page takes the application');
+  await t.shot(ap, 'public-application-sent');
+  await applicant.context.close();
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).click();
   await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
@@ -176,6 +207,38 @@ export default async function (t) {
   await page.getByLabel(/^Onboarding \d+% done/).or(page.getByText('Not started.')).first().waitFor();
   users = await rows(page, `Users of ${organisation}`, (r) => r.length === 1 && r[0].includes('@'));
   t.check(users.length === 1 && /invited/i.test(users[0]) && /partner admin/i.test(users[0]), `the applicant is invited as its partner admin: ${JSON.stringify(users)}`);
+
+  // The application form: its address to share, and its questions in the editor.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+  t.check(await page.getByText(`${t.base}/apply/${slug}`, { exact: true }).isVisible(), 'the applications page shows the public application page\'s address');
+  await page.getByRole('button', { name: 'Edit the application form' }).click();
+  const formDialog = page.getByRole('dialog', { name: 'Application form' });
+  const questionInputs = formDialog.getByRole('textbox', { name: /^Question/ });
+  await questionInputs.first().waitFor();
+  const asked = await questionInputs.evaluateAll((els) => els.map((e) => e.value));
+  t.check(asked.includes('Why do you want to partner with us?'), `the application form's editor holds the question applicants answered (${asked.length} question(s))`);
+  await t.axe(page, 'application form editor');
+  await formDialog.getByRole('button', { name: 'Cancel' }).click();
+  await formDialog.waitFor({ state: 'detached' });
+
+  // The onboarding checklist: a step added in the console reaches the API; the spec puts the old one back.
+  const template = await t.call(ownerToken, 'GET', '/api/onboarding-template');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Onboarding checklist' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Onboarding checklist' }).waitFor();
+  await page.getByRole('button', { name: 'Add a step' }).click();
+  const step = page.getByRole('group', { name: `Step ${String(template.items.length + 1)}` });
+  await step.getByRole('textbox', { name: /^Title/ }).fill(`${stem} kick-off call`);
+  await step.getByRole('textbox', { name: /^Due after/ }).fill('3');
+  await page.getByRole('button', { name: 'Save checklist' }).click();
+  await page.getByText('Onboarding checklist saved').waitFor();
+  const saved = await t.call(ownerToken, 'GET', '/api/onboarding-template');
+  const last = saved.items[saved.items.length - 1];
+  t.check(saved.items.length === template.items.length + 1 && last?.title === `${stem} kick-off call` && last.dueInDays === 3,
+    `the step added in the console is the checklist's last (${String(last?.title)}, due after ${String(last?.dueInDays)} days)`);
+  await t.axe(page, 'onboarding checklist');
+  await t.shot(page, 'onboarding-checklist');
+  await t.call(ownerToken, 'PUT', '/api/onboarding-template', { items: template.items });
 
   await context.close();
 }

@@ -1,4 +1,5 @@
-// The playbook editor as an operator uses it: the deal-won playbook drawn from an empty canvas
+// The playbook editor as an operator uses it (after setting a new signing secret for the
+// playbooks' webhook calls, shown once): the deal-won playbook drawn from an empty canvas
 // (trigger, condition, wait, two actions), a problem the server finds marked on its node and
 // fixed, a simulation whose path is marked on the graph, publish and enable; then a deal won
 // through the API starts a run whose path the run's page draws.
@@ -23,6 +24,18 @@ export default async function (t) {
   await t.signIn(page, t.owner);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Playbooks', exact: true }).click();
   await page.getByRole('heading', { level: 1, name: 'Playbooks' }).waitFor();
+
+  // A new signing secret for the playbooks' webhook calls, shown once.
+  await page.getByRole('button', { name: 'Set a new signing secret' }).click();
+  await page.getByRole('dialog', { name: 'Set a new signing secret?' }).getByRole('button', { name: 'Set a new signing secret' }).click();
+  const signing = page.getByTestId('secret-once');
+  await signing.waitFor();
+  const signingSecret = (await signing.innerText()).trim();
+  t.check(/^whsec_\S{16,}$/.test(signingSecret), `setting a new signing secret for webhook calls shows it once (${signingSecret.slice(0, 10)}…)`);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await signing.waitFor({ state: 'detached' });
+  t.check(!(await page.content()).includes(signingSecret), 'closed, the signing secret is gone from the page');
+
   await page.getByRole('link', { name: 'New playbook' }).click();
   await page.getByRole('heading', { level: 1, name: 'New playbook' }).waitFor();
   const name = unique('Deal won');

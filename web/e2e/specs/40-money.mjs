@@ -3,7 +3,7 @@
 // another with a reason, and cannot approve the one they requested themselves (four-eyes). A
 // plan made in the console previews the exact commission of a sample deal; the statement shows
 // the partner's entries and downloads as CSV with the session's token; an adjustment booked in
-// the console moves the available balance.
+// the console moves the available balance; the payout settings page lists the daily batches.
 import { readFile } from 'node:fs/promises';
 import { unique } from '../lib.mjs';
 
@@ -194,5 +194,10 @@ export default async function (t) {
   const below = await ask(partnerToken, 1999).then(() => 'accepted', (e) => String(e.message));
   t.check(below.includes('422') && below.includes('minimum'), `a withdrawal below it is refused (${below.slice(0, 60)})`);
   await t.call(owner, 'PUT', '/api/payout-settings', { provider: 'manual', confirmDays: settings.confirmDays, minimums: {} });
+  // The daily payout batches are listed below the settings (none while payouts are not batched).
+  const batches = page.getByRole('table', { name: 'Daily payout batches' });
+  const apiBatches = await t.call(owner, 'GET', '/api/payout-batches?limit=25');
+  await (apiBatches.data.length ? batches.getByText(apiBatches.data[0].day).first() : batches.getByText(/^No batch yet/)).waitFor();
+  t.check(true, `the payout settings page lists the daily payout batches the API holds (${apiBatches.data.length})`);
   await context.close();
 }

@@ -1,8 +1,9 @@
 // The partner portal, as a partner admin: registering a deal (an invalid form first, its errors
-// beside the fields), following it and adding a note, adding a payout method (its details never
-// shown back), requesting a withdrawal (the API then holds the exact minor amount) and cancelling
-// it; the deals list and the registration form on a phone without sideways scrolling; the API
-// refusing the partner another partner's organisation.
+// beside the fields), following it, adding a note and changing its value, adding a payout method
+// (its details never shown back), requesting a withdrawal (the API then holds the exact minor
+// amount) and cancelling it, inviting and renaming a colleague on the team page, adding a
+// customer; the deals list and the registration form on a phone without sideways scrolling; the
+// API refusing the partner another partner's organisation.
 import { unique } from '../lib.mjs';
 
 export const title = 'partner portal: register a deal, payout method, withdrawal, phone layout, scoping';
@@ -98,6 +99,17 @@ export default async function (t) {
   await page.getByRole('button', { name: 'Add note' }).click();
   await page.getByRole('table', { name: 'Timeline' }).getByText(note).waitFor();
   t.check(true, 'a note added on the deal page shows in its timeline');
+
+  // While it is open, the deal's details change.
+  await page.getByRole('button', { name: 'Edit details' }).click();
+  const editDeal = page.getByRole('dialog', { name: `Edit ${customer}` });
+  await editDeal.getByLabel(/^Deal value/).fill('1300');
+  await editDeal.getByLabel('Contact name').fill('Bill Lumbergh Jr.');
+  await editDeal.getByRole('button', { name: 'Save details' }).click();
+  await editDeal.waitFor({ state: 'detached' });
+  const changed = await t.call(partnerToken, 'GET', `/api/deals/${dealId}`);
+  t.check(changed.amountMinor === 130000 && changed.contactName === 'Bill Lumbergh Jr.',
+    `editing the deal's details reaches the API (${changed.amountMinor} ${changed.currency}, ${String(changed.contactName)})`);
   await t.shot(page, 'portal-deal');
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deals' }).click();
@@ -163,6 +175,50 @@ export default async function (t) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
   const csv = await download.path().then((p) => import('node:fs').then((fs) => fs.readFileSync(p, 'utf8')));
   t.check(/12345|123\.45/.test(csv) && /50000|500\.00/.test(csv), `the statement CSV downloads with this month's entries (${csv.split('\n').length} lines)`);
+
+  // The team page: the admin invites a colleague (the link shown once) and renames them; their own row has no actions.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Team' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Team' }).waitFor();
+  const team = page.getByRole('table', { name: `Users of ${partner.name}` });
+  await team.getByText(email).waitFor();
+  t.check(await team.getByRole('button', { name: 'Edit Paula Partner' }).count() === 0, 'the admin\'s own row offers no edit, reset or deactivation');
+  const colleague = `${unique('colleague').replace(/\s+/g, '-').toLowerCase()}@partner.test`;
+  await page.getByRole('button', { name: 'Add user' }).click();
+  const invite = page.getByRole('dialog', { name: `Add a user to ${partner.name}` });
+  await invite.getByRole('textbox', { name: 'Name' }).fill('Pete Colleague');
+  await invite.getByRole('textbox', { name: 'Email' }).fill(colleague);
+  await invite.getByRole('button', { name: 'Add and invite' }).click();
+  const once = page.getByTestId('secret-once');
+  await once.waitFor();
+  t.check((await once.innerText()).includes('/accept-invitation#token='), 'inviting a colleague shows their invitation link once');
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await once.waitFor({ state: 'detached' });
+  await team.getByRole('button', { name: 'Edit Pete Colleague' }).click();
+  const rename = page.getByRole('dialog', { name: 'Edit Pete Colleague' });
+  await rename.getByRole('textbox', { name: 'Name' }).fill('Peter Colleague');
+  await rename.getByRole('button', { name: 'Save' }).click();
+  await rename.waitFor({ state: 'detached' });
+  await team.getByText('Peter Colleague').waitFor();
+  const people = await t.call(partnerToken, 'GET', `/api/partners/${partner.id}/users?limit=100`);
+  const pete = people.data.find((u) => u.email === colleague);
+  t.check(pete?.name === 'Peter Colleague' && pete.status === 'invited' && pete.roles.join() === 'partner_user',
+    `the colleague is invited as a partner user and renamed in the API (${String(pete?.name)}, ${String(pete?.status)}, ${String(pete?.roles.join())})`);
+  await t.axe(page, 'portal team');
+  await t.shot(page, 'portal-team');
+
+  // A customer of the partner's own.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Customers' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Customers' }).waitFor();
+  await page.getByRole('button', { name: 'Add a customer' }).click();
+  const addCustomer = page.getByRole('dialog', { name: 'Add a customer' });
+  const customerName = unique('Globex');
+  await addCustomer.getByLabel('Name').fill(customerName);
+  await addCustomer.getByLabel('Email').fill(`${customerName.split(' ')[1]}@globex.example`);
+  await addCustomer.getByRole('button', { name: 'Add customer' }).click();
+  await page.getByRole('heading', { level: 1, name: customerName }).waitFor();
+  const customerId = new URL(page.url()).pathname.split('/').pop();
+  const added = await t.call(ownerToken, 'GET', `/api/customers/${customerId}`);
+  t.check(added.name === customerName && added.partnerId === partner.id, `the customer added in the portal is the partner's (${added.name}, partner ${String(added.partnerId === partner.id)})`);
   await context.close();
 
   // On a phone: the deals list and the registration form fit the screen.

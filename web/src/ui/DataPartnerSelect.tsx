@@ -33,6 +33,8 @@ export function PartnerName({ id }: { id: string | undefined | null }) {
   const partners = usePartnerList();
   const listed = partners.data?.find((p) => p.id === id)?.name;
   const one = usePartner(partners.data && !listed && id ? id : null);
+  const canRead = useCan('partners:read');
   if (!id) return <span>—</span>;
+  if (!canRead) return <span>{id}</span>;
   return <Anchor component={Link} to={`/partners/${id}`} size="sm">{listed ?? one.data?.name ?? id}</Anchor>;
 }

@@ -97,6 +97,7 @@ const emptyQuestion = (): QuestionInput => ({ text: '', multiple: false, options
 
 function CourseEditor({ course: c }: { course: Course }) {
   const queryClient = useQueryClient();
+  const canContent = useCan('content:read');
   const locked = c.status !== 'draft';
   const [v, setV] = useState({ title: c.title, description: c.description ?? '', passMark: c.passMark, maxAttempts: c.maxAttempts, validityDays: c.validityDays });
   const [itemIds, setItemIds] = useState(c.itemIds);
@@ -148,7 +149,7 @@ function CourseEditor({ course: c }: { course: Course }) {
                 </li>
               ))}
             </Stack>
-            <SearchSelect kind="content-items" label="Add a content item" placeholder="Search the library" nothingFoundMessage="No item by that title" value=""
+            <SearchSelect kind="content-items" enabled={canContent} label="Add a content item" placeholder="Search the library" nothingFoundMessage="No item by that title" value=""
               search={async (q) => unwrap(await api.GET('/api/content/items', { params: { query: { limit: SEARCH_MATCHES, ...(q ? { q } : {}) } } }))
                 .data.filter((x) => !itemIds.includes(x.id)).map((x) => ({ value: x.id, label: x.title }))}
               labelOf={async (x) => unwrap(await api.GET('/api/content/items/{id}', { params: { path: { id: x } } })).title}

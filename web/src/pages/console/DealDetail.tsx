@@ -7,6 +7,7 @@ import {
 } from '@mantine/core';
 import { api, ApiError, fieldErrors, unwrap } from '../../api/client';
 import { useCan } from '../../auth/useCan';
+import { EditDealButton } from '../../ui/DealEdit';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { formatDate } from '../../ui/format';
@@ -71,6 +72,7 @@ export default function DealDetail() {
         description={<>Registered by <PartnerName id={d.partnerId} /> on <DateTime value={d.createdAt} /></>}
         actions={<>
           {canApprove && d.status === 'submitted' && <ReviewActions deal={d} />}
+          {canWrite && <EditDealButton deal={d} />}
           {canMove && stages.length > 0 && (
             <Menu position="bottom-end">
               <Menu.Target><Button variant="default" loading={!!move.moving}>Move to…</Button></Menu.Target>

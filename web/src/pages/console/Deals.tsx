@@ -14,9 +14,12 @@ type View = 'board' | 'list' | 'review' | 'pipelines';
 export default function Deals() {
   const [params, setParams] = useSearchParams();
   const canPipelines = useCan('pipelines:read');
+  // Only reviewers get the review view: it lists registrations waiting for their decision.
+  const canReview = useCan('deals:approve');
   const asked = params.get('view') as View | null;
-  const fallback: View = params.get('status') === 'submitted' && !params.has('partnerId') ? 'review' : hasListFilter(params) || !canPipelines ? 'list' : 'board';
-  const view: View = asked && ['board', 'list', 'review', 'pipelines'].includes(asked) && (canPipelines || (asked !== 'board' && asked !== 'pipelines')) ? asked : fallback;
+  const fallback: View = canReview && params.get('status') === 'submitted' && !params.has('partnerId') ? 'review' : hasListFilter(params) || !canPipelines ? 'list' : 'board';
+  const allowed = (v: View) => (v === 'review' ? canReview : v === 'board' || v === 'pipelines' ? canPipelines : true);
+  const view: View = asked && ['board', 'list', 'review', 'pipelines'].includes(asked) && allowed(asked) ? asked : fallback;
   const pipelines = usePipelines(canPipelines);
   const all = pipelines.data ?? [];
   const chosen = all.find((p) => p.id === params.get('pipeline')) ?? all.find((p) => p.isDefault) ?? all[0];
@@ -37,7 +40,7 @@ export default function Deals() {
         <Tabs.List mb="md">
           {canPipelines && <Tabs.Tab value="board">Board</Tabs.Tab>}
           <Tabs.Tab value="list">List</Tabs.Tab>
-          <Tabs.Tab value="review">Review</Tabs.Tab>
+          {canReview && <Tabs.Tab value="review">Review</Tabs.Tab>}
           {canPipelines && <Tabs.Tab value="pipelines">Pipelines</Tabs.Tab>}
         </Tabs.List>
         {canPipelines && (
@@ -59,7 +62,7 @@ export default function Deals() {
           </Tabs.Panel>
         )}
         <Tabs.Panel value="list"><DealsList /></Tabs.Panel>
-        <Tabs.Panel value="review"><DealsList review /></Tabs.Panel>
+        {canReview && <Tabs.Panel value="review"><DealsList review /></Tabs.Panel>}
         {canPipelines && <Tabs.Panel value="pipelines"><Pipelines /></Tabs.Panel>}
       </Tabs>
     </Stack>

@@ -130,6 +130,7 @@ function ModelForm({ initial, readOnly }: { initial: Model | null; readOnly: boo
   const [hour, setHour] = useState<number | string>(initial?.hour ?? 3);
   const metrics = useQuery({
     queryKey: ['metrics', 'all'],
+    enabled: useCan('metrics:read'),
     queryFn: async () => unwrap(await api.GET('/api/metrics', { params: { query: { limit: 100 } } })).data,
   });
   const metricOptions = (chosen: string | undefined) => {

@@ -31,6 +31,7 @@ const sourceTypes = ['event', 'accrual', 'withdrawal', 'payout', 'adjustment'] a
 function usePlans() {
   return useQuery({
     queryKey: ['commission-plans', 'picker'],
+    enabled: useCan('commissions:read'),
     staleTime: 60_000,
     queryFn: async () => unwrap(await api.GET('/api/commission-plans', { params: { query: { limit: 100 } } })).data,
   });

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
-  Alert, Button, Card, Group, List, Modal, MultiSelect, Progress, Select, SimpleGrid, Skeleton, Stack, Text,
+  Alert, Button, Card, Group, Image, List, Modal, Progress, Select, SimpleGrid, Skeleton, Stack, Text,
   TextInput, Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -11,20 +11,21 @@ import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { FilePicker } from '../../ui/FilePicker';
+import { formatBytes, uploadFile } from '../../ui/files';
 import { formatDate } from '../../ui/format';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
-import { PagedTable } from '../../ui/PagedTable';
-import { SecretOnce } from '../../ui/SecretOnce';
+import { PartnerPeople } from '../../ui/PartnerPeople';
 import { StatusBadge } from '../../ui/StatusBadge';
 import {
-  builtInPartnerRoles, invitationLink, label, resetLink, statusesFrom, typeOptions, useLevels, usePartnerRoles,
+  label, statusesFrom, typeOptions, useLevels,
   type Partner, type PartnerStatus, type PartnerType,
 } from './partnerOptions';
-import { ConfirmButton, Field, NoScrollLock } from './PartnerParts';
+import { ConfirmButton, Field } from './PartnerParts';
 import { PartnerHealthCard } from './PartnerHealthCard';
 
-type User = Schemas['User'];
+type Brand = Schemas['Branding'];
 
 /** One partner organisation: its details, level, people and onboarding. */
 export default function PartnerDetail() {
@@ -32,6 +33,7 @@ export default function PartnerDetail() {
   const canWrite = useCan('partners:write');
   const canReadUsers = useCan('partner_users:read');
   const canReadHealth = useCan('health:read');
+  const canReadBranding = useCan('branding:read');
   const [editing, setEditing] = useState(false);
   const partner = useQuery({
     queryKey: ['partners', id],
@@ -59,7 +61,8 @@ export default function PartnerDetail() {
       </Card>
       <LevelCard partner={p} />
       {canReadHealth && <PartnerHealthCard partnerId={p.id} />}
-      {canReadUsers && <Users partner={p} />}
+      {canReadUsers && <PartnerPeople partner={p} />}
+      {canReadBranding && <CoBrand partner={p} />}
       <Onboarding partner={p} />
       {editing && <EditPartner partner={p} onClose={() => { setEditing(false); }} />}
     </Stack>
@@ -175,124 +178,58 @@ function EditPartner({ partner, onClose }: { partner: Partner; onClose: () => vo
   );
 }
 
-/** The partner's people: invited, added, deactivated, and sent password-reset links. */
-function Users({ partner }: { partner: Partner }) {
+/** The partner's co-brand: its logo, shown beside the tenant's in the portal its users see. */
+function CoBrand({ partner }: { partner: Partner }) {
   const queryClient = useQueryClient();
-  const canWrite = useCan('partner_users:write');
-  const [adding, setAdding] = useState(false);
-  const anyUser = useQuery({
-    queryKey: ['partners', partner.id, 'users', 'any'],
-    queryFn: async () => unwrap(await api.GET('/api/partners/{id}/users', { params: { path: { id: partner.id }, query: { limit: 1 } } })),
+  const canWrite = useCan('branding:write');
+  const key = ['partners', partner.id, 'branding'];
+  const brand = useQuery({
+    queryKey: key,
+    queryFn: async () => unwrap(await api.GET('/api/partners/{id}/branding', { params: { path: { id: partner.id } } })),
   });
-  const [secret, setSecret] = useState<{ title: string; link: string } | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['partners', partner.id, 'users'] });
-
-  const deactivate = async (u: User) => {
-    unwrap(await api.POST('/api/partner-users/{id}/deactivate', { params: { path: { id: u.id } } }));
-    notifications.show({ color: 'green', message: `${u.name} deactivated; their sessions ended` });
-    await refresh();
+  const [file, setFile] = useState<File | null>(null);
+  const upload = useMutation({
+    mutationFn: async (f: File) => uploadFile<Brand>(`/api/partners/${encodeURIComponent(partner.id)}/branding/logo`, f, 'PUT'),
+    onSuccess: (b) => {
+      queryClient.setQueryData(key, b);
+      setFile(null);
+      notifications.show({ color: 'green', message: `${partner.name}'s logo uploaded` });
+    },
+  });
+  const remove = async () => {
+    const b = unwrap(await api.DELETE('/api/partners/{id}/branding/logo', { params: { path: { id: partner.id } } }));
+    queryClient.setQueryData(key, b);
+    notifications.show({ color: 'green', message: `${partner.name}'s logo removed` });
   };
-  const reset = async (u: User) => {
-    const t = unwrap(await api.POST('/api/partner-users/{id}/password-reset', { params: { path: { id: u.id } } }));
-    setSecret({ title: `Password-reset link for ${u.name}`, link: resetLink(t.token) });
-  };
-
+  const logo = brand.data?.logo;
   return (
-    <Card withBorder>
+    <Card withBorder component="section" aria-labelledby="co-brand-title">
       <Stack gap="sm">
-        <Group justify="space-between">
-          <Title order={2} size="h4">Users</Title>
-          {canWrite && partner.status !== 'offboarded' && <Button size="xs" onClick={() => { setAdding(true); }}>Add user</Button>}
-        </Group>
-        <PagedTable<User>
-          label={`Users of ${partner.name}`}
-          queryKey={['partners', partner.id, 'users']}
-          fetchPage={async (cursor) => unwrap(await api.GET('/api/partners/{id}/users', {
-            params: { path: { id: partner.id }, query: { cursor, limit: 20 } },
-          }))}
-          rowKey={(u) => u.id}
-          empty="No users yet. Add one to invite them to the partner portal."
-          columns={[
-            { header: 'Name', render: (u) => u.name },
-            { header: 'Email', render: (u) => u.email },
-            { header: 'Roles', render: (u) => u.roles.map(label).join(', ') || '—' },
-            { header: 'Status', render: (u) => <StatusBadge status={u.status} /> },
-            { header: 'Added', render: (u) => <DateTime value={u.createdAt} /> },
-            ...(canWrite ? [{
-              header: 'Actions',
-              render: (u: User) => u.status === 'deactivated' ? null : (
-                <Group gap={4} wrap="nowrap">
-                  <ConfirmButton size="xs" color="indigo" title={`Reset ${u.name}'s password?`}
-                    message={`A one-time link lets ${u.email} choose a new password within a day. Send it to them yourself.`}
-                    confirmLabel="Create reset link" onConfirm={() => reset(u)}
-                    aria-label={`Reset password of ${u.name}`}>Reset password</ConfirmButton>
-                  <ConfirmButton size="xs" title={`Deactivate ${u.name}?`}
-                    message={`${u.email} can no longer sign in, and their open sessions end now.`}
-                    confirmLabel="Deactivate" onConfirm={() => deactivate(u)}
-                    aria-label={`Deactivate ${u.name}`}>Deactivate</ConfirmButton>
-                </Group>
-              ),
-            }] : []),
-          ]}
-        />
-      </Stack>
-      {adding && <AddUser partner={partner} first={anyUser.data?.data.length === 0} onClose={() => { setAdding(false); }}
-        onCreated={(u) => {
-          setAdding(false);
-          setSecret({ title: `Invitation link for ${u.name}`, link: invitationLink(u.invitation.token) });
-          void refresh();
-        }} />}
-      <NoScrollLock><SecretOnce title={secret?.title ?? ''} secret={secret?.link ?? null} onClose={() => { setSecret(null); }} /></NoScrollLock>
-    </Card>
-  );
-}
-
-/** Invites a person to the partner organisation with partner roles. */
-function AddUser({ partner, first, onClose, onCreated }: {
-  partner: Partner; first: boolean; onClose: () => void; onCreated: (u: Schemas['CreatedUserOutputBody']) => void;
-}) {
-  const roles = usePartnerRoles();
-  const canReadRoles = useCan('roles:read');
-  const roleOptions = canReadRoles
-    ? (roles.data ?? []).map((r) => ({ value: r.name, label: r.description ? `${label(r.name)} — ${r.description}` : label(r.name) }))
-    : builtInPartnerRoles.map((r) => ({ value: r, label: label(r) }));
-  const form = useForm({
-    // A partner's first user runs its account (payout methods, withdrawals, its other users).
-    initialValues: { name: '', email: '', roles: [first ? 'partner_admin' : 'partner_user'] },
-    validate: {
-      name: (v) => (v.trim() ? null : 'Enter their name'),
-      email: (v) => (/^\S+@\S+$/.test(v.trim()) ? null : 'Enter an email address'),
-      roles: (v) => (v.length ? null : 'Give them at least one role'),
-    },
-  });
-  const create = useMutation({
-    mutationFn: async (v: typeof form.values) => unwrap(await api.POST('/api/partners/{id}/users', {
-      params: { path: { id: partner.id } },
-      body: { name: v.name.trim(), email: v.email.trim(), roles: v.roles },
-    })),
-    onSuccess: (u) => {
-      notifications.show({ color: 'green', message: `${u.name} invited` });
-      onCreated(u);
-    },
-    onError: (err) => { form.setErrors(fieldErrors(err)); },
-  });
-  return (
-    <Modal lockScroll={false} opened onClose={onClose} title={`Add a user to ${partner.name}`}>
-      <form noValidate onSubmit={form.onSubmit((v) => { create.mutate(v); })}>
-        <Stack>
-          <ErrorAlert error={create.error} shownFields={['name', 'email', 'roles']} />
-          <TextInput label="Name" required maxLength={200} data-autofocus {...form.getInputProps('name')} />
-          <TextInput label="Email" type="email" required maxLength={320} {...form.getInputProps('email')} />
-          <MultiSelect label="Roles" required data={roleOptions} {...form.getInputProps('roles')}
-            description="What they may do in the partner portal" />
-          <Text size="xs" c="dimmed">They get an invitation link, shown once, to choose a password.</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>Cancel</Button>
-            <Button type="submit" loading={create.isPending}>Add and invite</Button>
+        <Title order={2} size="h4" id="co-brand-title">Co-brand logo</Title>
+        <Text size="sm" c="dimmed">Shown beside the program's logo in the portal this partner's users see.</Text>
+        <ErrorAlert error={brand.error} />
+        {brand.isPending ? <Skeleton height={48} width={160} /> : (
+          <Group align="center">
+            {logo
+              ? <Image src={logo.url} alt={`${partner.name}'s logo`} h={48} w="auto" fit="contain" />
+              : <Text size="sm" c="dimmed">No logo: the portal shows the program's alone.</Text>}
+            {logo && <Text size="xs" c="dimmed">{logo.width}×{logo.height} px, {logo.contentType}</Text>}
           </Group>
-        </Stack>
-      </form>
-    </Modal>
+        )}
+        {canWrite && brand.isSuccess && (
+          <>
+            <FilePicker label="New logo" description={`PNG, JPEG or GIF (not SVG), at most ${formatBytes(512 * 1024)}, 16 to 2048 pixels a side.`}
+              file={file} onChange={(f) => { upload.reset(); setFile(f); }} />
+            <ErrorAlert error={upload.error} />
+            <Group justify="flex-end">
+              {logo && <ConfirmButton size="xs" title={`Remove ${partner.name}'s logo?`} message="The portal shows the program's logo alone until a new one is uploaded."
+                confirmLabel="Remove logo" onConfirm={remove}>Remove logo</ConfirmButton>}
+              <Button size="xs" disabled={!file} loading={upload.isPending} onClick={() => { if (file) upload.mutate(file); }}>Upload logo</Button>
+            </Group>
+          </>
+        )}
+      </Stack>
+    </Card>
   );
 }
 

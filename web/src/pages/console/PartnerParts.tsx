@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { Anchor, Button, Group, MantineThemeProvider, Modal, Skeleton, Stack, Text, type ButtonProps } from '@mantine/core';
 import { api, unwrap } from '../../api/client';
+import { useCan } from '../../auth/useCan';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 
 /**
@@ -53,11 +54,14 @@ export function ConfirmButton({ children, title, message, confirmLabel, onConfir
 
 /** A partner organisation's name linking to its page, for rows that hold only its id. */
 export function PartnerName({ id }: { id: string }) {
+  const canRead = useCan('partners:read');
   const q = useQuery({
     queryKey: ['partners', id],
+    enabled: canRead,
     queryFn: async () => unwrap(await api.GET('/api/partners/{id}', { params: { path: { id } } })),
     staleTime: 60_000,
   });
+  if (!canRead) return <span>{id}</span>;
   if (q.isPending) return <Skeleton height={14} width={120} />;
   return <Anchor component={Link} to={`/partners/${id}`}>{q.data?.name ?? id}</Anchor>;
 }

@@ -8,11 +8,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
+import { StatusBadge } from '../../ui/StatusBadge';
 import { decimalToMinor, minorToDecimal } from '../../ui/format';
 import { CurrencySelect } from './money/shared';
 
 type Settings = Schemas['PayoutSettings'];
+type Batch = Schemas['PayoutBatch'];
+
+const railNames: Record<Batch['provider'], string> = { stripe: 'Stripe', paypal: 'PayPal', wise: 'Wise' };
 
 interface Values {
   provider: 'manual' | 'http';
@@ -191,6 +196,32 @@ export default function PayoutSettings() {
       {settings.data?.provider === 'http' && !settings.data.httpSecretSet && (
         <Alert color="yellow">The HTTP provider has no signing secret stored.</Alert>
       )}
+      <Batches />
+    </Stack>
+  );
+}
+
+/** The daily batches of rail payouts, newest first. */
+function Batches() {
+  return (
+    <Stack gap="xs" component="section" aria-labelledby="batches-title">
+      <Title order={2} size="h4" id="batches-title">Daily payout batches</Title>
+      <Text size="sm" c="dimmed">While payouts are batched, each rail pays the day’s approved withdrawals in one batch at 00:00 UTC.</Text>
+      <PagedTable<Batch>
+        label="Daily payout batches"
+        queryKey={['payout-batches']}
+        fetchPage={async (cursor) => unwrap(await api.GET('/api/payout-batches', { params: { query: { cursor, limit: 25 } } }))}
+        rowKey={(b) => b.id}
+        empty="No batch yet: batches appear once payouts are batched and a rail has approved withdrawals to pay."
+        columns={[
+          { header: 'Day (UTC)', render: (b) => b.day },
+          { header: 'Rail', render: (b) => railNames[b.provider] },
+          { header: 'Payouts', numeric: true, render: (b) => b.payouts },
+          { header: 'Status', render: (b) => <StatusBadge status={b.status} /> },
+          { header: 'Provider reference', render: (b) => (b.reference ? <Code>{b.reference}</Code> : '—') },
+          { header: 'Last change', render: (b) => <DateTime value={b.updatedAt} /> },
+        ]}
+      />
     </Stack>
   );
 }

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
 import { Alert, Anchor, Button, Card, Group, JsonInput, Loader, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
+import { useCan } from '../../auth/useCan';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -24,18 +25,20 @@ export default function PlaybookEditor() {
     queryKey: ['playbook-node-kinds'], staleTime: Infinity,
     queryFn: async () => unwrap(await api.GET('/api/playbook-node-kinds')).data,
   });
+  // Without events:read the trigger's event type is typed rather than picked.
+  const canEvents = useCan('events:read');
   const eventTypes = useQuery({
-    queryKey: ['event-types'], staleTime: Infinity,
+    queryKey: ['event-types'], staleTime: Infinity, enabled: canEvents,
     queryFn: async () => unwrap(await api.GET('/api/event-types', { params: { query: { limit: 100 } } })).data,
   });
   const pb = useQuery({
     queryKey: ['playbooks', routeId ?? 'new'], enabled: !!routeId, staleTime: Infinity,
     queryFn: async () => unwrap(await api.GET('/api/playbooks/{id}', { params: { path: { id: routeId ?? '' } } })),
   });
-  if (kinds.isPending || eventTypes.isPending || (routeId && pb.isPending)) return <Loader role="status" aria-label="Loading the editor" />;
+  if (kinds.isPending || (canEvents && eventTypes.isPending) || (routeId && pb.isPending)) return <Loader role="status" aria-label="Loading the editor" />;
   const error = kinds.error ?? eventTypes.error ?? pb.error;
-  if (error || !kinds.data || !eventTypes.data) return <Stack><PageHeader title="Playbook editor" /><ErrorAlert error={error} /></Stack>;
-  return <EditorPage key={routeId ?? 'new'} id={id} setId={setId} playbook={pb.data} kinds={kinds.data} eventTypes={eventTypes.data}
+  if (error || !kinds.data || (canEvents && !eventTypes.data)) return <Stack><PageHeader title="Playbook editor" /><ErrorAlert error={error} /></Stack>;
+  return <EditorPage key={routeId ?? 'new'} id={id} setId={setId} playbook={pb.data} kinds={kinds.data} eventTypes={eventTypes.data ?? []}
     onSaved={(p) => { queryClient.setQueryData(['playbooks', p.id], p); void queryClient.invalidateQueries({ queryKey: ['playbooks'] }); }} />;
 }
 

@@ -1,11 +1,15 @@
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { Anchor, Button, Group, Select, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Card, Group, Select, Stack, Text, Title } from '@mantine/core';
 import { useCan } from '../../auth/useCan';
 import { api, unwrap, type Schemas } from '../../api/client';
+import { AdminConfirmButton } from '../../ui/AdminConfirmButton';
 import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
 import { DateTime } from '../../ui/DateTime';
+import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
+import { SecretOnce } from '../../ui/SecretOnce';
 import { StatusBadge } from '../../ui/StatusBadge';
 
 type Playbook = Schemas['Playbook'];
@@ -49,6 +53,39 @@ export default function Playbooks() {
           { header: 'Updated', render: (p) => <DateTime value={p.updatedAt} /> },
         ]}
       />
+      {canWrite && <SigningSecret />}
     </Stack>
+  );
+}
+
+/** A new signing secret for the calls of call_webhook actions, shown once. */
+function SigningSecret() {
+  const [secret, setSecret] = useState<string | null>(null);
+  const [failed, setFailed] = useState<unknown>(null);
+  return (
+    <Card withBorder component="section" aria-labelledby="signing-secret-title">
+      <Stack gap="xs">
+        <Title order={2} size="h4" id="signing-secret-title">Signing secret of webhook calls</Title>
+        <Text size="sm" c="dimmed">
+          Every call a playbook's call_webhook action makes is signed (Standard Webhooks). Set a new secret to give
+          the receivers one they can verify with; it is shown once and replaces the previous one at once.
+        </Text>
+        {failed !== null && <ErrorAlert error={failed} />}
+        <Group>
+          <AdminConfirmButton color="blue" label="Set a new signing secret" title="Set a new signing secret?"
+            message="Calls are signed with the new secret from now on; receivers that verify with the old one refuse them until they are given the new one."
+            onConfirm={async () => {
+              setFailed(null);
+              try {
+                setSecret(unwrap(await api.POST('/api/playbooks/webhook-secret')).secret);
+              } catch (err) {
+                setFailed(err);
+                throw err;
+              }
+            }} />
+        </Group>
+      </Stack>
+      <SecretOnce title="Signing secret of webhook calls" secret={secret} onClose={() => { setSecret(null); }} />
+    </Card>
   );
 }

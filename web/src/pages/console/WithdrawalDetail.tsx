@@ -85,9 +85,10 @@ export default function WithdrawalDetail() {
     // A payout settles in the background: watch it until it does.
     refetchInterval: (q) => (q.state.data?.status === 'approved' ? 2000 : false),
   });
+  const canBalances = useCan('ledger:read');
   const balance = useQuery({
     queryKey: ['ledger', 'balances', { partnerId: w.data?.partnerId, currency: w.data?.currency }],
-    enabled: !!w.data && w.data.status === 'requested',
+    enabled: canBalances && !!w.data && w.data.status === 'requested',
     queryFn: async () => unwrap(await api.GET('/api/ledger/balances', { params: { query: { partnerId: w.data?.partnerId, currency: w.data?.currency } } })).data[0] ?? null,
   });
 

@@ -8,6 +8,7 @@ export const consolePages: PageDef[] = [
   { path: '/applications', title: 'Applications', face: 'console', permission: 'applications:read', group: 'Partners', load: () => import('./Applications') },
   { path: '/applications/:id', title: 'Application', face: 'console', permission: 'applications:read', load: () => import('./ApplicationDetail') },
   { path: '/health', title: 'Health', face: 'console', permission: 'health:read', group: 'Partners', load: () => import('./Health') },
+  { path: '/onboarding-checklist', title: 'Onboarding checklist', face: 'console', permission: 'partners:read', group: 'Partners', load: () => import('./OnboardingChecklist') },
   { path: '/levels', title: 'Levels', face: 'console', permission: 'partners:read', group: 'Partners', load: () => import('./Levels') },
   { path: '/deals', title: 'Deals', face: 'console', permission: 'deals:read', group: 'Sales', load: () => import('./Deals') },
   { path: '/deals/:id', title: 'Deal', face: 'console', permission: 'deals:read', load: () => import('./DealDetail') },

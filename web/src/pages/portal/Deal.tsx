@@ -7,6 +7,7 @@ import {
 } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
+import { EditDealButton } from '../../ui/DealEdit';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { formatDate } from '../../ui/format';
@@ -125,6 +126,7 @@ export default function DealPage() {
       <PageHeader title={d.customerCompany}
         description={<Group gap="xs" component="span"><StatusBadge status={d.status} />{d.reviewRequired && <Badge variant="light" color="orange">In review: overlaps other work</Badge>}</Group>}
         actions={<>
+          {canWrite && <EditDealButton deal={d} />}
           {canWrite && d.status === 'approved' && !d.extensionRequestedAt && <ExtensionRequest deal={d} />}
           <Button variant="subtle" component={Link} to="/portal/deals">All deals</Button>
         </>} />

@@ -174,6 +174,7 @@ function ClaimForm({ request, onDone }: { request: FundRequest; onDone: () => vo
   const queryClient = useQueryClient();
   const deals = useQuery({
     queryKey: ['deals', 'mine', 'for-claims'],
+    enabled: useCan('deals:read'),
     queryFn: async () => unwrap(await api.GET('/api/deals', { params: { query: { limit: 100 } } })).data,
   });
   const form = useForm<ClaimValues>({

@@ -22,5 +22,6 @@ export const portalPages: PageDef[] = [
   { path: '/portal/learning', title: 'Learning', face: 'portal', permission: 'certifications:read', group: 'Program', load: () => import('./Learning') },
   { path: '/portal/learning/:id', title: 'Course', face: 'portal', permission: 'certifications:read', load: () => import('./Course') },
   { path: '/portal/agreements', title: 'Agreements', face: 'portal', permission: 'agreements:read', group: 'Account', load: () => import('./Agreements') },
+  { path: '/portal/team', title: 'Team', face: 'portal', permission: 'partner_users:read', group: 'Account', load: () => import('./Team') },
   { path: '/portal/profile', title: 'Profile', face: 'portal', permission: 'profile:read', group: 'Account', load: () => import('./Profile') },
 ];
