@@ -9,14 +9,17 @@
 # Environment (defaults): BENCH_BIN (a build to measure; default: built from this tree), BENCH_SOAK_DURATION=30m BENCH_SOAK_INGEST_RATE=20 BENCH_ADDR=127.0.0.1:8095
 #   BENCH_ADMIN_ADDR=127.0.0.1:9099 BENCH_TEMPORAL_PORT=7295
 #   BENCH_PG=postgres://postgres@127.0.0.1:5432 (a server where the script may create a database)
+#   BENCH_OUT=bench/out (the samples, logs and builds) BENCH_PNG=bench/soak.png (the plot);
+#   other PARTNERD_* settings pass through to serve (two soaks side by side need their own
+#   BENCH_ADDR, BENCH_ADMIN_ADDR, BENCH_TEMPORAL_PORT and BENCH_OUT)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=bench/out
+OUT="${BENCH_OUT:-bench/out}"
 mkdir -p "$OUT"
 ADDR="${BENCH_ADDR:-127.0.0.1:8095}"
 ADMIN="${BENCH_ADMIN_ADDR:-127.0.0.1:9099}"
 PG="${BENCH_PG:-postgres://postgres@127.0.0.1:5432}"
-db="partnerd_soak_$(date +%s)"
+db="partnerd_soak_$(date +%s)_$$"
 BIN="${BENCH_BIN:-$OUT/partnerd}"
 [ -n "${BENCH_BIN:-}" ] || go build -o "$OUT/partnerd" ./cmd/partnerd
 go build -o "$OUT/soak" ./bench/soak
@@ -31,5 +34,6 @@ trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true; rm -rf "$data"
 for _ in $(seq 1 180); do curl -fsS "http://$ADDR/readyz" >/dev/null 2>&1 && break; sleep 1; done
 echo "serving at http://$ADDR; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$OUT/soak" -url "http://$ADDR" -metrics "http://$ADMIN/metrics" -password "$password" \
-	-duration "${BENCH_SOAK_DURATION:-30m}" -ingest-rate "${BENCH_SOAK_INGEST_RATE:-20}"
+	-duration "${BENCH_SOAK_DURATION:-30m}" -ingest-rate "${BENCH_SOAK_INGEST_RATE:-20}" \
+	-csv "$OUT/soak.csv" -png "${BENCH_PNG:-bench/soak.png}"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
