@@ -314,7 +314,7 @@ func ValidateMetric(m *Metric, filters []MetricFilter, prefix string) *Error {
 			problems = append(problems, FieldError{Location: prefix + "currency", Message: "an mdf_roi metric needs the ISO 4217 currency of the spend and revenue it divides, such as EUR", Value: m.Currency})
 		}
 	default:
-		problems = append(problems, FieldError{Location: prefix + "unit", Message: "must be count or money", Value: m.Unit})
+		problems = append(problems, FieldError{Location: prefix + "unit", Message: "must be count, money, score or bps", Value: m.Unit})
 	}
 	if ScoreMetric(m.Kind) && m.Unit != UnitScore {
 		problems = append(problems, FieldError{Location: prefix + "unit", Message: "csat and nps metrics are scores", Value: m.Unit})
