@@ -63,19 +63,20 @@ type MetricFilterBody struct {
 type Metric struct {
 	ID        string             `json:"id"`
 	Name      string             `json:"name"`
-	Kind      string             `json:"kind" enum:"count,sum,unique,csat,nps"`
+	Kind      string             `json:"kind" enum:"count,sum,unique,csat,nps,mdf_roi"`
 	EventType string             `json:"eventType"`
 	Field     string             `json:"field,omitempty"`
 	Filters   []MetricFilterBody `json:"filters" nullable:"false"`
-	Unit      string             `json:"unit" enum:"count,money,score" doc:"count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero"`
-	Currency  string             `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
+	Unit      string             `json:"unit" enum:"count,money,score,bps" doc:"count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero; bps (mdf_roi): basis points, 10000 = 1×"`
+	Currency  string             `json:"currency,omitempty" doc:"ISO 4217 code of a money or mdf_roi metric"`
+	FundID    string             `json:"fundId,omitempty" doc:"mdf_roi: the MDF fund whose claims it reads; absent for every fund"`
 	CreatedAt time.Time          `json:"createdAt"`
 	UpdatedAt time.Time          `json:"updatedAt"`
 }
 
 func metricOf(m *models.Metric) Metric {
 	out := Metric{ID: m.ID, Name: m.Name, Kind: m.Kind, EventType: m.EventType, Field: m.Field,
-		Filters: []MetricFilterBody{}, Unit: m.Unit, Currency: m.Currency, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+		Filters: []MetricFilterBody{}, Unit: m.Unit, Currency: m.Currency, FundID: m.FundID, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
 	for _, f := range m.FilterList() {
 		out.Filters = append(out.Filters, MetricFilterBody{Path: f.Path, Op: f.Op, Value: JSONScalar(f.Value)})
 	}
@@ -93,12 +94,13 @@ func filtersOf(in []MetricFilterBody) []models.MetricFilter {
 // MetricBody is a metric definition as clients send it.
 type MetricBody struct {
 	Name      string             `json:"name" minLength:"1" maxLength:"200"`
-	Kind      string             `json:"kind" enum:"count,sum,unique,csat,nps" doc:"count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score)."`
-	EventType string             `json:"eventType,omitempty" maxLength:"128" doc:"An event type, or a pattern with * wildcards (invoice.*); required except for csat and nps"`
+	Kind      string             `json:"kind" enum:"count,sum,unique,csat,nps,mdf_roi" doc:"count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6); mdf_roi: the return on market development funds, the won revenue of the deals that the MDF claims approved in the range influenced (each deal once) divided by what those claims spent, in basis points. csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score); mdf_roi reads approved claims (eventType and unit are set to mdf.claim_approved and bps) and takes no field or filters."`
+	EventType string             `json:"eventType,omitempty" maxLength:"128" doc:"An event type, or a pattern with * wildcards (invoice.*); required except for csat, nps and mdf_roi"`
 	Field     string             `json:"field,omitempty" maxLength:"200" doc:"For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped."`
 	Filters   []MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
-	Unit      string             `json:"unit,omitempty" enum:"count,money,score" doc:"count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)"`
-	Currency  string             `json:"currency,omitempty" maxLength:"3" doc:"ISO 4217 code (EUR); required for money, refused otherwise"`
+	Unit      string             `json:"unit,omitempty" enum:"count,money,score,bps" doc:"count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them); bps: mdf_roi (set for it)"`
+	Currency  string             `json:"currency,omitempty" maxLength:"3" doc:"ISO 4217 code (EUR); required for money and mdf_roi (an mdf_roi metric with a fund defaults to the fund's), refused otherwise"`
+	FundID    string             `json:"fundId,omitempty" maxLength:"36" doc:"mdf_roi only: the return of this MDF fund's claims (422 at fundId for a fund that is not the tenant's, at currency for a fund in another currency); without it, of every fund"`
 }
 
 // CreateMetricInput defines a metric.
@@ -112,12 +114,13 @@ type UpdateMetricInput struct {
 	ID   string `path:"id" maxLength:"36"`
 	Body struct {
 		Name      *string             `json:"name,omitempty" minLength:"1" maxLength:"200"`
-		Kind      *string             `json:"kind,omitempty" enum:"count,sum,unique,csat,nps" doc:"Becoming csat or nps sets eventType, field and unit to survey.responded, score and score"`
+		Kind      *string             `json:"kind,omitempty" enum:"count,sum,unique,csat,nps,mdf_roi" doc:"Becoming csat or nps sets eventType, field and unit to survey.responded, score and score; becoming mdf_roi sets eventType and unit to mdf.claim_approved and bps (send filters [] to drop filters)"`
 		EventType *string             `json:"eventType,omitempty" maxLength:"128"`
 		Field     *string             `json:"field,omitempty" maxLength:"200"`
 		Filters   *[]MetricFilterBody `json:"filters,omitempty" maxItems:"20"`
-		Unit      *string             `json:"unit,omitempty" enum:"count,money,score"`
+		Unit      *string             `json:"unit,omitempty" enum:"count,money,score,bps"`
 		Currency  *string             `json:"currency,omitempty" maxLength:"3" doc:"Empty for count metrics"`
+		FundID    *string             `json:"fundId,omitempty" maxLength:"36" doc:"mdf_roi only; empty for every fund"`
 	}
 }
 
@@ -136,44 +139,53 @@ type ComputeMetricInput struct {
 	ID           string    `path:"id" maxLength:"36"`
 	From         time.Time `query:"from" doc:"Start (RFC 3339), rounded down to the hour (to the day for unique metrics); default 30 days before to"`
 	To           time.Time `query:"to" doc:"End, exclusive (RFC 3339), rounded up to the hour (to the day for unique metrics); default now"`
-	Interval     string    `query:"interval" enum:"hour,day,week,month" doc:"Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0"`
-	PartnerID    string    `query:"partnerId" maxLength:"36" doc:"Only this partner's customers' events. Partners always get their own; naming another partner is 403."`
-	PartnerLevel string    `query:"partnerLevel" maxLength:"64" doc:"Only events of partners currently at this level"`
+	Interval     string    `query:"interval" enum:"hour,day,week,month" doc:"Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0 (csat, nps and mdf_roi: null)"`
+	PartnerID    string    `query:"partnerId" maxLength:"36" doc:"Only this partner's customers' events (mdf_roi: its MDF claims). Partners always get their own; naming another partner is 403."`
+	PartnerLevel string    `query:"partnerLevel" maxLength:"64" doc:"Only events (mdf_roi: MDF claims) of partners currently at this level"`
 }
 
 // MetricPoint is one interval of a time series.
 type MetricPoint struct {
 	Start time.Time `json:"start"`
-	Value *int64    `json:"value" doc:"The interval's value; null only for a csat or nps interval without answers"`
+	Value *int64    `json:"value" doc:"The interval's value; null only for a csat or nps interval without answers and an mdf_roi interval without spend"`
 	// Responses is set for csat and nps.
 	Responses *int64 `json:"responses,omitempty" doc:"csat and nps: the answers of the interval"`
+	// Spend and InfluencedRevenue are set for mdf_roi.
+	Spend             *int64 `json:"spend,omitempty" doc:"mdf_roi: what the MDF claims approved in the interval spent, in minor units of currency"`
+	InfluencedRevenue *int64 `json:"influencedRevenue,omitempty" doc:"mdf_roi: the won revenue of the deals those claims influenced, each once, in minor units of currency"`
 }
 
 // MetricValue is a computed metric.
 type MetricValue struct {
 	MetricID string    `json:"metricId"`
 	Name     string    `json:"name" doc:"The metric's name"`
-	Kind     string    `json:"kind" enum:"count,sum,unique,csat,nps"`
-	Unit     string    `json:"unit" enum:"count,money,score" doc:"money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)"`
-	Currency string    `json:"currency,omitempty" doc:"ISO 4217 code of a money metric"`
+	Kind     string    `json:"kind" enum:"count,sum,unique,csat,nps,mdf_roi"`
+	Unit     string    `json:"unit" enum:"count,money,score,bps" doc:"money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100); bps: basis points (10000 = 1×) rounded half away from zero"`
+	Currency string    `json:"currency,omitempty" doc:"ISO 4217 code of a money or mdf_roi metric"`
 	From     time.Time `json:"from" doc:"The start actually computed"`
 	To       time.Time `json:"to" doc:"The end actually computed, exclusive"`
 	Interval string    `json:"interval,omitempty"`
-	Value    *int64    `json:"value" doc:"The count, the integer sum, the number of distinct values, or the csat or nps score; null only for a csat or nps metric without answers in the range"`
+	Value    *int64    `json:"value" doc:"The count, the integer sum, the number of distinct values, the csat or nps score, or the MDF return in basis points; null only for a csat or nps metric without answers in the range and an mdf_roi metric without spend"`
 	// Responses is set for csat and nps.
-	Responses *int64        `json:"responses,omitempty" doc:"csat and nps: the survey answers the score is computed from"`
-	Skipped   int64         `json:"skipped" doc:"Matching events left out because their field was missing or, for sums, not an integer (csat and nps: not a score of the kind's range)"`
-	Series    []MetricPoint `json:"series,omitempty"`
+	Responses *int64 `json:"responses,omitempty" doc:"csat and nps: the survey answers the score is computed from"`
+	// Spend and InfluencedRevenue are set for mdf_roi.
+	Spend             *int64        `json:"spend,omitempty" doc:"mdf_roi: what the MDF claims approved in the range spent (reimbursed), in minor units of currency"`
+	InfluencedRevenue *int64        `json:"influencedRevenue,omitempty" doc:"mdf_roi: the won revenue, in currency and minor units, of the deals those claims influenced, each deal once"`
+	Skipped           int64         `json:"skipped" doc:"Matching events left out because their field was missing or, for sums, not an integer (csat and nps: not a score of the kind's range)"`
+	Series            []MetricPoint `json:"series,omitempty"`
 }
 
 func metricValueOf(id, interval string, r *models.MetricResult) MetricValue {
 	v := MetricValue{MetricID: id, Name: r.Name, Kind: r.Kind, Unit: r.Unit, Currency: r.Currency, From: r.From, To: r.To, Interval: interval, Skipped: r.Skipped}
-	score := models.ScoreMetric(r.Kind)
+	score, roi := models.ScoreMetric(r.Kind), r.Kind == models.MetricMDFROI
 	if r.HasValue() {
 		v.Value = &r.Value
 	}
 	if score {
 		v.Responses = &r.Responses
+	}
+	if roi {
+		v.Spend, v.InfluencedRevenue = &r.Spend, &r.Revenue
 	}
 	if interval != "" {
 		v.Series = make([]MetricPoint, 0, len(r.Series))
@@ -184,6 +196,9 @@ func metricValueOf(id, interval string, r *models.MetricResult) MetricValue {
 			}
 			if score {
 				pt.Responses = &p.Responses
+			}
+			if roi {
+				pt.Spend, pt.InfluencedRevenue = &p.Spend, &p.Revenue
 			}
 			v.Series = append(v.Series, pt)
 		}
@@ -231,7 +246,7 @@ func registerMetricRoutes(s *Server) {
 	register(s, huma.Operation{
 		OperationID: "compute-metric", Method: http.MethodGet, Path: "/api/metrics/{id}/compute", Tags: tags,
 		Summary:     "Compute a metric",
-		Description: "The value over a range and, with interval, a time series. Partners always get their own customers' events only.",
+		Description: "The value over a range and, with interval, a time series. Partners always get their own customers' events only (mdf_roi: their own MDF claims).",
 		Security:    UsersOrKeys, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, Requires(authz.MetricsRead), s.computeMetric)
 
@@ -241,7 +256,7 @@ func registerMetricRoutes(s *Server) {
 // createMetric defines a metric.
 func (s *Server) createMetric(ctx context.Context, in *CreateMetricInput) (*MetricOutput, error) {
 	b := in.Body
-	m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field, Unit: b.Unit, Currency: b.Currency}
+	m := &models.Metric{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field, Unit: b.Unit, Currency: b.Currency, FundID: b.FundID}
 	if err := s.metrics(ctx).CreateMetric(ctx, m, filtersOf(b.Filters)); err != nil {
 		return nil, err
 	}
@@ -268,7 +283,7 @@ func (s *Server) getMetric(ctx context.Context, in *IDPath) (*MetricOutput, erro
 // updateMetric changes a metric.
 func (s *Server) updateMetric(ctx context.Context, in *UpdateMetricInput) (*MetricOutput, error) {
 	b := in.Body
-	ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field, Unit: b.Unit, Currency: b.Currency}
+	ch := models.MetricChanges{Name: b.Name, Kind: b.Kind, EventType: b.EventType, Field: b.Field, Unit: b.Unit, Currency: b.Currency, FundID: b.FundID}
 	if b.Filters != nil {
 		f := filtersOf(*b.Filters)
 		ch.Filters = &f

@@ -535,6 +535,7 @@ func (e HealthComponentSource) Valid() bool {
 const (
 	HealthComponentScoreMetricKindCount  HealthComponentScoreMetricKind = "count"
 	HealthComponentScoreMetricKindCsat   HealthComponentScoreMetricKind = "csat"
+	HealthComponentScoreMetricKindMdfRoi HealthComponentScoreMetricKind = "mdf_roi"
 	HealthComponentScoreMetricKindNps    HealthComponentScoreMetricKind = "nps"
 	HealthComponentScoreMetricKindSum    HealthComponentScoreMetricKind = "sum"
 	HealthComponentScoreMetricKindUnique HealthComponentScoreMetricKind = "unique"
@@ -546,6 +547,8 @@ func (e HealthComponentScoreMetricKind) Valid() bool {
 	case HealthComponentScoreMetricKindCount:
 		return true
 	case HealthComponentScoreMetricKindCsat:
+		return true
+	case HealthComponentScoreMetricKindMdfRoi:
 		return true
 	case HealthComponentScoreMetricKindNps:
 		return true
@@ -560,6 +563,7 @@ func (e HealthComponentScoreMetricKind) Valid() bool {
 
 // Defines values for HealthComponentScoreMetricUnit.
 const (
+	HealthComponentScoreMetricUnitBps   HealthComponentScoreMetricUnit = "bps"
 	HealthComponentScoreMetricUnitCount HealthComponentScoreMetricUnit = "count"
 	HealthComponentScoreMetricUnitMoney HealthComponentScoreMetricUnit = "money"
 	HealthComponentScoreMetricUnitScore HealthComponentScoreMetricUnit = "score"
@@ -568,6 +572,8 @@ const (
 // Valid indicates whether the value is a known member of the HealthComponentScoreMetricUnit enum.
 func (e HealthComponentScoreMetricUnit) Valid() bool {
 	switch e {
+	case HealthComponentScoreMetricUnitBps:
+		return true
 	case HealthComponentScoreMetricUnitCount:
 		return true
 	case HealthComponentScoreMetricUnitMoney:
@@ -1036,6 +1042,7 @@ func (e MeOutputBodyKind) Valid() bool {
 const (
 	MetricKindCount  MetricKind = "count"
 	MetricKindCsat   MetricKind = "csat"
+	MetricKindMdfRoi MetricKind = "mdf_roi"
 	MetricKindNps    MetricKind = "nps"
 	MetricKindSum    MetricKind = "sum"
 	MetricKindUnique MetricKind = "unique"
@@ -1047,6 +1054,8 @@ func (e MetricKind) Valid() bool {
 	case MetricKindCount:
 		return true
 	case MetricKindCsat:
+		return true
+	case MetricKindMdfRoi:
 		return true
 	case MetricKindNps:
 		return true
@@ -1061,6 +1070,7 @@ func (e MetricKind) Valid() bool {
 
 // Defines values for MetricUnit.
 const (
+	MetricUnitBps   MetricUnit = "bps"
 	MetricUnitCount MetricUnit = "count"
 	MetricUnitMoney MetricUnit = "money"
 	MetricUnitScore MetricUnit = "score"
@@ -1069,6 +1079,8 @@ const (
 // Valid indicates whether the value is a known member of the MetricUnit enum.
 func (e MetricUnit) Valid() bool {
 	switch e {
+	case MetricUnitBps:
+		return true
 	case MetricUnitCount:
 		return true
 	case MetricUnitMoney:
@@ -1084,6 +1096,7 @@ func (e MetricUnit) Valid() bool {
 const (
 	MetricBodyKindCount  MetricBodyKind = "count"
 	MetricBodyKindCsat   MetricBodyKind = "csat"
+	MetricBodyKindMdfRoi MetricBodyKind = "mdf_roi"
 	MetricBodyKindNps    MetricBodyKind = "nps"
 	MetricBodyKindSum    MetricBodyKind = "sum"
 	MetricBodyKindUnique MetricBodyKind = "unique"
@@ -1095,6 +1108,8 @@ func (e MetricBodyKind) Valid() bool {
 	case MetricBodyKindCount:
 		return true
 	case MetricBodyKindCsat:
+		return true
+	case MetricBodyKindMdfRoi:
 		return true
 	case MetricBodyKindNps:
 		return true
@@ -1109,6 +1124,7 @@ func (e MetricBodyKind) Valid() bool {
 
 // Defines values for MetricBodyUnit.
 const (
+	MetricBodyUnitBps   MetricBodyUnit = "bps"
 	MetricBodyUnitCount MetricBodyUnit = "count"
 	MetricBodyUnitMoney MetricBodyUnit = "money"
 	MetricBodyUnitScore MetricBodyUnit = "score"
@@ -1117,6 +1133,8 @@ const (
 // Valid indicates whether the value is a known member of the MetricBodyUnit enum.
 func (e MetricBodyUnit) Valid() bool {
 	switch e {
+	case MetricBodyUnitBps:
+		return true
 	case MetricBodyUnitCount:
 		return true
 	case MetricBodyUnitMoney:
@@ -1150,6 +1168,7 @@ func (e MetricFilterBodyOp) Valid() bool {
 const (
 	MetricValueKindCount  MetricValueKind = "count"
 	MetricValueKindCsat   MetricValueKind = "csat"
+	MetricValueKindMdfRoi MetricValueKind = "mdf_roi"
 	MetricValueKindNps    MetricValueKind = "nps"
 	MetricValueKindSum    MetricValueKind = "sum"
 	MetricValueKindUnique MetricValueKind = "unique"
@@ -1161,6 +1180,8 @@ func (e MetricValueKind) Valid() bool {
 	case MetricValueKindCount:
 		return true
 	case MetricValueKindCsat:
+		return true
+	case MetricValueKindMdfRoi:
 		return true
 	case MetricValueKindNps:
 		return true
@@ -1175,6 +1196,7 @@ func (e MetricValueKind) Valid() bool {
 
 // Defines values for MetricValueUnit.
 const (
+	MetricValueUnitBps   MetricValueUnit = "bps"
 	MetricValueUnitCount MetricValueUnit = "count"
 	MetricValueUnitMoney MetricValueUnit = "money"
 	MetricValueUnitScore MetricValueUnit = "score"
@@ -1183,6 +1205,8 @@ const (
 // Valid indicates whether the value is a known member of the MetricValueUnit enum.
 func (e MetricValueUnit) Valid() bool {
 	switch e {
+	case MetricValueUnitBps:
+		return true
 	case MetricValueUnitCount:
 		return true
 	case MetricValueUnitMoney:
@@ -2278,6 +2302,7 @@ func (e TokenOutputBodyTokenType) Valid() bool {
 const (
 	UpdateMetricInputBodyKindCount  UpdateMetricInputBodyKind = "count"
 	UpdateMetricInputBodyKindCsat   UpdateMetricInputBodyKind = "csat"
+	UpdateMetricInputBodyKindMdfRoi UpdateMetricInputBodyKind = "mdf_roi"
 	UpdateMetricInputBodyKindNps    UpdateMetricInputBodyKind = "nps"
 	UpdateMetricInputBodyKindSum    UpdateMetricInputBodyKind = "sum"
 	UpdateMetricInputBodyKindUnique UpdateMetricInputBodyKind = "unique"
@@ -2289,6 +2314,8 @@ func (e UpdateMetricInputBodyKind) Valid() bool {
 	case UpdateMetricInputBodyKindCount:
 		return true
 	case UpdateMetricInputBodyKindCsat:
+		return true
+	case UpdateMetricInputBodyKindMdfRoi:
 		return true
 	case UpdateMetricInputBodyKindNps:
 		return true
@@ -2303,6 +2330,7 @@ func (e UpdateMetricInputBodyKind) Valid() bool {
 
 // Defines values for UpdateMetricInputBodyUnit.
 const (
+	UpdateMetricInputBodyUnitBps   UpdateMetricInputBodyUnit = "bps"
 	UpdateMetricInputBodyUnitCount UpdateMetricInputBodyUnit = "count"
 	UpdateMetricInputBodyUnitMoney UpdateMetricInputBodyUnit = "money"
 	UpdateMetricInputBodyUnitScore UpdateMetricInputBodyUnit = "score"
@@ -2311,6 +2339,8 @@ const (
 // Valid indicates whether the value is a known member of the UpdateMetricInputBodyUnit enum.
 func (e UpdateMetricInputBodyUnit) Valid() bool {
 	switch e {
+	case UpdateMetricInputBodyUnitBps:
+		return true
 	case UpdateMetricInputBodyUnitCount:
 		return true
 	case UpdateMetricInputBodyUnitMoney:
@@ -4802,7 +4832,7 @@ type HealthComponentScore struct {
 	// MetricName The name of the component's metric when it was scored
 	MetricName *string `json:"metricName,omitempty"`
 
-	// MetricUnit What the metric's numbers are; money values are minor units of metricCurrency
+	// MetricUnit What the metric's numbers are; money values are minor units of metricCurrency, bps values basis points (10000 = 1×)
 	MetricUnit *HealthComponentScoreMetricUnit `json:"metricUnit,omitempty"`
 
 	// Score The value normalised between zeroAt and fullAt, 0 to 100
@@ -4827,7 +4857,7 @@ type HealthComponentScore struct {
 // HealthComponentScoreMetricKind The metric's kind
 type HealthComponentScoreMetricKind string
 
-// HealthComponentScoreMetricUnit What the metric's numbers are; money values are minor units of metricCurrency
+// HealthComponentScoreMetricUnit What the metric's numbers are; money values are minor units of metricCurrency, bps values basis points (10000 = 1×)
 type HealthComponentScoreMetricUnit string
 
 // HealthComponentScoreSource What the component measures
@@ -5830,16 +5860,19 @@ type MeOutputBodyKind string
 type Metric struct {
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Currency ISO 4217 code of a money metric
+	// Currency ISO 4217 code of a money or mdf_roi metric
 	Currency  *string            `json:"currency,omitempty"`
 	EventType string             `json:"eventType"`
 	Field     *string            `json:"field,omitempty"`
 	Filters   []MetricFilterBody `json:"filters"`
-	Id        string             `json:"id"`
-	Kind      MetricKind         `json:"kind"`
-	Name      string             `json:"name"`
 
-	// Unit count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero
+	// FundId mdf_roi: the MDF fund whose claims it reads; absent for every fund
+	FundId *string    `json:"fundId,omitempty"`
+	Id     string     `json:"id"`
+	Kind   MetricKind `json:"kind"`
+	Name   string     `json:"name"`
+
+	// Unit count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero; bps (mdf_roi): basis points, 10000 = 1×
 	Unit      MetricUnit `json:"unit"`
 	UpdatedAt time.Time  `json:"updatedAt"`
 }
@@ -5847,33 +5880,36 @@ type Metric struct {
 // MetricKind defines model for Metric.Kind.
 type MetricKind string
 
-// MetricUnit count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero
+// MetricUnit count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero; bps (mdf_roi): basis points, 10000 = 1×
 type MetricUnit string
 
 // MetricBody defines model for MetricBody.
 type MetricBody struct {
-	// Currency ISO 4217 code (EUR); required for money, refused otherwise
+	// Currency ISO 4217 code (EUR); required for money and mdf_roi (an mdf_roi metric with a fund defaults to the fund's), refused otherwise
 	Currency *string `json:"currency,omitempty"`
 
-	// EventType An event type, or a pattern with * wildcards (invoice.*); required except for csat and nps
+	// EventType An event type, or a pattern with * wildcards (invoice.*); required except for csat, nps and mdf_roi
 	EventType *string `json:"eventType,omitempty"`
 
 	// Field For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped.
 	Field   *string             `json:"field,omitempty"`
 	Filters *[]MetricFilterBody `json:"filters,omitempty"`
 
-	// Kind count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score).
+	// FundId mdf_roi only: the return of this MDF fund's claims (422 at fundId for a fund that is not the tenant's, at currency for a fund in another currency); without it, of every fund
+	FundId *string `json:"fundId,omitempty"`
+
+	// Kind count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6); mdf_roi: the return on market development funds, the won revenue of the deals that the MDF claims approved in the range influenced (each deal once) divided by what those claims spent, in basis points. csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score); mdf_roi reads approved claims (eventType and unit are set to mdf.claim_approved and bps) and takes no field or filters.
 	Kind MetricBodyKind `json:"kind"`
 	Name string         `json:"name"`
 
-	// Unit count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)
+	// Unit count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them); bps: mdf_roi (set for it)
 	Unit *MetricBodyUnit `json:"unit,omitempty"`
 }
 
-// MetricBodyKind count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score).
+// MetricBodyKind count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6); mdf_roi: the return on market development funds, the won revenue of the deals that the MDF claims approved in the range influenced (each deal once) divided by what those claims spent, in basis points. csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score); mdf_roi reads approved claims (eventType and unit are set to mdf.claim_approved and bps) and takes no field or filters.
 type MetricBodyKind string
 
-// MetricBodyUnit count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)
+// MetricBodyUnit count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them); bps: mdf_roi (set for it)
 type MetricBodyUnit string
 
 // MetricFilterBody defines model for MetricFilterBody.
@@ -5893,24 +5929,33 @@ type MetricFilterBodyOp string
 
 // MetricPoint defines model for MetricPoint.
 type MetricPoint struct {
-	// Responses csat and nps: the answers of the interval
-	Responses *int64    `json:"responses,omitempty"`
-	Start     time.Time `json:"start"`
+	// InfluencedRevenue mdf_roi: the won revenue of the deals those claims influenced, each once, in minor units of currency
+	InfluencedRevenue *int64 `json:"influencedRevenue,omitempty"`
 
-	// Value The interval's value; null only for a csat or nps interval without answers
+	// Responses csat and nps: the answers of the interval
+	Responses *int64 `json:"responses,omitempty"`
+
+	// Spend mdf_roi: what the MDF claims approved in the interval spent, in minor units of currency
+	Spend *int64    `json:"spend,omitempty"`
+	Start time.Time `json:"start"`
+
+	// Value The interval's value; null only for a csat or nps interval without answers and an mdf_roi interval without spend
 	Value *int64 `json:"value"`
 }
 
 // MetricValue defines model for MetricValue.
 type MetricValue struct {
-	// Currency ISO 4217 code of a money metric
+	// Currency ISO 4217 code of a money or mdf_roi metric
 	Currency *string `json:"currency,omitempty"`
 
 	// From The start actually computed
-	From     time.Time       `json:"from"`
-	Interval *string         `json:"interval,omitempty"`
-	Kind     MetricValueKind `json:"kind"`
-	MetricId string          `json:"metricId"`
+	From time.Time `json:"from"`
+
+	// InfluencedRevenue mdf_roi: the won revenue, in currency and minor units, of the deals those claims influenced, each deal once
+	InfluencedRevenue *int64          `json:"influencedRevenue,omitempty"`
+	Interval          *string         `json:"interval,omitempty"`
+	Kind              MetricValueKind `json:"kind"`
+	MetricId          string          `json:"metricId"`
 
 	// Name The metric's name
 	Name string `json:"name"`
@@ -5922,20 +5967,23 @@ type MetricValue struct {
 	// Skipped Matching events left out because their field was missing or, for sums, not an integer (csat and nps: not a score of the kind's range)
 	Skipped int64 `json:"skipped"`
 
+	// Spend mdf_roi: what the MDF claims approved in the range spent (reimbursed), in minor units of currency
+	Spend *int64 `json:"spend,omitempty"`
+
 	// To The end actually computed, exclusive
 	To time.Time `json:"to"`
 
-	// Unit money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)
+	// Unit money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100); bps: basis points (10000 = 1×) rounded half away from zero
 	Unit MetricValueUnit `json:"unit"`
 
-	// Value The count, the integer sum, the number of distinct values, or the csat or nps score; null only for a csat or nps metric without answers in the range
+	// Value The count, the integer sum, the number of distinct values, the csat or nps score, or the MDF return in basis points; null only for a csat or nps metric without answers in the range and an mdf_roi metric without spend
 	Value *int64 `json:"value"`
 }
 
 // MetricValueKind defines model for MetricValue.Kind.
 type MetricValueKind string
 
-// MetricValueUnit money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)
+// MetricValueUnit money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100); bps: basis points (10000 = 1×) rounded half away from zero
 type MetricValueUnit string
 
 // MoveDealInputBody defines model for MoveDealInputBody.
@@ -8026,13 +8074,16 @@ type UpdateMetricInputBody struct {
 	Field     *string             `json:"field,omitempty"`
 	Filters   *[]MetricFilterBody `json:"filters,omitempty"`
 
-	// Kind Becoming csat or nps sets eventType, field and unit to survey.responded, score and score
+	// FundId mdf_roi only; empty for every fund
+	FundId *string `json:"fundId,omitempty"`
+
+	// Kind Becoming csat or nps sets eventType, field and unit to survey.responded, score and score; becoming mdf_roi sets eventType and unit to mdf.claim_approved and bps (send filters [] to drop filters)
 	Kind *UpdateMetricInputBodyKind `json:"kind,omitempty"`
 	Name *string                    `json:"name,omitempty"`
 	Unit *UpdateMetricInputBodyUnit `json:"unit,omitempty"`
 }
 
-// UpdateMetricInputBodyKind Becoming csat or nps sets eventType, field and unit to survey.responded, score and score
+// UpdateMetricInputBodyKind Becoming csat or nps sets eventType, field and unit to survey.responded, score and score; becoming mdf_roi sets eventType and unit to mdf.claim_approved and bps (send filters [] to drop filters)
 type UpdateMetricInputBodyKind string
 
 // UpdateMetricInputBodyUnit defines model for UpdateMetricInputBody.Unit.
@@ -8954,13 +9005,13 @@ type ComputeMetricParams struct {
 	// To End, exclusive (RFC 3339), rounded up to the hour (to the day for unique metrics); default now
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
 
-	// Interval Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0
+	// Interval Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0 (csat, nps and mdf_roi: null)
 	Interval *ComputeMetricParamsInterval `form:"interval,omitempty" json:"interval,omitempty"`
 
-	// PartnerId Only this partner's customers' events. Partners always get their own; naming another partner is 403.
+	// PartnerId Only this partner's customers' events (mdf_roi: its MDF claims). Partners always get their own; naming another partner is 403.
 	PartnerId *string `form:"partnerId,omitempty" json:"partnerId,omitempty"`
 
-	// PartnerLevel Only events of partners currently at this level
+	// PartnerLevel Only events (mdf_roi: MDF claims) of partners currently at this level
 	PartnerLevel *string `form:"partnerLevel,omitempty" json:"partnerLevel,omitempty"`
 }
 
@@ -11300,7 +11351,7 @@ type ClientInterface interface {
 
 	// ComputeMetric Compute a metric
 	//
-	// The value over a range and, with interval, a time series. Partners always get their own customers' events only.
+	// The value over a range and, with interval, a time series. Partners always get their own customers' events only (mdf_roi: their own MDF claims).
 	//
 	// Corresponds with GET /api/metrics/{id}/compute (the `ComputeMetric` operationId).
 	ComputeMetric(ctx context.Context, id string, params *ComputeMetricParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -16295,7 +16346,7 @@ func (c *Client) UpdateMetric(ctx context.Context, id string, body UpdateMetricJ
 
 // ComputeMetric Compute a metric
 //
-// The value over a range and, with interval, a time series. Partners always get their own customers' events only.
+// The value over a range and, with interval, a time series. Partners always get their own customers' events only (mdf_roi: their own MDF claims).
 //
 // Corresponds with GET /api/metrics/{id}/compute (the `ComputeMetric` operationId).
 func (c *Client) ComputeMetric(ctx context.Context, id string, params *ComputeMetricParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -35868,7 +35919,7 @@ type ClientWithResponsesInterface interface {
 
 	// ComputeMetricWithResponse Compute a metric
 	//
-	// The value over a range and, with interval, a time series. Partners always get their own customers' events only.
+	// The value over a range and, with interval, a time series. Partners always get their own customers' events only (mdf_roi: their own MDF claims).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -64697,7 +64748,7 @@ func (c *ClientWithResponses) UpdateMetricWithResponse(ctx context.Context, id s
 
 // ComputeMetricWithResponse Compute a metric
 //
-// The value over a range and, with interval, a time series. Partners always get their own customers' events only.
+// The value over a range and, with interval, a time series. Partners always get their own customers' events only (mdf_roi: their own MDF claims).
 //
 // Returns a wrapper object for the known response body format(s).
 //

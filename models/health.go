@@ -30,7 +30,8 @@ const (
 	HealthDaysSinceSignIn = "days_since_last_sign_in"
 	// HealthMetric is one of the tenant's metrics computed for the partner over the window, as
 	// the metric's compute answers it for that partner and period: a count, minor units of a
-	// money sum's currency, a distinct count, or a CSAT or NPS score (none without answers).
+	// money sum's currency, a distinct count, a CSAT or NPS score (none without answers) or an
+	// MDF return in basis points (none without spend).
 	HealthMetric = "metric"
 )
 
@@ -201,8 +202,8 @@ type HealthComponentScore struct {
 // HealthMetricInfo says which metric a metric component computed, as it was when scored.
 type HealthMetricInfo struct {
 	MetricName     string `json:"metricName,omitempty" doc:"The name of the component's metric when it was scored"`
-	MetricKind     string `json:"metricKind,omitempty" enum:"count,sum,unique,csat,nps" doc:"The metric's kind"`
-	MetricUnit     string `json:"metricUnit,omitempty" enum:"count,money,score" doc:"What the metric's numbers are; money values are minor units of metricCurrency"`
+	MetricKind     string `json:"metricKind,omitempty" enum:"count,sum,unique,csat,nps,mdf_roi" doc:"The metric's kind"`
+	MetricUnit     string `json:"metricUnit,omitempty" enum:"count,money,score,bps" doc:"What the metric's numbers are; money values are minor units of metricCurrency, bps values basis points (10000 = 1×)"`
 	MetricCurrency string `json:"metricCurrency,omitempty" doc:"ISO 4217 currency of a money metric"`
 	MetricDeleted  bool   `json:"metricDeleted,omitempty" doc:"The metric no longer existed when scored: the component had no value"`
 }

@@ -90,6 +90,69 @@ func RatioBasisPoints(num, den int64) (int64, bool) {
 	return int64(q), true
 }
 
+// MDFSpend is an approved MDF claim as a return on investment reads it: whose claim it is, when
+// its final approval spent and reimbursed it, what it spent and the won deals in its currency it
+// influenced.
+type MDFSpend struct {
+	ClaimID    string
+	PartnerID  string
+	ApprovedAt time.Time
+	Amount     int64
+	Deals      []MDFWonDeal
+}
+
+// MDFWonDeal is a won deal an MDF claim influenced, with its amount in the claim's currency.
+type MDFWonDeal struct {
+	ID     string
+	Amount int64
+}
+
+// MDFSpendFilter selects the approved claims of a return: in one currency, approved in [From,
+// To), of one fund when FundID is set, of PartnerIDs when not nil (nil: every partner).
+type MDFSpendFilter struct {
+	Currency, FundID string
+	PartnerIDs       []string
+	From, To         time.Time
+}
+
+// MDFReturn adds up a return on MDF: the spend of claims and the won revenue of the deals they
+// influenced, each deal once however many claims name it. The zero value is empty.
+type MDFReturn struct {
+	Spend, Revenue int64
+	deals          map[string]bool
+}
+
+// Add counts a claim in; ok is false when a total would leave 64 bits.
+func (r *MDFReturn) Add(s MDFSpend) (ok bool) {
+	if r.Spend, ok = addInt64(r.Spend, s.Amount); !ok {
+		return false
+	}
+	for _, d := range s.Deals {
+		if r.deals[d.ID] {
+			continue
+		}
+		if r.deals == nil {
+			r.deals = map[string]bool{}
+		}
+		r.deals[d.ID] = true
+		if r.Revenue, ok = addInt64(r.Revenue, d.Amount); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// BasisPoints is Revenue ÷ Spend in basis points, rounded half away from zero, as a fund's ROI
+// is; ok is false without spend (or beyond 64 bits).
+func (r *MDFReturn) BasisPoints() (int64, bool) { return RatioBasisPoints(r.Revenue, r.Spend) }
+
+func addInt64(a, b int64) (int64, bool) {
+	if (b > 0 && a > math.MaxInt64-b) || (b < 0 && a < math.MinInt64-b) {
+		return 0, false
+	}
+	return a + b, true
+}
+
 // NewMDFFund is an operator's allocation.
 type NewMDFFund struct {
 	Name        string

@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -80,5 +81,69 @@ func TestMDFInputsListEveryProblem(t *testing.T) {
 	}
 	if err := (NewMDFRequest{Activity: " ", PlannedStart: "x", PlannedEnd: "2026-01-01", Budget: 0}).Check(); err == nil || len(err.Fields) != 3 {
 		t.Fatalf("request problems = %+v", err)
+	}
+}
+
+func TestMDFROIMetricDefinitions(t *testing.T) {
+	filter := []MetricFilter{{Path: "amount", Op: FilterEq, Value: []byte("1")}}
+	cases := []struct {
+		name    string
+		m       Metric
+		filters []MetricFilter
+		want    []string
+	}{
+		{"an ROI in euros", Metric{Kind: MetricMDFROI, Currency: "eur"}, nil, nil},
+		{"an ROI of one fund", Metric{Kind: MetricMDFROI, Currency: "USD", FundID: "f1"}, nil, nil},
+		{"an ROI needs a currency", Metric{Kind: MetricMDFROI}, nil, []string{"currency"}},
+		{"an ROI takes no payload filters", Metric{Kind: MetricMDFROI, Currency: "EUR"}, filter, []string{"filters"}},
+		{"only an ROI names a fund", Metric{Kind: MetricCount, EventType: "deal.won", FundID: "f1"}, nil, []string{"fundId"}},
+		{"only an ROI is in basis points", Metric{Kind: MetricSum, EventType: "deal.won", Field: "amountMinor", Unit: UnitBasisPoints, Currency: "EUR"}, nil, []string{"unit"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.m.Name = "M"
+			NormalizeMetric(&c.m)
+			var got []string
+			if err := ValidateMetric(&c.m, c.filters, ""); err != nil {
+				for _, f := range err.Fields {
+					got = append(got, f.Location)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("problems at %v, want %v", got, c.want)
+			}
+			if c.m.Kind == MetricMDFROI && (c.m.EventType != EventMDFClaimApproved || c.m.Unit != UnitBasisPoints || c.m.Field != "") {
+				t.Fatalf("an ROI is normalised to %+v", c.m)
+			}
+		})
+	}
+	m := Metric{Name: "M", Kind: MetricMDFROI, Currency: "eur", Unit: UnitMoney, EventType: "deal.won", Field: "amountMinor"}
+	NormalizeMetric(&m)
+	if m.Currency != "EUR" || m.Unit != UnitBasisPoints || m.EventType != EventMDFClaimApproved || m.Field != "" {
+		t.Fatalf("normalised to %+v", m)
+	}
+}
+
+func TestMDFReturnCountsEachDealOnce(t *testing.T) {
+	var r MDFReturn
+	if _, ok := r.BasisPoints(); ok {
+		t.Fatal("no spend has no ROI")
+	}
+	won := MDFWonDeal{ID: "d1", Amount: 1_000_00}
+	for _, s := range []MDFSpend{
+		{ClaimID: "c1", Amount: 300_00, Deals: []MDFWonDeal{won}},
+		{ClaimID: "c2", Amount: 125_00, Deals: []MDFWonDeal{won, {ID: "d2", Amount: 62_50}}},
+		{ClaimID: "c3", Amount: 0},
+	} {
+		if !r.Add(s) {
+			t.Fatal("overflow")
+		}
+	}
+	// 1 062.50 won on 425.00 spent: 2.5×.
+	if bps, ok := r.BasisPoints(); !ok || r.Spend != 425_00 || r.Revenue != 1_062_50 || bps != 25_000 {
+		t.Fatalf("return %+v = %d (%v)", r, bps, ok)
+	}
+	if r.Add(MDFSpend{Amount: math.MaxInt64}) {
+		t.Fatal("a spend beyond 64 bits is refused")
 	}
 }

@@ -26,10 +26,22 @@ const (
 	// MetricNPS is the NPS of the NPS surveys answered: the percentage of promoters (9–10) minus
 	// that of detractors (0–6).
 	MetricNPS = "nps"
+	// MetricMDFROI is the return on market development funds (ADR 33): the won revenue of the
+	// deals that MDF claims reimbursed in the period influenced, divided by what those claims
+	// spent, in basis points (10 000 = 1×). It reads claims and deals, not events.
+	MetricMDFROI = "mdf_roi"
 )
 
 // MetricKinds lists the metric kinds.
-var MetricKinds = []string{MetricCount, MetricSum, MetricUnique, MetricCSAT, MetricNPS}
+var MetricKinds = []string{MetricCount, MetricSum, MetricUnique, MetricCSAT, MetricNPS, MetricMDFROI}
+
+// EventMetric reports whether a metric kind is computed over events (and kept in a rollup):
+// every kind but mdf_roi, which reads MDF claims and deals.
+func EventMetric(kind string) bool { return kind != MetricMDFROI }
+
+// MDFROIMetricEventType is the event that marks the spend an mdf_roi metric counts: a claim's
+// final approval, when it is reimbursed. The metric reads the claims themselves.
+const MDFROIMetricEventType = EventMDFClaimApproved
 
 // ScoreMetric reports whether a metric kind is a survey score (csat or nps): computed over
 // survey.responded events, in whole percentage points, with no value without answers.
@@ -49,10 +61,13 @@ const (
 	UnitMoney = "money"
 	// UnitScore: whole percentage points rounded towards zero (CSAT 0 to 100, NPS -100 to 100).
 	UnitScore = "score"
+	// UnitBasisPoints: a ratio in basis points (10 000 = 1×), of amounts in the metric's currency
+	// (mdf_roi).
+	UnitBasisPoints = "bps"
 )
 
 // MetricUnits lists the metric units.
-var MetricUnits = []string{UnitCount, UnitMoney, UnitScore}
+var MetricUnits = []string{UnitCount, UnitMoney, UnitScore, UnitBasisPoints}
 
 // MetricFieldCustomer is the field of a unique metric that counts distinct customers.
 const MetricFieldCustomer = "customer"
@@ -74,7 +89,8 @@ const (
 // Intervals lists the intervals a time series may use.
 var Intervals = []string{IntervalHour, IntervalDay, IntervalWeek, IntervalMonth}
 
-// Metric is an operator-defined count, sum or unique count over events of one type.
+// Metric is an operator-defined count, sum, unique count or survey score over events of one
+// type, or the return on market development funds.
 type Metric struct {
 	ID       string `gorm:"primaryKey;size:36"`
 	TenantID string `gorm:"size:36;not null"`
@@ -87,10 +103,14 @@ type Metric struct {
 	Field string `gorm:"size:200"`
 	// Filters is a JSON array of MetricFilter.
 	Filters string `gorm:"type:text;not null"`
-	// Unit is UnitCount or UnitMoney; a money metric is a sum in minor units of Currency.
+	// Unit is UnitCount or UnitMoney (a sum in minor units of Currency), UnitScore (csat, nps)
+	// or UnitBasisPoints (mdf_roi).
 	Unit string `gorm:"size:16;not null"`
-	// Currency is the ISO 4217 code of a money metric; empty otherwise.
+	// Currency is the ISO 4217 code of a money or mdf_roi metric; empty otherwise.
 	Currency string `gorm:"size:3;not null"`
+	// FundID limits an mdf_roi metric to the claims of one MDF fund; empty for every fund (and
+	// for the other kinds).
+	FundID string `gorm:"size:36;not null;default:''"`
 	// RolledUpTo is the event id up to which (inclusive) the metric's rollup holds every
 	// matching event; empty when nothing is rolled up yet.
 	RolledUpTo string `gorm:"size:36;not null"`
@@ -124,6 +144,7 @@ type MetricChanges struct {
 	Filters   *[]MetricFilter
 	Unit      *string
 	Currency  *string
+	FundID    *string
 }
 
 // MetricQuery asks for a metric's value over [From, To), optionally per Interval, limited to
@@ -142,10 +163,28 @@ type MetricPoint struct {
 	// Responses counts the answers of a csat or nps point; without answers the point has no
 	// score (Value is 0 and means nothing).
 	Responses int64
+	// Spend and Revenue are an mdf_roi point's reimbursed spend and influenced won revenue;
+	// without spend the point has no ROI.
+	Spend, Revenue int64
 }
 
-// HasValue reports whether the point has a value: a csat or nps point needs answers.
-func (p MetricPoint) HasValue(kind string) bool { return !ScoreMetric(kind) || p.Responses > 0 }
+// HasValue reports whether the point has a value: a csat or nps point needs answers, an mdf_roi
+// point spend.
+func (p MetricPoint) HasValue(kind string) bool { return hasValue(kind, p.Responses, p.Spend) }
+
+func hasValue(kind string, responses, spend int64) bool {
+	switch {
+	case ScoreMetric(kind):
+		return responses > 0
+	case kind == MetricMDFROI:
+		return spend > 0
+	}
+	return true
+}
+
+// AlwaysValued reports whether every computation of a metric of kind has a value, even over
+// nothing (0): counts, sums and unique counts, not scores or ROI.
+func AlwaysValued(kind string) bool { return !ScoreMetric(kind) && kind != MetricMDFROI }
 
 // MetricResult is a computed metric.
 type MetricResult struct {
@@ -163,13 +202,17 @@ type MetricResult struct {
 	// Responses counts the answers a csat or nps metric was computed from; without answers
 	// there is no score (Value is 0 and means nothing).
 	Responses int64
+	// Spend is what the MDF claims of an mdf_roi metric spent (minor units of Currency), Revenue
+	// the won revenue of the deals they influenced; without spend there is no ROI.
+	Spend, Revenue int64
 	// Series is set when an interval was asked for; empty buckets hold zero (csat and nps: no
-	// answers, no score).
+	// answers, no score; mdf_roi: no spend, no ROI).
 	Series []MetricPoint
 }
 
-// HasValue reports whether the result has a value: a csat or nps score needs answers.
-func (r *MetricResult) HasValue() bool { return !ScoreMetric(r.Kind) || r.Responses > 0 }
+// HasValue reports whether the result has a value: a csat or nps score needs answers, an ROI
+// spend.
+func (r *MetricResult) HasValue() bool { return hasValue(r.Kind, r.Responses, r.Spend) }
 
 // ScoreOf is the score of a csat or nps metric from its answers: total is the number satisfied
 // (CSAT) or promoters minus detractors (NPS). Like SurveyScore.Finish: × 100 / responses,
@@ -182,10 +225,16 @@ func ScoreOf(total, responses int64) int64 {
 }
 
 // NormalizeMetric fills in what a csat or nps metric always reads (survey.responded, its score,
-// unit score) and the default unit (count) of the others.
+// unit score), what an mdf_roi metric is (claims approved, unit bps) and the default unit
+// (count) of the others.
 func NormalizeMetric(m *Metric) {
 	if ScoreMetric(m.Kind) {
 		m.EventType, m.Field, m.Unit, m.Currency = ScoreMetricEventType, ScoreMetricField, UnitScore, ""
+		return
+	}
+	if m.Kind == MetricMDFROI {
+		m.EventType, m.Field, m.Unit = MDFROIMetricEventType, "", UnitBasisPoints
+		m.Currency = strings.ToUpper(m.Currency)
 		return
 	}
 	if m.Unit == "" {
@@ -228,13 +277,23 @@ func ValidateMetric(m *Metric, filters []MetricFilter, prefix string) *Error {
 		if m.EventType != ScoreMetricEventType || m.Field != ScoreMetricField {
 			problems = append(problems, FieldError{Location: prefix + "eventType", Message: "csat and nps metrics read the score of survey.responded", Value: m.EventType})
 		}
+	case MetricMDFROI:
+		if m.EventType != MDFROIMetricEventType || m.Field != "" {
+			problems = append(problems, FieldError{Location: prefix + "eventType", Message: "an mdf_roi metric reads approved MDF claims (mdf.claim_approved) and takes no field", Value: m.EventType})
+		}
+		if len(filters) > 0 {
+			problems = append(problems, FieldError{Location: prefix + "filters", Message: "an mdf_roi metric reads MDF claims, not event payloads: it takes no filters (name a fund with fundId)"})
+		}
 	default:
-		problems = append(problems, FieldError{Location: prefix + "kind", Message: "must be count, sum, unique, csat or nps", Value: m.Kind})
+		problems = append(problems, FieldError{Location: prefix + "kind", Message: "must be count, sum, unique, csat, nps or mdf_roi", Value: m.Kind})
+	}
+	if m.FundID != "" && m.Kind != MetricMDFROI {
+		problems = append(problems, FieldError{Location: prefix + "fundId", Message: "only an mdf_roi metric takes a fund", Value: m.FundID})
 	}
 	switch m.Unit {
 	case UnitCount:
 		if m.Currency != "" {
-			problems = append(problems, FieldError{Location: prefix + "currency", Message: "only money metrics take a currency", Value: m.Currency})
+			problems = append(problems, FieldError{Location: prefix + "currency", Message: "only money and mdf_roi metrics take a currency", Value: m.Currency})
 		}
 	case UnitMoney:
 		if m.Kind != MetricSum {
@@ -247,11 +306,21 @@ func ValidateMetric(m *Metric, filters []MetricFilter, prefix string) *Error {
 		if !ScoreMetric(m.Kind) {
 			problems = append(problems, FieldError{Location: prefix + "unit", Message: "only csat and nps metrics are scores", Value: m.Unit})
 		}
+	case UnitBasisPoints:
+		if m.Kind != MetricMDFROI {
+			problems = append(problems, FieldError{Location: prefix + "unit", Message: "only an mdf_roi metric is in basis points", Value: m.Unit})
+		}
+		if !ValidCurrency(m.Currency) {
+			problems = append(problems, FieldError{Location: prefix + "currency", Message: "an mdf_roi metric needs the ISO 4217 currency of the spend and revenue it divides, such as EUR", Value: m.Currency})
+		}
 	default:
-		problems = append(problems, FieldError{Location: prefix + "unit", Message: "must be count or money", Value: m.Unit})
+		problems = append(problems, FieldError{Location: prefix + "unit", Message: "must be count, money, score or bps", Value: m.Unit})
 	}
 	if ScoreMetric(m.Kind) && m.Unit != UnitScore {
 		problems = append(problems, FieldError{Location: prefix + "unit", Message: "csat and nps metrics are scores", Value: m.Unit})
+	}
+	if m.Kind == MetricMDFROI && m.Unit != UnitBasisPoints {
+		problems = append(problems, FieldError{Location: prefix + "unit", Message: "an mdf_roi metric is in basis points (bps)", Value: m.Unit})
 	}
 	if !ValidEventPattern(m.EventType) {
 		problems = append(problems, FieldError{Location: prefix + "eventType", Message: "must be an event type or a pattern with * wildcards", Value: m.EventType})

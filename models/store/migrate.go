@@ -53,6 +53,7 @@ func migrations() []*gormigrate.Migration {
 		{ID: "0039_cors_origins", Migrate: migrate0039CORSOrigins},
 		{ID: "0036_payout_rails", Migrate: migrate0036PayoutRails},
 		{ID: "0041_metric_rollup_grains", Migrate: migrate0041MetricRollupGrains},
+		{ID: "0042_metric_fund", Migrate: migrate0042MetricFund},
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/money"
 )
 
 // Store keeps the metrics and dashboards of every tenant and computes metrics over the events.
@@ -126,9 +127,35 @@ func filtersJSON(f []models.MetricFilter) string {
 
 func metricNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
+// checkFund checks the fund of an mdf_roi metric: one of the tenant's funds, in the metric's
+// currency, which the fund gives when the metric names none.
+func (sc *Scoped) checkFund(ctx context.Context, m *models.Metric) error {
+	if m.Kind != models.MetricMDFROI || m.FundID == "" {
+		return nil
+	}
+	f, err := money.MDFFundOf(sc.s.core.DB(ctx), sc.Scope, m.FundID)
+	if de, ok := models.AsError(err); ok && de.Code == "MDF_FUND_NOT_FOUND" {
+		return models.Invalid("INVALID_METRIC", "the metric is not valid", models.FieldError{Location: "body.fundId", Message: "no such MDF fund", Value: m.FundID})
+	}
+	if err != nil {
+		return err
+	}
+	if m.Currency == "" {
+		m.Currency = f.Currency
+	}
+	if m.Currency != f.Currency {
+		return models.Invalid("INVALID_METRIC", "the metric is not valid", models.FieldError{Location: "body.currency",
+			Message: "the fund is in " + f.Currency + ": an ROI divides amounts of one currency", Value: m.Currency})
+	}
+	return nil
+}
+
 // CreateMetric adds a metric to the principal's tenant.
 func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []models.MetricFilter) error {
 	models.NormalizeMetric(m)
+	if err := sc.checkFund(ctx, m); err != nil {
+		return err
+	}
 	if err := models.ValidateMetric(m, filters, "body."); err != nil {
 		return err
 	}
@@ -142,7 +169,7 @@ func (sc *Scoped) CreateMetric(ctx context.Context, m *models.Metric, filters []
 		if err := tx.Create(m).Error; err != nil {
 			return err
 		}
-		return store.WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters", "unit", "currency")
+		return store.WriteAudit(ctx, tx, m.TenantID, "metric.created", "metric", m.ID, "name", "kind", "eventType", "field", "filters", "unit", "currency", "fundId")
 	})
 }
 
@@ -175,6 +202,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 	models.SetChanged(&changed, "field", ch.Field, &m.Field)
 	models.SetChanged(&changed, "unit", ch.Unit, &m.Unit)
 	models.SetChanged(&changed, "currency", ch.Currency, &m.Currency)
+	models.SetChanged(&changed, "fundId", ch.FundID, &m.FundID)
 	filters := m.FilterList()
 	if ch.Filters != nil {
 		if f := filtersJSON(*ch.Filters); f != m.Filters {
@@ -182,10 +210,14 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 			changed = append(changed, "filters")
 		}
 	}
-	if models.ScoreMetric(m.Kind) {
-		// A csat or nps metric always reads survey.responded's score.
+	if models.ScoreMetric(m.Kind) || m.Kind == models.MetricMDFROI {
+		// A csat or nps metric always reads survey.responded's score, an mdf_roi metric approved
+		// claims in basis points; an ROI's fund gives its currency when it has none.
 		before := *m
 		models.NormalizeMetric(m)
+		if err := sc.checkFund(ctx, m); err != nil {
+			return nil, err
+		}
 		for _, f := range []struct {
 			name    string
 			was, is string
@@ -205,7 +237,7 @@ func (sc *Scoped) UpdateMetric(ctx context.Context, id string, ch models.MetricC
 	reset := slices.ContainsFunc(changed, func(f string) bool { return f != "name" && f != "unit" && f != "currency" })
 	m.UpdatedAt = metricNow()
 	updates := map[string]any{"name": m.Name, "kind": m.Kind, "event_type": m.EventType, "field": m.Field, "filters": m.Filters,
-		"unit": m.Unit, "currency": m.Currency, "updated_at": m.UpdatedAt}
+		"unit": m.Unit, "currency": m.Currency, "fund_id": m.FundID, "updated_at": m.UpdatedAt}
 	if reset {
 		m.RolledUpTo, m.Numbered = "", 0
 		updates["rolled_up_to"], updates["numbered"] = "", 0
@@ -305,7 +337,7 @@ func (s *Store) rollUp(ctx context.Context, tenantID, metricID string, settledBe
 			if err != nil {
 				return err
 			}
-			if m.RolledUpTo >= bound {
+			if m.RolledUpTo >= bound || !models.EventMetric(m.Kind) {
 				done = true
 				return nil
 			}
@@ -773,6 +805,16 @@ func (sc *Scoped) ComputeMetric(ctx context.Context, id string, q models.MetricQ
 		partners = append([]string{}, ids...)
 	}
 	c := &computation{dialect: sc.s.core.Dialect(), m: m, res: res, partners: partners, interval: q.Interval, starts: starts}
+	if m.Kind == models.MetricMDFROI {
+		spends, err := money.MDFSpends(sc.s.core.DB(ctx), sc.Scope, c.spendFilter())
+		if err != nil {
+			return nil, err
+		}
+		if err := c.fillROI(spends); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	if partners != nil && len(partners) == 0 {
 		if err := c.fill(nil, nil); err != nil {
 			return nil, err
@@ -816,8 +858,12 @@ func newResult(m *models.Metric, from, to time.Time) *models.MetricResult {
 }
 
 // catchUp folds a few batches of m's settled events into its rollup when it lags more than
-// catchUpEvery behind, so that computes read few raw events.
+// catchUpEvery behind, so that computes read few raw events. A metric that reads no events
+// (mdf_roi) has no rollup.
 func (s *Store) catchUp(ctx context.Context, m *models.Metric, now time.Time) error {
+	if !models.EventMetric(m.Kind) {
+		return nil
+	}
 	if settled := now.Add(-RollupLag); m.RolledUpTo < idBound(settled.Add(-catchUpEvery)) {
 		if _, err := s.rollUp(ctx, m.TenantID, m.ID, settled, computeCatchUpBatches); err != nil {
 			return err
@@ -1236,6 +1282,59 @@ func (c *computation) fillScores(sums []bucketSums) error {
 	res.Value = models.ScoreOf(total, res.Responses)
 	for i := range res.Series {
 		res.Series[i].Value = models.ScoreOf(totals[i], res.Series[i].Responses)
+	}
+	return nil
+}
+
+// spendFilter selects the approved MDF claims an mdf_roi computation divides: the metric's
+// currency and fund, the computation's partners and range.
+func (c *computation) spendFilter() models.MDFSpendFilter {
+	return models.MDFSpendFilter{Currency: c.m.Currency, FundID: c.m.FundID, PartnerIDs: c.partners, From: c.res.From, To: c.res.To}
+}
+
+// fillROI sets an mdf_roi result from the approved claims of its range: the won revenue of the
+// deals they influenced (each once) over their spend, in basis points, for the value and for
+// each point over the claims approved in its interval. Without spend there is no ROI.
+func (c *computation) fillROI(spends []models.MDFSpend) error {
+	res := c.res
+	res.Value, res.Skipped, res.Responses, res.Spend, res.Revenue = 0, 0, 0, 0, 0
+	res.Series = nil
+	points := make([]models.MDFReturn, len(c.starts))
+	if c.interval != "" {
+		res.Series = make([]models.MetricPoint, len(c.starts))
+		for i, s := range c.starts {
+			res.Series[i].Start = s
+		}
+	}
+	var all models.MDFReturn
+	for _, s := range spends {
+		if !all.Add(s) {
+			return errOverflow
+		}
+		if i := c.point(s.ApprovedAt.Unix()); i >= 0 && !points[i].Add(s) {
+			return errOverflow
+		}
+	}
+	ratio := func(r *models.MDFReturn) (int64, error) {
+		if r.Spend == 0 {
+			return 0, nil
+		}
+		v, ok := r.BasisPoints()
+		if !ok {
+			return 0, errOverflow
+		}
+		return v, nil
+	}
+	var err error
+	res.Spend, res.Revenue = all.Spend, all.Revenue
+	if res.Value, err = ratio(&all); err != nil {
+		return err
+	}
+	for i := range res.Series {
+		res.Series[i].Spend, res.Series[i].Revenue = points[i].Spend, points[i].Revenue
+		if res.Series[i].Value, err = ratio(&points[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/partnerd/partnerd/models"
 	"github.com/partnerd/partnerd/models/store"
+	"github.com/partnerd/partnerd/models/store/money"
 )
 
 // PartnerResults are one metric computed apart for each partner of a range of partner ids.
@@ -30,8 +31,8 @@ func (r *PartnerResults) Value(partnerID string) (v int64, ok bool) {
 	if v, ok := r.values[partnerID]; ok {
 		return v, true
 	}
-	// Nothing read for the partner: zero, or no score without answers.
-	return 0, !models.ScoreMetric(r.Metric.Kind)
+	// Nothing read for the partner: zero, or no score without answers (no ROI without spend).
+	return 0, models.AlwaysValued(r.Metric.Kind)
 }
 
 // CatchUpMetric folds a few batches of the metric's settled events into its rollup when it
@@ -74,6 +75,9 @@ func (s *Store) ComputeForPartners(tx *gorm.DB, sys models.Scope, metricID strin
 	}
 	out := &PartnerResults{Metric: &m, values: map[string]int64{}, noValue: map[string]bool{}}
 	c := &computation{dialect: s.core.Dialect(), m: &m, res: newResult(&m, from, to), byPartner: true, partners: partnerIDs}
+	if m.Kind == models.MetricMDFROI {
+		return out, c.roiForPartners(tx, store.Of(sys), out)
+	}
 	parts, err := c.gather(tx)
 	if err != nil {
 		return nil, err
@@ -94,4 +98,32 @@ func (s *Store) ComputeForPartners(tx *gorm.DB, sys models.Scope, metricID strin
 		}
 	}
 	return out, nil
+}
+
+// roiForPartners computes an mdf_roi metric for each of the computation's partners from one read
+// of their approved claims, as ComputeMetric computes it for one partner.
+func (c *computation) roiForPartners(tx *gorm.DB, sc store.Scope, out *PartnerResults) error {
+	spends, err := money.MDFSpends(tx, sc, c.spendFilter())
+	if err != nil {
+		return err
+	}
+	byPartner := map[string][]models.MDFSpend{}
+	for _, sp := range spends {
+		byPartner[sp.PartnerID] = append(byPartner[sp.PartnerID], sp)
+	}
+	for partner, sp := range byPartner {
+		pc := *c
+		pc.res = newResult(c.m, c.res.From, c.res.To)
+		switch err := pc.fillROI(sp); {
+		case errors.Is(err, errOverflow):
+			out.noValue[partner] = true
+		case err != nil:
+			return err
+		case pc.res.HasValue():
+			out.values[partner] = pc.res.Value
+		default:
+			out.noValue[partner] = true
+		}
+	}
+	return nil
 }

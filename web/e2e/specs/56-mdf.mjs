@@ -2,7 +2,9 @@
 // admin asks for part of it in the portal; the owner asks for changes, the partner submits again,
 // the owner approves a lesser amount; the partner files a claim with a proof link and uploads a
 // proof file; the owner approves the claim, which is reimbursed into the partner's MDF balance
-// (apart from commissions) and withdrawn with account=mdf. Both pages pass axe.
+// (apart from commissions) and withdrawn with account=mdf. A second claim influences a won deal; the
+// owner defines the fund's return as an MDF ROI metric in the metric form and computes it: the
+// fund's roiBps, shown as a multiple. Every page passes axe.
 import { unique } from '../lib.mjs';
 
 export const title = 'market development funds: allocate in the console, request, resubmit and claim with proof in the portal, approve and reimburse';
@@ -146,4 +148,42 @@ export default async function (t) {
     `the MDF balance is withdrawn on its own (${w?.account} ${w?.amount} ${w?.status})`);
   const [held] = (await t.call(partnerToken, 'GET', '/api/ledger/balances?currency=EUR')).data;
   t.check(held?.mdfHeld === 65000 && held.mdfAvailable === 0 && held.held === 0, `the MDF withdrawal holds the MDF balance only (${held?.mdfHeld}, ${held?.held})`);
+
+  // A second claim of 150.00 influences a deal won for 1 880.00: the fund spent 800.00 for 1 880.00 won, 2.35×.
+  const dealDomain = `${unique('mdf-deal').replace(/\s+/g, '-').toLowerCase()}.example`;
+  const won = await t.call(partnerToken, 'POST', '/api/deals', { customerCompany: unique('Hooli'), customerDomain: dealDomain, contactEmail: `gavin@${dealDomain}`, amountMinor: 188000, currency: 'EUR' });
+  await t.call(ownerToken, 'POST', `/api/deals/${won.id}/approve`, {});
+  const pipeline = (await t.call(ownerToken, 'GET', '/api/pipelines?limit=100')).data.find((p) => p.id === won.pipelineId);
+  await t.call(ownerToken, 'POST', `/api/deals/${won.id}/move`, { stageId: pipeline.stages.find((s) => s.outcome === 'won').id });
+  const second = await t.call(partnerToken, 'POST', '/api/mdf/claims', { requestId: request.id, amount: 15000, dealIds: [won.id], links: ['https://example.com/roadshow'] });
+  await t.call(ownerToken, 'POST', `/api/mdf/claims/${second.id}/approve`);
+  const returned = await t.call(ownerToken, 'GET', `/api/mdf/funds/${fund.id}`);
+  t.check(returned.spent === 80000 && returned.influencedRevenue === 188000 && returned.roiBps === 23500, `the fund's ROI is ${returned.roiBps} bps`);
+
+  // The owner defines the fund's MDF ROI in the metric form (the fund gives its currency) and computes it.
+  const roiName = unique('Co-marketing ROI');
+  await console_.goto(t.base + '/metrics');
+  await console_.getByRole('heading', { level: 1, name: 'Metrics' }).waitFor();
+  await console_.getByRole('button', { name: 'Define metric' }).click();
+  const define = console_.getByRole('dialog', { name: 'Define a metric' });
+  await define.getByLabel(/^Name/).fill(roiName);
+  await define.getByText('MDF ROI', { exact: true }).click();
+  await define.getByTestId('roi-kind-help').waitFor();
+  await define.getByRole('combobox', { name: /^Fund/ }).fill(fundName);
+  await console_.getByRole('option', { name: new RegExp(fundName) }).click();
+  t.check(await define.getByRole('combobox', { name: /^Currency/ }).inputValue() === 'EUR', 'the fund gives the ROI its currency');
+  await t.axe(console_, '[console] metric form, MDF ROI');
+  await define.getByRole('button', { name: 'Define metric' }).click();
+  await console_.getByRole('heading', { level: 1, name: roiName }).waitFor();
+  await console_.getByTestId('metric-fund').getByText(fundName).waitFor();
+  await console_.getByRole('button', { name: 'Compute' }).click();
+  const result = console_.getByTestId('metric-result');
+  await result.waitFor();
+  const shown = await result.getByLabel('Value', { exact: true }).innerText();
+  const basis = await result.getByTestId('metric-roi-basis').innerText();
+  t.check(shown === '2.35×' && basis.includes('1,880.00') && basis.includes('800.00'), `the metric shows the fund's ROI: ${shown}, ${basis}`);
+  await t.axe(console_, '[console] MDF ROI metric');
+  const metric = (await t.call(ownerToken, 'GET', '/api/metrics?limit=100')).data.find((m) => m.name === roiName);
+  const value = await t.call(ownerToken, 'GET', `/api/metrics/${metric.id}/compute`);
+  t.check(metric.kind === 'mdf_roi' && metric.fundId === fund.id && value.value === returned.roiBps, `the metric's value ${value.value} is the fund's roiBps ${returned.roiBps}`);
 }

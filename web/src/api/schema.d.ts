@@ -2244,7 +2244,7 @@ export interface paths {
         };
         /**
          * Compute a metric
-         * @description The value over a range and, with interval, a time series. Partners always get their own customers' events only.
+         * @description The value over a range and, with interval, a time series. Partners always get their own customers' events only (mdf_roi: their own MDF claims).
          */
         get: operations["compute-metric"];
         put?: never;
@@ -5331,14 +5331,14 @@ export interface components {
              * @description The metric's kind
              * @enum {string}
              */
-            metricKind?: "count" | "sum" | "unique" | "csat" | "nps";
+            metricKind?: "count" | "sum" | "unique" | "csat" | "nps" | "mdf_roi";
             /** @description The name of the component's metric when it was scored */
             metricName?: string;
             /**
-             * @description What the metric's numbers are; money values are minor units of metricCurrency
+             * @description What the metric's numbers are; money values are minor units of metricCurrency, bps values basis points (10000 = 1×)
              * @enum {string}
              */
-            metricUnit?: "count" | "money" | "score";
+            metricUnit?: "count" | "money" | "score" | "bps";
             /**
              * Format: double
              * @description The value normalised between zeroAt and fullAt, 0 to 100
@@ -6192,42 +6192,46 @@ export interface components {
         Metric: {
             /** Format: date-time */
             createdAt: string;
-            /** @description ISO 4217 code of a money metric */
+            /** @description ISO 4217 code of a money or mdf_roi metric */
             currency?: string;
             eventType: string;
             field?: string;
             filters: components["schemas"]["MetricFilterBody"][];
+            /** @description mdf_roi: the MDF fund whose claims it reads; absent for every fund */
+            fundId?: string;
             id: string;
             /** @enum {string} */
-            kind: "count" | "sum" | "unique" | "csat" | "nps";
+            kind: "count" | "sum" | "unique" | "csat" | "nps" | "mdf_roi";
             name: string;
             /**
-             * @description count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero
+             * @description count: plain numbers; money: minor units of currency; score (csat and nps): whole percentage points rounded towards zero; bps (mdf_roi): basis points, 10000 = 1×
              * @enum {string}
              */
-            unit: "count" | "money" | "score";
+            unit: "count" | "money" | "score" | "bps";
             /** Format: date-time */
             updatedAt: string;
         };
         MetricBody: {
-            /** @description ISO 4217 code (EUR); required for money, refused otherwise */
+            /** @description ISO 4217 code (EUR); required for money and mdf_roi (an mdf_roi metric with a fund defaults to the fund's), refused otherwise */
             currency?: string;
-            /** @description An event type, or a pattern with * wildcards (invoice.*); required except for csat and nps */
+            /** @description An event type, or a pattern with * wildcards (invoice.*); required except for csat, nps and mdf_roi */
             eventType?: string;
             /** @description For sum and unique: a dotted payload path (amount, invoice.total); for unique, customer counts distinct customers. Sums take integer JSON numbers only; other values are skipped and counted as skipped. */
             field?: string;
             filters?: components["schemas"]["MetricFilterBody"][] | null;
+            /** @description mdf_roi only: the return of this MDF fund's claims (422 at fundId for a fund that is not the tenant's, at currency for a fund in another currency); without it, of every fund */
+            fundId?: string;
             /**
-             * @description count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6). csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score).
+             * @description count: matching events; sum: the integer payload field added up; unique: distinct values of the field; csat: the percentage of CSAT survey answers scoring 4 or 5; nps: the percentage of NPS promoters (9–10) minus that of detractors (0–6); mdf_roi: the return on market development funds, the won revenue of the deals that the MDF claims approved in the range influenced (each deal once) divided by what those claims spent, in basis points. csat and nps always read the score of survey.responded events (eventType, field and unit are set to survey.responded, score and score); mdf_roi reads approved claims (eventType and unit are set to mdf.claim_approved and bps) and takes no field or filters.
              * @enum {string}
              */
-            kind: "count" | "sum" | "unique" | "csat" | "nps";
+            kind: "count" | "sum" | "unique" | "csat" | "nps" | "mdf_roi";
             name: string;
             /**
-             * @description count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them)
+             * @description count (the default): plain numbers; money: a sum of amounts in minor units of currency; score: csat and nps (set for them); bps: mdf_roi (set for it)
              * @enum {string}
              */
-            unit?: "count" | "money" | "score";
+            unit?: "count" | "money" | "score" | "bps";
         };
         MetricFilterBody: {
             /**
@@ -6243,28 +6247,43 @@ export interface components {
         MetricPoint: {
             /**
              * Format: int64
+             * @description mdf_roi: the won revenue of the deals those claims influenced, each once, in minor units of currency
+             */
+            influencedRevenue?: number;
+            /**
+             * Format: int64
              * @description csat and nps: the answers of the interval
              */
             responses?: number;
+            /**
+             * Format: int64
+             * @description mdf_roi: what the MDF claims approved in the interval spent, in minor units of currency
+             */
+            spend?: number;
             /** Format: date-time */
             start: string;
             /**
              * Format: int64
-             * @description The interval's value; null only for a csat or nps interval without answers
+             * @description The interval's value; null only for a csat or nps interval without answers and an mdf_roi interval without spend
              */
             value: number | null;
         };
         MetricValue: {
-            /** @description ISO 4217 code of a money metric */
+            /** @description ISO 4217 code of a money or mdf_roi metric */
             currency?: string;
             /**
              * Format: date-time
              * @description The start actually computed
              */
             from: string;
+            /**
+             * Format: int64
+             * @description mdf_roi: the won revenue, in currency and minor units, of the deals those claims influenced, each deal once
+             */
+            influencedRevenue?: number;
             interval?: string;
             /** @enum {string} */
-            kind: "count" | "sum" | "unique" | "csat" | "nps";
+            kind: "count" | "sum" | "unique" | "csat" | "nps" | "mdf_roi";
             metricId: string;
             /** @description The metric's name */
             name: string;
@@ -6280,18 +6299,23 @@ export interface components {
              */
             skipped: number;
             /**
+             * Format: int64
+             * @description mdf_roi: what the MDF claims approved in the range spent (reimbursed), in minor units of currency
+             */
+            spend?: number;
+            /**
              * Format: date-time
              * @description The end actually computed, exclusive
              */
             to: string;
             /**
-             * @description money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100)
+             * @description money: value and series are minor units of currency; score: whole percentage points rounded towards zero (csat 0 to 100, nps -100 to 100); bps: basis points (10000 = 1×) rounded half away from zero
              * @enum {string}
              */
-            unit: "count" | "money" | "score";
+            unit: "count" | "money" | "score" | "bps";
             /**
              * Format: int64
-             * @description The count, the integer sum, the number of distinct values, or the csat or nps score; null only for a csat or nps metric without answers in the range
+             * @description The count, the integer sum, the number of distinct values, the csat or nps score, or the MDF return in basis points; null only for a csat or nps metric without answers in the range and an mdf_roi metric without spend
              */
             value: number | null;
         };
@@ -8160,14 +8184,16 @@ export interface components {
             eventType?: string;
             field?: string;
             filters?: components["schemas"]["MetricFilterBody"][];
+            /** @description mdf_roi only; empty for every fund */
+            fundId?: string;
             /**
-             * @description Becoming csat or nps sets eventType, field and unit to survey.responded, score and score
+             * @description Becoming csat or nps sets eventType, field and unit to survey.responded, score and score; becoming mdf_roi sets eventType and unit to mdf.claim_approved and bps (send filters [] to drop filters)
              * @enum {string}
              */
-            kind?: "count" | "sum" | "unique" | "csat" | "nps";
+            kind?: "count" | "sum" | "unique" | "csat" | "nps" | "mdf_roi";
             name?: string;
             /** @enum {string} */
-            unit?: "count" | "money" | "score";
+            unit?: "count" | "money" | "score" | "bps";
         };
         UpdatePartnerInputBody: {
             level?: string;
@@ -21440,11 +21466,11 @@ export interface operations {
                 from?: string;
                 /** @description End, exclusive (RFC 3339), rounded up to the hour (to the day for unique metrics); default now */
                 to?: string;
-                /** @description Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0 */
+                /** @description Also return a time series with one point per interval (UTC; weeks start on Monday); empty intervals hold 0 (csat, nps and mdf_roi: null) */
                 interval?: "hour" | "day" | "week" | "month";
-                /** @description Only this partner's customers' events. Partners always get their own; naming another partner is 403. */
+                /** @description Only this partner's customers' events (mdf_roi: its MDF claims). Partners always get their own; naming another partner is 403. */
                 partnerId?: string;
-                /** @description Only events of partners currently at this level */
+                /** @description Only events (mdf_roi: MDF claims) of partners currently at this level */
                 partnerLevel?: string;
             };
             header?: never;

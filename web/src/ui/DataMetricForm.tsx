@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { ActionIcon, Autocomplete, Button, Group, Select, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { formatMoney } from './format';
 import { useForm } from '@mantine/form';
 import { api, unwrap } from '../api/client';
 import { useCan } from '../auth/useCan';
@@ -25,11 +26,50 @@ function usePayloadFields(eventType: string) {
   return payloadPaths(samples.data ?? []);
 }
 
+/** The MDF funds an ROI metric can be limited to (for operators who read funds). */
+function useFunds(enabled: boolean) {
+  const canRead = useCan('mdf:read');
+  return useQuery({
+    queryKey: ['mdf', 'funds', 'choices'],
+    enabled: enabled && canRead,
+    staleTime: 60_000,
+    queryFn: async () => unwrap(await api.GET('/api/mdf/funds', { params: { query: { limit: 100 } } })).data,
+  });
+}
+
+/** The inputs of an MDF ROI metric: its currency and, optionally, one fund. */
+function ROIFields({ form }: { form: ReturnType<typeof useForm<MetricValues>> }) {
+  const funds = useFunds(true);
+  const choices = (funds.data ?? []).map((f) => ({ value: f.id, label: `${f.name} (${formatMoney(f.allocated, f.currency)})` }));
+  return (
+    <>
+      <Text size="sm" c="dimmed" data-testid="roi-kind-help">
+        The won revenue of the deals that MDF claims influenced, divided by what those claims spent, shown as a multiple (2.35×).
+        A period counts the claims approved (reimbursed) in it and the deals they name that are won now, each deal once; a period
+        without spend has no ROI. Partners see their own.
+      </Text>
+      <Group align="flex-start" grow>
+        <Select label="Fund" placeholder="Every fund" clearable searchable data={choices}
+          description="Only this fund's claims; the ROI takes its currency" {...form.getInputProps('fundId')}
+          value={form.values.fundId || null}
+          onChange={(id: string | null) => {
+            form.setFieldValue('fundId', id ?? '');
+            const f = funds.data?.find((x) => x.id === id);
+            if (f) form.setFieldValue('currency', f.currency);
+          }} />
+        <Autocomplete label="Currency" required={!form.values.fundId} description="ISO 4217: spend and revenue in this currency only"
+          data={commonCurrencies} maxLength={3} {...form.getInputProps('currency')} />
+      </Group>
+    </>
+  );
+}
+
 /** The inputs of a metric definition. */
 export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricValues>> }) {
   const types = useEventTypes();
   const { kind, unit } = form.values;
   const score = kind === 'csat' || kind === 'nps';
+  const roi = kind === 'mdf_roi';
   const fields = usePayloadFields(form.values.eventType.trim());
   const fieldChoices = kind === 'sum'
     ? fields.filter((f) => f.type === 'integer' || f.type === 'number').map((f) => f.path)
@@ -41,7 +81,7 @@ export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricV
         <Text size="sm" fw={500} id="metric-kind">Kind</Text>
         <SegmentedControl aria-labelledby="metric-kind" data={[
           { value: 'count', label: 'Count events' }, { value: 'sum', label: 'Sum a field' }, { value: 'unique', label: 'Distinct values' },
-          { value: 'csat', label: 'CSAT' }, { value: 'nps', label: 'NPS' },
+          { value: 'csat', label: 'CSAT' }, { value: 'nps', label: 'NPS' }, { value: 'mdf_roi', label: 'MDF ROI' },
         ]} {...form.getInputProps('kind')} />
         {form.errors.kind && <Text size="xs" c="red">{form.errors.kind}</Text>}
       </Stack>
@@ -53,9 +93,10 @@ export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricV
           {' '}Computed from survey answers (survey.responded); a period without answers has no score. Partners see their own.
         </Text>
       )}
-      {!score && <Autocomplete label="Event type" required description="From the event catalogue, an ingested type, or a pattern with * (invoice.*)"
+      {roi && <ROIFields form={form} />}
+      {!score && !roi && <Autocomplete label="Event type" required description="From the event catalogue, an ingested type, or a pattern with * (invoice.*)"
         data={(types.data ?? []).map((t) => t.name).sort()} limit={50} {...form.getInputProps('eventType')} />}
-      {kind !== 'count' && !score && (
+      {kind !== 'count' && !score && !roi && (
         <Autocomplete label="Field" required data={[...new Set(fieldChoices)]} limit={50}
           description={kind === 'sum'
             ? `Dotted payload path of an integer${fields.length ? ', from the event type\'s fields' : ', e.g. amount or invoice.total'}; other values are skipped`
@@ -72,7 +113,7 @@ export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricV
           )}
         </Group>
       )}
-      <Stack gap="xs">
+      {!roi && <Stack gap="xs">
         <Text size="sm" fw={500}>Filters</Text>
         <Text size="xs" c="dimmed">Only events whose payload matches every filter count. Values: numbers, true, false, null, or text (quote text that looks like a number).</Text>
         {form.values.filters.map((_, i) => (
@@ -91,7 +132,7 @@ export function MetricFields({ form }: { form: ReturnType<typeof useForm<MetricV
           <Button variant="default" size="xs" w="fit-content"
             onClick={() => { form.insertListItem('filters', { path: '', op: 'eq', value: '' }); }}>Add filter</Button>
         )}
-      </Stack>
+      </Stack>}
     </Stack>
   );
 }

@@ -3,7 +3,11 @@ import type { Schemas } from '../api/client';
 type Metric = Schemas['Metric'];
 type Kind = Metric['kind'];
 interface FilterRow { path: string; op: 'eq' | 'neq'; value: string }
-export interface MetricValues { name: string; kind: Kind; eventType: string; field: string; filters: FilterRow[]; unit: 'count' | 'money' | 'score'; currency: string }
+export interface MetricValues {
+  name: string; kind: Kind; eventType: string; field: string; filters: FilterRow[]; unit: Metric['unit']; currency: string;
+  /** An MDF ROI's fund; empty for every fund. */
+  fundId: string;
+}
 
 /** A filter value as a person reads it: strings bare unless they would read as another scalar. */
 export function scalarToText(v: unknown): string {
@@ -33,7 +37,7 @@ export function metricValues(m?: Metric): MetricValues {
   return {
     name: m?.name ?? '', kind: m?.kind ?? 'count', eventType: m?.eventType ?? '', field: m?.field ?? '',
     filters: (m?.filters ?? []).map((f) => ({ path: f.path, op: f.op, value: scalarToText(f.value) })),
-    unit: m?.unit ?? 'count', currency: m?.currency ?? '',
+    unit: m?.unit ?? 'count', currency: m?.currency ?? '', fundId: m?.fundId ?? '',
   };
 }
 
@@ -41,6 +45,14 @@ export function metricBody(v: MetricValues): Schemas['MetricBody'] {
   // CSAT and NPS always read the score of survey.responded: the service sets what they read.
   if (v.kind === 'csat' || v.kind === 'nps') {
     return { name: v.name.trim(), kind: v.kind, filters: v.filters.map((f) => ({ path: f.path.trim(), op: f.op, value: textToScalar(f.value) })) };
+  }
+  // An MDF ROI reads approved claims: a currency and, optionally, one fund (whose currency it takes).
+  if (v.kind === 'mdf_roi') {
+    return {
+      name: v.name.trim(), kind: v.kind, filters: [],
+      ...(v.currency.trim() ? { currency: v.currency.trim().toUpperCase() } : {}),
+      ...(v.fundId ? { fundId: v.fundId } : {}),
+    };
   }
   return {
     name: v.name.trim(), kind: v.kind, eventType: v.eventType.trim(),
@@ -54,7 +66,7 @@ export function metricBody(v: MetricValues): Schemas['MetricBody'] {
 /** The fields a metric form shows beside their inputs, for n filter rows. */
 export function metricFields(n: number): string[] {
   const rows = Array.from({ length: n }, (_, i) => ['path', 'op', 'value'].map((k) => `filters[${String(i)}].${k}`)).flat();
-  return ['name', 'kind', 'eventType', 'field', 'filters', 'unit', 'currency', ...rows];
+  return ['name', 'kind', 'eventType', 'field', 'filters', 'unit', 'currency', 'fundId', ...rows];
 }
 
 export interface WebhookValues { url: string; eventTypes: string[]; description: string }

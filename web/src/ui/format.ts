@@ -27,6 +27,18 @@ export function minorToDecimal(minor: number, currency: string): string {
 }
 
 /** An amount in minor units formatted in its currency for the viewer's locale. */
+/**
+ * A ratio in basis points (10000 = 1×) as a multiple with two decimals, "2.35×", rounded half
+ * away from zero in integers: 23450 bps reads 2.35×.
+ */
+export function formatRatio(bps: number | null | undefined): string {
+  if (bps === null || bps === undefined) return '—';
+  const hundredths = Math.sign(bps) * Math.round(Math.abs(bps) / 100);
+  return `${ratioFormat.format(hundredths / 100)}×`;
+}
+
+const ratioFormat = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
 export function formatMoney(minor: number | undefined, currency: string | undefined): string {
   if (minor === undefined || !currency) return '—';
   try {

@@ -72,13 +72,15 @@ function Preview({ w, metrics, chartHeight }: { w: Widget; metrics: Metric[]; ch
 }
 
 /** The side panel configuring one widget, with its preview. */
-/** The metric picker's choices: survey scores (CSAT, NPS) apart from the metrics over events. */
+/** The metric picker's choices: survey scores (CSAT, NPS) and MDF returns apart from the metrics over events. */
 function metricChoices(metrics: Metric[]) {
   const scores = metrics.filter((m) => m.kind === 'csat' || m.kind === 'nps');
-  const others = metrics.filter((m) => m.kind !== 'csat' && m.kind !== 'nps');
+  const returns = metrics.filter((m) => m.kind === 'mdf_roi');
+  const others = metrics.filter((m) => m.kind !== 'csat' && m.kind !== 'nps' && m.kind !== 'mdf_roi');
   return [
     ...(others.length ? [{ group: 'Metrics over events', items: others.map((m) => ({ value: m.id, label: m.name })) }] : []),
     ...(scores.length ? [{ group: 'Survey scores', items: scores.map((m) => ({ value: m.id, label: `${m.name} (${m.kind.toUpperCase()})` })) }] : []),
+    ...(returns.length ? [{ group: 'Market development funds', items: returns.map((m) => ({ value: m.id, label: `${m.name} (ROI, ${m.currency ?? ''})` })) }] : []),
   ];
 }
 

@@ -9,7 +9,7 @@ import { notify } from '../../ui/DataNotify';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { downloadFile } from '../../ui/files';
-import { decimalToMinor, minorToDecimal } from '../../ui/format';
+import { decimalToMinor, formatRatio, minorToDecimal } from '../../ui/format';
 import { Money } from '../../ui/Money';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
@@ -21,12 +21,6 @@ type FundRequest = Schemas['MDFRequest'];
 type Claim = Schemas['MDFClaim'];
 
 const plural = (n: number, word: string) => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
-
-/** Basis points as a multiple: 600000 → "60.00×". */
-function roiLabel(bps: number | undefined): string {
-  if (bps === undefined) return '—';
-  return `${(bps / 10000).toFixed(2)}×`;
-}
 
 /** Market development funds: allocations, the queue of fund requests, and finance's review of claims. */
 export default function Mdf() {
@@ -66,7 +60,7 @@ function Funds({ canManage }: { canManage: boolean }) {
           { header: 'Committed', numeric: true, render: (f) => <Money minor={f.committed} currency={f.currency} /> },
           { header: 'Spent', numeric: true, render: (f) => <Money minor={f.spent} currency={f.currency} /> },
           { header: 'Influenced revenue', numeric: true, render: (f) => <Money minor={f.influencedRevenue} currency={f.currency} /> },
-          { header: 'ROI', numeric: true, render: (f) => roiLabel(f.roiBps) },
+          { header: 'ROI', numeric: true, render: (f) => formatRatio(f.roiBps) },
           { header: 'Period', render: (f) => (
             <Stack gap={0}>
               <Text size="sm" style={{ whiteSpace: 'nowrap' }}>{f.periodStart}</Text>

@@ -24,6 +24,7 @@ type Interval = 'hour' | 'day' | 'week' | 'month';
 
 const kindText: Record<Metric['kind'], string> = {
   count: 'Count of events', sum: 'Sum of a field', unique: 'Distinct values', csat: 'CSAT (% of answers scoring 4–5)', nps: 'NPS (% promoters − % detractors)',
+  mdf_roi: 'MDF ROI (influenced won revenue ÷ spend)',
 };
 
 function EditMetric({ metric, onClose }: { metric: Metric; onClose: () => void }) {
@@ -34,7 +35,7 @@ function EditMetric({ metric, onClose }: { metric: Metric; onClose: () => void }
       const b = metricBody(v);
       return unwrap(await api.PATCH('/api/metrics/{id}', {
         params: { path: { id: metric.id } },
-        body: { name: b.name, kind: b.kind, eventType: b.eventType, field: b.field ?? '', filters: b.filters ?? [], unit: b.unit ?? 'count', currency: b.currency ?? '' },
+        body: { name: b.name, kind: b.kind, eventType: b.eventType, field: b.field ?? '', filters: b.filters ?? [], unit: b.unit ?? 'count', currency: b.currency ?? '', fundId: b.fundId ?? '' },
       }));
     },
     onError: (err) => { form.setErrors(fieldErrors(err)); },
@@ -102,6 +103,8 @@ function Compute({ metric }: { metric: Metric }) {
   };
   const money = metric.kind === 'sum' && currency;
   const score = metric.kind === 'csat' || metric.kind === 'nps';
+  const roi = metric.kind === 'mdf_roi';
+  const amount = (n: number | undefined) => <Money minor={n ?? 0} currency={metric.currency} />;
   const show = (n: number | null) => n === null ? '—' : money ? <Money minor={n} currency={currency} /> : formatValue(n, { unit: metric.unit, kind: metric.kind });
   const r = result.data;
   const intervals = metric.kind === 'unique' ? ['day', 'week', 'month'] : ['hour', 'day', 'week', 'month'];
@@ -115,7 +118,7 @@ function Compute({ metric }: { metric: Metric }) {
             <TextInput label="To" type="datetime-local" description="Default: now" value={to} onChange={(e) => { setTo(e.currentTarget.value); }} />
             <Select label="Series" description="One point per interval (UTC)" w={150} data={[{ value: '', label: 'No series' }, ...intervals.map((i) => ({ value: i, label: `By ${i}` }))]}
               value={interval} allowDeselect={false} onChange={(v) => { setInterval((v ?? '') as Interval | ''); }} />
-            <PartnerSelect label="Partner" description="Only this partner's customers" placeholder="All partners" w={220} value={partnerId} onChange={setPartnerId} />
+            <PartnerSelect label="Partner" description={roi ? 'Only this partner\'s claims' : 'Only this partner\'s customers'} placeholder="All partners" w={220} value={partnerId} onChange={setPartnerId} />
             <Autocomplete label="Partner level" description="Partners at this level now" w={180} data={levels.data ?? []} value={partnerLevel} onChange={setPartnerLevel} />
             {metric.kind === 'sum' && (
               <Select label="Amounts are money in" description="The sum is in minor units" w={180} clearable placeholder="Plain numbers"
@@ -132,18 +135,20 @@ function Compute({ metric }: { metric: Metric }) {
               <Text fz={32} fw={700} aria-label="Value">{show(r.value)}</Text>
               <Text size="sm" c="dimmed">from {formatDateTime(r.from)} to {formatDateTime(r.to)}</Text>
               {score && <Text size="sm" data-testid="metric-responses">{r.responses ? `${String(r.responses)} answer(s)` : 'No answers in this period'}</Text>}
+              {roi && <Text size="sm" data-testid="metric-roi-basis">{r.spend ? <>{amount(r.influencedRevenue)} won on {amount(r.spend)} spent</> : 'No MDF spend in this period'}</Text>}
               {r.skipped > 0 && <Badge color="orange" variant="dot">{r.skipped} event(s) skipped: field missing{metric.kind === 'sum' ? ' or not an integer' : ''}</Badge>}
             </Group>
             {metric.kind === 'unique' && r.series && <Text size="xs" c="dimmed">Each point counts the distinct values of its interval, so points do not add up to the value.</Text>}
+            {roi && r.series && <Text size="xs" c="dimmed">Each point divides the revenue and spend of the claims approved in its interval; a deal named in two intervals counts in both, and once in the value.</Text>}
             {r.series && r.series.length > 0 && (
               <Table.ScrollContainer minWidth={320} mah={420}>
                 <Table striped aria-label="Series" stickyHeader>
                   <Table.Thead>
-                    <Table.Tr><Table.Th>{r.interval ? `${r.interval[0]?.toUpperCase() ?? ''}${r.interval.slice(1)} starting` : 'Start'}</Table.Th><Table.Th ta="right">Value</Table.Th>{score && <Table.Th ta="right">Answers</Table.Th>}</Table.Tr>
+                    <Table.Tr><Table.Th>{r.interval ? `${r.interval[0]?.toUpperCase() ?? ''}${r.interval.slice(1)} starting` : 'Start'}</Table.Th><Table.Th ta="right">Value</Table.Th>{score && <Table.Th ta="right">Answers</Table.Th>}{roi && <><Table.Th ta="right">Spend</Table.Th><Table.Th ta="right">Influenced revenue</Table.Th></>}</Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
                     {r.series.map((p) => (
-                      <Table.Tr key={p.start}><Table.Td><DateTime value={p.start} /></Table.Td><Table.Td ta="right">{show(p.value)}</Table.Td>{score && <Table.Td ta="right">{p.responses ?? 0}</Table.Td>}</Table.Tr>
+                      <Table.Tr key={p.start}><Table.Td><DateTime value={p.start} /></Table.Td><Table.Td ta="right">{show(p.value)}</Table.Td>{score && <Table.Td ta="right">{p.responses ?? 0}</Table.Td>}{roi && <><Table.Td ta="right">{amount(p.spend)}</Table.Td><Table.Td ta="right">{amount(p.influencedRevenue)}</Table.Td></>}</Table.Tr>
                     ))}
                   </Table.Tbody>
                 </Table>
@@ -155,6 +160,18 @@ function Compute({ metric }: { metric: Metric }) {
       </Stack>
     </Card>
   );
+}
+
+/** An MDF fund's name (for those who read funds), or "Every fund". */
+function FundName({ id }: { id?: string }) {
+  const canRead = useCan('mdf:read');
+  const fund = useQuery({
+    queryKey: ['mdf', 'funds', 'one', id],
+    enabled: !!id && canRead,
+    queryFn: async () => unwrap(await api.GET('/api/mdf/funds/{id}', { params: { path: { id: id ?? '' } } })),
+  });
+  if (!id) return <>Every fund</>;
+  return <>{fund.data?.name ?? 'One fund'}</>;
 }
 
 /** One metric: its definition, editing it, and computing it over a range. */
@@ -196,7 +213,9 @@ export default function MetricDetail() {
             <SimpleGrid cols={{ base: 1, sm: 4 }}>
               <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Kind</Text><Text size="sm">{kindText[m.kind]}</Text></Stack>
               <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Event type</Text><Code w="fit-content">{m.eventType}</Code></Stack>
-              <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Field</Text>{m.field ? <Code w="fit-content">{m.field}</Code> : <Text size="sm">—</Text>}</Stack>
+              {m.kind === 'mdf_roi'
+                ? <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Fund and currency</Text><Text size="sm" data-testid="metric-fund"><FundName id={m.fundId} /> · {m.currency}</Text></Stack>
+                : <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Field</Text>{m.field ? <Code w="fit-content">{m.field}</Code> : <Text size="sm">—</Text>}</Stack>}
               <Stack gap={2}><Text size="xs" c="dimmed" fw={700} tt="uppercase">Updated</Text><Text size="sm"><DateTime value={m.updatedAt} /></Text></Stack>
             </SimpleGrid>
             {m.filters.length > 0 && (

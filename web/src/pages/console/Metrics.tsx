@@ -15,7 +15,7 @@ import { metricBody, metricFields, metricValues, type MetricValues } from '../..
 
 type Metric = Schemas['Metric'];
 
-const kindLabel: Record<Metric['kind'], string> = { count: 'count', sum: 'sum', unique: 'distinct', csat: 'CSAT', nps: 'NPS' };
+const kindLabel: Record<Metric['kind'], string> = { count: 'count', sum: 'sum', unique: 'distinct', csat: 'CSAT', nps: 'NPS', mdf_roi: 'MDF ROI' };
 
 function DefineMetric({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const queryClient = useQueryClient();
@@ -54,7 +54,7 @@ export default function Metrics() {
   const [defining, setDefining] = useState(false);
   return (
     <Stack gap="md">
-      <PageHeader title="Metrics" description="Counts, sums and distinct values over your events, and CSAT and NPS from survey answers; dashboards show them, partners see their own share."
+      <PageHeader title="Metrics" description="Counts, sums and distinct values over your events, CSAT and NPS from survey answers, and the return on market development funds; dashboards show them, partners see their own share."
         actions={canWrite && <Button onClick={() => { setDefining(true); }}>Define metric</Button>} />
       <PagedTable<Metric>
         label="Metrics"

@@ -30,6 +30,7 @@ export function componentName(c: { source: Source; label?: string; metricName?: 
 /** What a metric's values are, for the thresholds' descriptions. */
 export function metricUnit(m: { unit: string; currency?: string; kind: string }): string {
   if (m.unit === 'money') return `minor units of ${m.currency ?? 'the currency'}`;
+  if (m.unit === 'bps') return 'basis points: 10000 = 1× (no value without MDF spend)';
   if (m.kind === 'nps') return '−100 to 100';
   if (m.kind === 'csat') return '0 to 100';
   if (m.kind === 'unique') return 'distinct values in the window';

@@ -1,8 +1,8 @@
 import { lazy, Suspense } from 'react';
 import { Alert, Button, Group, Skeleton, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { DateTime } from '../DateTime';
-import { formatDateTime } from '../format';
-import { formatValue, isScore, rangeLabels, seriesCSV, type MetricValue, type RenderedWidget } from './widgets';
+import { formatDateTime, formatMoney } from '../format';
+import { formatValue, isROI, isScore, mayBeNull, rangeLabels, seriesCSV, type MetricValue, type RenderedWidget } from './widgets';
 
 // uPlot and the chart come in their own chunk, the first time a time series is shown.
 const Chart = lazy(() => import('./Chart'));
@@ -17,18 +17,25 @@ function downloadCSV(v: MetricValue, name: string) {
   setTimeout(() => { URL.revokeObjectURL(url); }, 1000);
 }
 
+/** What an ROI divides: the influenced won revenue and the spend, or that nothing was spent. */
+function roiBasis(v: MetricValue): string {
+  if (!v.spend) return 'nothing spent';
+  return `${formatMoney(v.influencedRevenue ?? 0, v.currency)} won on ${formatMoney(v.spend, v.currency)} spent`;
+}
+
 function TimeSeries({ v, title, height }: { v: MetricValue; title: string; height: number }) {
   const points = v.series ?? [];
   const score = isScore(v.kind);
-  const empty = score ? points.every((p) => p.value === null) : points.every((p) => p.value === 0);
+  const roi = isROI(v.kind);
+  const empty = mayBeNull(v.kind) ? points.every((p) => p.value === null) : points.every((p) => p.value === 0);
   return (
     <Stack gap={4} style={{ flex: 1, minHeight: 0 }}>
       <Group justify="space-between" gap="xs" wrap="nowrap">
-        <Text size="xs" c="dimmed">per {v.interval ?? 'day'} · {score ? 'over the period' : 'total'} <span data-testid="widget-total">{formatValue(v.value, v)}</span>{score ? ` · ${String(v.responses ?? 0)} answer(s)` : ''}</Text>
+        <Text size="xs" c="dimmed">per {v.interval ?? 'day'} · {mayBeNull(v.kind) ? 'over the period' : 'total'} <span data-testid="widget-total">{formatValue(v.value, v)}</span>{score ? ` · ${String(v.responses ?? 0)} answer(s)` : ''}{roi ? ` · ${roiBasis(v)}` : ''}</Text>
         {!empty && <Button size="compact-xs" variant="subtle" onClick={() => { downloadCSV(v, title); }} aria-label={`Download ${title} as CSV`}>CSV</Button>}
       </Group>
       {empty
-        ? <Text size="sm" c="dimmed" py="md" ta="center">{score ? 'No answers in this period yet.' : 'Nothing in this period yet.'}</Text>
+        ? <Text size="sm" c="dimmed" py="md" ta="center">{score ? 'No answers in this period yet.' : roi ? 'No MDF spend in this period yet.' : 'Nothing in this period yet.'}</Text>
         : (
           <Suspense fallback={<Skeleton role="status" height={height} aria-label="Loading chart" />}>
             <Chart value={v} label={title} height={height} />
@@ -58,7 +65,7 @@ export function WidgetBody({ w, title, chartHeight = 160 }: { w: RenderedWidget;
     return (
       <Stack gap={2}>
         <Text fz={28} fw={700} data-testid="widget-value">{formatValue(w.value.value, w.value)}</Text>
-        <Text size="xs" c="dimmed">{range}{isScore(w.value.kind) ? ` · ${w.value.responses ? `${String(w.value.responses)} answer(s)` : 'no answers'}` : ''}{w.value.skipped > 0 ? ` · ${String(w.value.skipped)} event(s) skipped` : ''}</Text>
+        <Text size="xs" c="dimmed">{range}{isScore(w.value.kind) ? ` · ${w.value.responses ? `${String(w.value.responses)} answer(s)` : 'no answers'}` : ''}{isROI(w.value.kind) ? ` · ${roiBasis(w.value)}` : ''}{w.value.skipped > 0 ? ` · ${String(w.value.skipped)} event(s) skipped` : ''}</Text>
       </Stack>
     );
   }

@@ -1,7 +1,7 @@
 // What the dashboard builder and the dashboard views share: widget places on the 12-column grid,
 // labels, and numbers formatted by their metric's unit (money in its currency, from minor units).
 import type { Schemas } from '../../api/client';
-import { formatMoney } from '../format';
+import { formatMoney, formatRatio } from '../format';
 
 export type Widget = Schemas['Widget'];
 export type RenderedWidget = Schemas['RenderedWidget'];
@@ -59,23 +59,38 @@ const plain = new Intl.NumberFormat();
 /** Whether a metric kind is a survey score (CSAT or NPS), in whole percentage points. */
 export const isScore = (kind?: string) => kind === 'csat' || kind === 'nps';
 
+/** Whether a metric kind is the return on market development funds, in basis points. */
+export const isROI = (kind?: string) => kind === 'mdf_roi';
+
+/** Whether a metric of kind can have no value (null): a score without answers, an ROI without spend. */
+export const mayBeNull = (kind?: string) => isScore(kind) || isROI(kind);
+
 /**
  * A metric's number as a person reads it: money in its currency, CSAT as a percentage, NPS with
- * its sign, or a plain number. A score without answers (null) reads as a dash.
+ * its sign, an ROI as a multiple (2.35×), or a plain number. No value (null) reads as a dash.
  */
 export function formatValue(n: number | null | undefined, v: Pick<MetricValue, 'unit' | 'currency'> & { kind?: string } | undefined): string {
   if (n === null || n === undefined) return '—';
   if (v?.unit === 'money' && v.currency) return formatMoney(Math.round(n), v.currency);
+  if (v?.unit === 'bps') return formatRatio(n);
   if (v?.kind === 'csat') return `${plain.format(n)} %`;
   if (v?.kind === 'nps') return n > 0 ? `+${plain.format(n)}` : plain.format(n);
   return plain.format(n);
 }
 
-/** The series of a time-series widget as CSV: bucket start (UTC, ISO 8601) and value (empty for a score without answers). */
+/**
+ * The series of a time-series widget as CSV: bucket start (UTC, ISO 8601) and value (empty for a
+ * score without answers or an ROI without spend); an ROI also has its spend and revenue.
+ */
 export function seriesCSV(v: MetricValue): string {
   const score = isScore(v.kind);
-  const head = v.unit === 'money' ? `start,value_minor_${v.currency ?? ''}` : score ? `start,${v.kind},responses` : 'start,value';
+  const roi = isROI(v.kind);
+  const cur = v.currency ?? '';
+  const head = v.unit === 'money' ? `start,value_minor_${cur}` : score ? `start,${v.kind},responses`
+    : roi ? `start,roi_bps,spend_minor_${cur},influenced_revenue_minor_${cur}` : 'start,value';
+  const value = (n: number | null) => n === null ? '' : String(n);
   return [head, ...(v.series ?? []).map((p) => score
-    ? `${p.start},${p.value === null ? '' : String(p.value)},${String(p.responses ?? 0)}`
-    : `${p.start},${String(p.value)}`)].join('\n') + '\n';
+    ? `${p.start},${value(p.value)},${String(p.responses ?? 0)}`
+    : roi ? `${p.start},${value(p.value)},${String(p.spend ?? 0)},${String(p.influencedRevenue ?? 0)}`
+      : `${p.start},${String(p.value)}`)].join('\n') + '\n';
 }
