@@ -397,6 +397,29 @@ func TestSignupOpensATenantAndSignsTheOwnerIn(t *testing.T) {
 	})
 }
 
+func TestInstallationSaysWhetherSignupIsOpen(t *testing.T) {
+	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
+		body := map[string]string{"organisationName": "Open Program", "slug": "open-program", "email": "open@program.test", "password": ownerPassword}
+		for _, open := range []bool{true, false} {
+			s, _ := identityServerWith(t, st, Config{Version: "test", SignupEnabled: open})
+			h := s.Handler()
+			res := do(t, h, http.MethodGet, "/api/installation", nil)
+			got := decode[struct {
+				Signup *bool `json:"signup"`
+			}](t, res)
+			if res.Status != http.StatusOK || got.Signup == nil || *got.Signup != open {
+				t.Fatalf("sign-up %v: GET /api/installation = %d %s", open, res.Status, res.Body)
+			}
+			// What it says is what POST /api/signup does.
+			signup := do(t, h, http.MethodPost, "/api/signup", jsonBody(t, body))
+			if open && signup.Status != http.StatusCreated || !open && signup.Status != http.StatusForbidden {
+				t.Fatalf("sign-up %v: POST /api/signup = %d %s", open, signup.Status, signup.Body)
+			}
+			body["slug"], body["email"] = "closed-program", "closed@program.test"
+		}
+	})
+}
+
 func TestInvitationsAndPasswordResetsWorkOnce(t *testing.T) {
 	storetest.RunSet(t, func(t *testing.T, st *stores.Set) {
 		s, logs := identityServer(t, st)

@@ -93,6 +93,7 @@ var matrix = map[string]matrixCase{
 		return request{http.MethodPost, "/api/signup", map[string]string{"organisationName": "Matrix", "slug": fmt.Sprintf("matrix-%d", f.seq.Add(1)),
 			"email": f.unique("signup"), "password": ownerPassword}}
 	}},
+	"get-installation": {call: get("/api/installation"), publicStatus: 200},
 	"refresh-token": {publicStatus: 401, call: func(*fixture, string) request {
 		return request{http.MethodPost, "/api/auth/refresh", map[string]string{"refreshToken": "pdr_unknown"}}
 	}},

@@ -27,7 +27,19 @@ type SignupInput struct {
 	}
 }
 
+// InstallationOutput is what the installation offers people who are not signed in.
+type InstallationOutput struct {
+	Body struct {
+		Signup bool `json:"signup" doc:"Whether anyone may open a partner program with POST /api/signup"`
+	}
+}
+
 func registerSignupRoutes(s *Server) {
+	register(s, huma.Operation{
+		OperationID: "get-installation", Method: http.MethodGet, Path: "/api/installation", Tags: []string{tagAuth},
+		Summary:     "What the installation offers before sign-in",
+		Description: "Whether sign-up is open, so that a sign-in page offers it only when it is.",
+	}, Public(), s.getInstallation)
 	register(s, huma.Operation{
 		OperationID: "signup", Method: http.MethodPost, Path: "/api/signup", Tags: []string{tagAuth},
 		RequestBody: requestExample(`{"organisationName": "Acme Software", "slug": "acme", "name": "Ada Lovelace", "email": "ada@acme.example", "password": "violet-harbour-lantern-42"}`),
@@ -35,6 +47,13 @@ func registerSignupRoutes(s *Server) {
 		Description: "Signs the owner in. Limited per client address; the installation may turn sign-up off (403 SIGNUP_DISABLED).",
 		Errors:      []int{http.StatusForbidden, http.StatusConflict, http.StatusTooManyRequests}, DefaultStatus: http.StatusCreated,
 	}, Public(), s.signup)
+}
+
+// getInstallation says what the installation offers people who are not signed in.
+func (s *Server) getInstallation(context.Context, *struct{}) (*InstallationOutput, error) {
+	out := &InstallationOutput{}
+	out.Body.Signup = s.cfg.SignupEnabled
+	return out, nil
 }
 
 // signup opens a partner program: a new tenant with its owner, who is signed in.

@@ -4998,6 +4998,12 @@ type IngestedEvent struct {
 // IngestedEventStatus defines model for IngestedEvent.Status.
 type IngestedEventStatus string
 
+// InstallationOutputBody defines model for InstallationOutputBody.
+type InstallationOutputBody struct {
+	// Signup Whether anyone may open a partner program with POST /api/signup
+	Signup bool `json:"signup"`
+}
+
 // LedgerEntry defines model for LedgerEntry.
 type LedgerEntry struct {
 	Account LedgerEntryAccount `json:"account"`
@@ -10899,6 +10905,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
 	StartHealthRun(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetInstallation What the installation offers before sign-in
+	//
+	// Whether sign-up is open, so that a sign-in page offers it only when it is.
+	//
+	// Corresponds with GET /api/installation (the `GetInstallation` operationId).
+	GetInstallation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAccruals List accruals
 	//
 	// Partners see only their own.
@@ -15284,6 +15297,23 @@ func (c *Client) ListHealthRuns(ctx context.Context, params *ListHealthRunsParam
 // Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
 func (c *Client) StartHealthRun(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewStartHealthRunRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetInstallation What the installation offers before sign-in
+//
+// Whether sign-up is open, so that a sign-in page offers it only when it is.
+//
+// Corresponds with GET /api/installation (the `GetInstallation` operationId).
+func (c *Client) GetInstallation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetInstallationRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -25171,6 +25201,33 @@ func NewStartHealthRunRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetInstallationRequest constructs an http.Request for the GetInstallation method
+func NewGetInstallationRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/installation")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -35416,6 +35473,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/health/runs (the `StartHealthRun` operationId).
 	StartHealthRunWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*StartHealthRunResponse, error)
+
+	// GetInstallationWithResponse What the installation offers before sign-in
+	//
+	// Whether sign-up is open, so that a sign-in page offers it only when it is.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/installation (the `GetInstallation` operationId).
+	GetInstallationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetInstallationResponse, error)
 
 	// ListAccrualsWithResponse List accruals
 	//
@@ -46578,6 +46644,54 @@ func (r StartHealthRunResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r StartHealthRunResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetInstallationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InstallationOutputBody
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetInstallationResponse) GetJSON200() *InstallationOutputBody {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetInstallationResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetInstallationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetInstallationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetInstallationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetInstallationResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -63886,6 +64000,21 @@ func (c *ClientWithResponses) StartHealthRunWithResponse(ctx context.Context, re
 	return ParseStartHealthRunResponse(rsp)
 }
 
+// GetInstallationWithResponse What the installation offers before sign-in
+//
+// Whether sign-up is open, so that a sign-in page offers it only when it is.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/installation (the `GetInstallation` operationId).
+func (c *ClientWithResponses) GetInstallationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetInstallationResponse, error) {
+	rsp, err := c.GetInstallation(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetInstallationResponse(rsp)
+}
+
 // ListAccrualsWithResponse List accruals
 //
 // Partners see only their own.
@@ -74959,6 +75088,39 @@ func ParseStartHealthRunResponse(rsp *http.Response) (*StartHealthRunResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetInstallationResponse parses an HTTP response from a GetInstallationWithResponse call
+func ParseGetInstallationResponse(rsp *http.Response) (*GetInstallationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetInstallationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InstallationOutputBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
 
 	}
 

@@ -31,6 +31,7 @@ const HydrateFallback = () => null;
 // Every page is a lazy route: the entry chunk holds the shell, the router and the theme only.
 const router = createBrowserRouter([
   { path: '/login', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Login')).default }) },
+  { path: '/signup', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Signup')).default }) },
   { path: '/accept-invitation', HydrateFallback, lazy: async () => ({ Component: (await import('./app/SetPassword')).default }) },
   { path: '/apply/:slug', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Apply')).default }) },
   { path: '/survey', HydrateFallback, lazy: async () => ({ Component: (await import('./app/Survey')).default }) },

@@ -1,8 +1,9 @@
 // The headline flow, as the people who do it, in two browsers: an operator adds a partner and
 // invites its first user; the partner accepts, signs in and registers a deal in the portal; the
 // operator approves it and wins it on the pipeline board; the partner sees the commission the
-// win accrued in its balance. Then the partner asks for a withdrawal in the portal and finance
-// approves it in the console, whose deals page offers finance no review view.
+// win accrued in its balance, the commission beside the deal it was earned on, and its progress
+// toward the next level on the portal's dashboard. Then the partner asks for a withdrawal in the
+// portal and finance approves it in the console, whose deals page offers finance no review view.
 import { unique } from '../lib.mjs';
 
 /** Picks an option of the Mantine select labelled `label` inside `scope`. */
@@ -118,6 +119,45 @@ export default async function (t) {
   await balances.getByRole('row').filter({ hasText: 'EUR' }).getByText(euros(total)).first().waitFor();
   t.check(total >= expected, `the partner's balance shows what the win accrued, ${euros(total)} pending (this plan's ${euros(expected)} among ${all.data.length} accrual(s))`);
   await t.shot(pp.page, 'headline-partner-balance');
+
+  // Commissions per deal: each accrual of the win beside the deal's customer, linked to the deal.
+  const commissions = pp.page.getByRole('table', { name: 'Commissions' });
+  const ofDeal = commissions.getByRole('row').filter({ has: pp.page.getByRole('link', { name: company }) });
+  await ofDeal.filter({ hasText: euros(expected) }).first().waitFor();
+  const dealAccruals = all.data.filter((a) => a.reference === dealId);
+  t.check(await ofDeal.count() === dealAccruals.length,
+    `the money page lists the win's ${dealAccruals.length} commission(s) beside its deal, ${euros(expected)} among them`);
+  t.check(/pending/i.test(await ofDeal.filter({ hasText: euros(expected) }).first().innerText()), 'the commission shows pending while it is held back');
+  await t.shot(pp.page, 'headline-partner-commissions');
+  await ofDeal.first().getByRole('link', { name: company }).click();
+  await pp.page.getByRole('heading', { level: 1, name: company }).waitFor();
+  t.check(new URL(pp.page.url()).pathname === `/portal/deals/${dealId}`, 'a commission links to the deal it was earned on');
+
+  // Progress toward the next level: the win counts toward it on the dashboard.
+  const levels = (await t.call(ownerToken, 'GET', '/api/levels?limit=100')).data.sort((a, b) => a.rank - b.rank);
+  const holder = await t.call(ownerToken, 'GET', `/api/partners/${partnerId}`);
+  const here = levels.find((l) => l.name === holder.level);
+  const next = levels.find((l) => !here || l.rank > here.rank);
+  await pp.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+  const levelCard = pp.page.getByRole('region', { name: 'Your level' });
+  await levelCard.getByText(/^Evaluates to/).waitFor();
+  if (next) {
+    await levelCard.getByRole('heading', { name: `Progress toward ${next.name}` }).waitFor();
+    const evaluation = await t.call(ownerToken, 'GET', `/api/partners/${partnerId}/level-evaluation`);
+    const bars = [];
+    if (next.requirements.minWonDeals) bars.push(`Won deals: ${evaluation.wonDeals} of ${next.requirements.minWonDeals}`);
+    if (next.requirements.minWonAmountMinor && next.requirements.currency === 'EUR') {
+      bars.push(`Won volume in EUR: ${euros(evaluation.wonAmountMinor.EUR ?? 0)} of ${euros(next.requirements.minWonAmountMinor)}`);
+    }
+    for (const name of bars) await levelCard.getByRole('progressbar', { name }).waitFor();
+    t.check(evaluation.wonDeals >= 1 && (evaluation.wonAmountMinor.EUR ?? 0) >= 1_200_000,
+      `the dashboard shows progress from ${holder.level || 'no level'} toward ${next.name}: ${bars.join('; ') || 'no requirement'}`);
+  } else {
+    await levelCard.getByText(/is the highest level/).waitFor();
+    t.check(true, `the dashboard says ${holder.level} is the highest level`);
+  }
+  await t.axe(pp.page, 'portal dashboard with the level card');
+  await t.shot(pp.page, 'headline-partner-level');
 
   // A withdrawal: the accrual is still held, so the program credits an available amount; the
   // partner adds a payout method and asks for 80.00 EUR; finance approves it.

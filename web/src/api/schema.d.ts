@@ -1593,6 +1593,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/installation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the installation offers before sign-in
+         * @description Whether sign-up is open, so that a sign-in page offers it only when it is.
+         */
+        get: operations["get-installation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ledger/accruals": {
         parameters: {
             query?: never;
@@ -5500,6 +5520,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "stored" | "duplicate";
+        };
+        InstallationOutputBody: {
+            /** @description Whether anyone may open a partner program with POST /api/signup */
+            signup: boolean;
         };
         LedgerEntry: {
             /** @enum {string} */
@@ -17787,6 +17811,35 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "get-installation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationOutputBody"];
+                };
+            };
+            /** @description Error */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

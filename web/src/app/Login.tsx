@@ -1,9 +1,10 @@
 import { useState, type SubmitEvent } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '@tanstack/react-query';
 import { Alert, Anchor, Button, Center, Group, Image, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { api, session, unwrap } from '../api/client';
 import { useBrand } from '../brand';
+import { useInstallation } from './installation';
 
 export default function Login() {
   const navigate = useNavigate();
@@ -13,6 +14,9 @@ export default function Login() {
   const [tenant, setTenant] = useState('');
   // On a tenant's custom domain the host names the tenant: no field for it.
   const brand = useBrand();
+  // Sign-up opens a program of one's own: offered on the installation's own host when it is open.
+  const installation = useInstallation();
+  const signupOpen = !brand && installation.data?.signup === true;
 
   const login = useMutation({
     mutationFn: async () => {
@@ -59,6 +63,9 @@ export default function Login() {
               value={tenant} onChange={(e) => { setTenant(e.currentTarget.value); }} />
           )}
           <Button type="submit" loading={login.isPending}>Sign in</Button>
+          {signupOpen && (
+            <Text size="sm">New here? <Anchor component={Link} to="/signup">Open a partner program</Anchor></Text>
+          )}
           {brand?.supportEmail && (
             <Text size="sm">Need help? <Anchor href={`mailto:${brand.supportEmail}`}>{brand.supportEmail}</Anchor></Text>
           )}

@@ -2,7 +2,7 @@
 // what files the library takes.
 import { useMutation } from '@tanstack/react-query';
 import { Button, Checkbox, Input, MultiSelect, Stack, Text } from '@mantine/core';
-import { useLevels } from '../pages/console/partnerOptions';
+import { useLevels } from './levels';
 import { usePartnerList } from './DataQueries';
 import { useFolders, type ContentItem, type Visibility } from './contentData';
 import { downloadFile, qs } from './files';

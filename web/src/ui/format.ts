@@ -89,3 +89,12 @@ export function localInputToISO(value: string): string | undefined {
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
+
+/** Basis points as a percentage, exact: 1050 → "10.5 %". */
+export function formatBps(bps: number | undefined): string {
+  if (bps === undefined) return '—';
+  const neg = bps < 0;
+  const s = String(Math.abs(Math.trunc(bps))).padStart(3, '0');
+  const frac = s.slice(-2).replace(/0+$/, '');
+  return `${neg ? '-' : ''}${s.slice(0, -2)}${frac ? '.' + frac : ''} %`;
+}

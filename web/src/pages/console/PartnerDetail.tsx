@@ -14,8 +14,8 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { FilePicker } from '../../ui/FilePicker';
 import { formatBytes, uploadFile } from '../../ui/files';
 import { formatDate } from '../../ui/format';
-import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
+import { LevelCard } from '../../ui/LevelCard';
 import { PartnerPeople } from '../../ui/PartnerPeople';
 import { StatusBadge } from '../../ui/StatusBadge';
 import {
@@ -59,60 +59,13 @@ export default function PartnerDetail() {
           <Field label="Updated"><DateTime value={p.updatedAt} /></Field>
         </SimpleGrid>
       </Card>
-      <LevelCard partner={p} />
+      <LevelCard partnerId={p.id} audience="operator" />
       {canReadHealth && <PartnerHealthCard partnerId={p.id} />}
       {canReadUsers && <PartnerPeople partner={p} />}
       {canReadBranding && <CoBrand partner={p} />}
       <Onboarding partner={p} />
       {editing && <EditPartner partner={p} onClose={() => { setEditing(false); }} />}
     </Stack>
-  );
-}
-
-/** The partner's level and where its performance would put it at the next review. */
-function LevelCard({ partner }: { partner: Partner }) {
-  const evaluation = useQuery({
-    queryKey: ['partners', partner.id, 'level-evaluation'],
-    queryFn: async () => unwrap(await api.GET('/api/partners/{id}/level-evaluation', { params: { path: { id: partner.id } } })),
-  });
-  const levels = useLevels();
-  const e = evaluation.data;
-  const rankOf = (name: string) => levels.data?.find((l) => l.name === name)?.rank;
-  const target = e?.targetLevel;
-  let verdict = '';
-  if (e && target) {
-    const from = rankOf(e.currentLevel);
-    const to = rankOf(target);
-    if (target === e.currentLevel) verdict = `Meets the requirements of ${target}, its current level.`;
-    else if (from !== undefined && to !== undefined && to < from) verdict = `Meets only the requirements of ${target}: the next review would move it down.`;
-    else verdict = `Qualifies for ${target}: the next review would move it up.`;
-  }
-  const volumes = Object.entries(e?.wonAmountMinor ?? {});
-  return (
-    <Card withBorder>
-      <Stack gap="sm">
-        <Title order={2} size="h4">Level</Title>
-        {evaluation.isError && <ErrorAlert error={evaluation.error} />}
-        {evaluation.isPending && <Skeleton height={48} />}
-        {e && (
-          <>
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              <Field label="Current level">{e.currentLevel || '—'}</Field>
-              <Field label="Won deals in the period">{e.wonDeals}</Field>
-              <Field label="Won volume in the period">
-                {volumes.length === 0 ? 'None' : (
-                  <Stack gap={0}>{volumes.map(([cur, minor]) => <Money key={cur} minor={minor} currency={cur} />)}</Stack>
-                )}
-              </Field>
-            </SimpleGrid>
-            <Group gap="xs">
-              <Text size="sm" fw={700}>{target ? `Evaluates to ${target}.` : 'No levels defined.'}</Text>
-              {verdict && <Text size="sm">{verdict}</Text>}
-            </Group>
-          </>
-        )}
-      </Stack>
-    </Card>
   );
 }
 

@@ -43,16 +43,7 @@ export function isPartnerStatus(v: string): v is PartnerStatus {
   return (partnerStatuses as readonly string[]).includes(v);
 }
 
-/** The tenant's partner levels, best first (a tenant keeps a handful). */
-export function useLevels() {
-  return useQuery({
-    queryKey: ['levels', 'all'],
-    queryFn: async () => {
-      const page = unwrap(await api.GET('/api/levels', { params: { query: { limit: 100 } } }));
-      return [...page.data].sort((a, b) => b.rank - a.rank);
-    },
-  });
-}
+export { useLevels } from '../../ui/levels';
 
 /** The roles a partner user may be given: the tenant's partner-audience roles. */
 export function usePartnerRoles() {

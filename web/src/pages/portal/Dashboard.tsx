@@ -8,6 +8,7 @@ import { DashboardView } from '../../ui/dash/DashboardView';
 import { can, useMe } from '../../auth/me';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
+import { LevelCard } from '../../ui/LevelCard';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PortalBalances } from '../../ui/PortalBalances';
@@ -88,7 +89,7 @@ function RecentDeals() {
   );
 }
 
-/** The partner's start page: its dashboard, money, onboarding and latest deals. */
+/** The partner's start page: its dashboard, onboarding, level and progress toward the next, money and latest deals. */
 export default function Dashboard() {
   const me = useMe();
   const partner = useQuery({
@@ -108,6 +109,7 @@ export default function Dashboard() {
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
         {can(me.data, 'tasks:read') && <Onboarding />}
       </SimpleGrid>
+      {me.data.partnerId && can(me.data, 'partners:read') && <LevelCard partnerId={me.data.partnerId} audience="partner" />}
       {can(me.data, 'ledger:read') && (
         <Stack gap="xs">
           <Group justify="space-between">

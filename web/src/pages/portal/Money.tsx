@@ -10,7 +10,7 @@ import { api, ApiError, fieldErrors, unwrap, type Schemas } from '../../api/clie
 import { useCan } from '../../auth/useCan';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { currencyDigits, decimalToMinor, formatMoney } from '../../ui/format';
+import { currencyDigits, decimalToMinor, formatBps, formatMoney } from '../../ui/format';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
@@ -20,6 +20,11 @@ import { PortalConfirm } from '../../ui/PortalConfirm';
 import { StatusBadge } from '../../ui/StatusBadge';
 
 type Withdrawal = Schemas['Withdrawal'];
+type Accrual = Schemas['Accrual'];
+type AccrualStatus = Accrual['status'];
+const accrualStatuses: { value: AccrualStatus; label: string }[] = [
+  { value: 'pending', label: 'Pending (held back)' }, { value: 'available', label: 'Available' }, { value: 'reversed', label: 'Reversed' },
+];
 type WithdrawalStatus = Withdrawal['status'];
 const withdrawalStatuses: WithdrawalStatus[] = ['requested', 'approved', 'paid', 'rejected', 'cancelled', 'failed'];
 
@@ -230,6 +235,66 @@ function Withdrawals() {
   );
 }
 
+/**
+ * The deal a commission was earned on: its customer, linked to the deal's page, when the
+ * commission's reference names one of the partner's deals; else the reference as it is.
+ */
+function DealRef({ reference }: { reference: string | undefined }) {
+  const canDeals = useCan('deals:read');
+  const looksLikeId = !!reference && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(reference);
+  const deal = useQuery({
+    queryKey: ['deals', reference],
+    queryFn: async () => unwrap(await api.GET('/api/deals/{id}', { params: { path: { id: reference ?? '' } } })),
+    enabled: canDeals && looksLikeId,
+    retry: false,
+    staleTime: 60_000,
+  });
+  if (!reference) return <Text size="sm" c="dimmed">—</Text>;
+  if (deal.data) return <Anchor component={Link} to={`/portal/deals/${deal.data.id}`} size="sm">{deal.data.customerCompany}</Anchor>;
+  return <Text size="sm" ff="monospace" title={reference}>{reference.length > 14 ? `…${reference.slice(-12)}` : reference}</Text>;
+}
+
+/** Commissions per deal: each accrual the plans booked for the partner, newest first. */
+function Commissions() {
+  const [status, setStatus] = useState('');
+  const query = { status: accrualStatuses.some((s) => s.value === status) ? status as AccrualStatus : undefined };
+  return (
+    <Stack gap="xs">
+      <Group justify="space-between" align="flex-end" wrap="wrap">
+        <Title order={2} size="h4">Commissions per deal</Title>
+        <NativeSelect label="Commission status" size="xs" value={status} onChange={(e) => { setStatus(e.currentTarget.value); }}
+          data={[{ value: '', label: 'All' }, ...accrualStatuses]} />
+      </Group>
+      <PagedTable<Accrual>
+        label="Commissions"
+        queryKey={['ledger', 'accruals', 'mine', query]}
+        fetchPage={async (cursor) => unwrap(await api.GET('/api/ledger/accruals', { params: { query: { ...query, cursor, limit: 25 } } }))}
+        rowKey={(a) => a.id}
+        empty={status ? 'No commissions with this status.' : 'No commissions yet: they are booked here when your deals are won.'}
+        columns={[
+          { header: 'Earned', render: (a) => <DateTime value={a.createdAt} /> },
+          { header: 'Deal', render: (a) => <DealRef reference={a.reference} /> },
+          { header: 'Deal value', numeric: true, render: (a) => <Money minor={a.sourceAmount} currency={a.currency} /> },
+          { header: 'Rate', numeric: true, render: (a) => (a.rateBps ? formatBps(a.rateBps) : 'Flat') },
+          { header: 'Commission', numeric: true, render: (a) => <Text size="sm" fw={600} span><Money minor={a.amount} currency={a.currency} /></Text> },
+          { header: 'Status', render: (a) => (
+            <Stack gap={0} miw="max-content">
+              <StatusBadge status={a.status} />
+              {a.reversalReason && <Text size="xs" c="dimmed">{a.reversalReason}</Text>}
+            </Stack>
+          ) },
+          { header: 'Available', render: (a) => a.status === 'reversed'
+            ? <Text size="sm" c="dimmed">—</Text>
+            : <Stack gap={0} miw="max-content">
+              <DateTime value={a.releasedAt ?? a.availableAt} />
+              {a.status === 'pending' && <Text size="xs" c="dimmed">held back until then</Text>}
+            </Stack> },
+        ]}
+      />
+    </Stack>
+  );
+}
+
 /** A statement for a period in one currency: opening and closing balances and every entry. */
 function Statement() {
   const balances = usePortalBalances();
@@ -317,7 +382,7 @@ function Statement() {
   );
 }
 
-/** The partner's money: balances, withdrawals and statements. */
+/** The partner's money: balances, commissions per deal, withdrawals and statements. */
 export default function MoneyPage() {
   const canWithdrawals = useCan('withdrawals:read');
   return (
@@ -327,6 +392,7 @@ export default function MoneyPage() {
         <Title order={2} size="h4">Balances</Title>
         <PortalBalances />
       </Stack>
+      <Commissions />
       {canWithdrawals && <Withdrawals />}
       <Statement />
     </Stack>

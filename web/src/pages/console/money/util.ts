@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../../api/client';
 import { can, useMe } from '../../../auth/me';
+import { formatBps } from '../../../ui/format';
 
 export type Partner = Schemas['Partner'];
 
@@ -30,14 +31,7 @@ export function usePartners() {
 /** Currencies offered first in pickers (ISO 4217 codes). */
 export const commonCurrencies = ['EUR', 'USD', 'GBP', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CAD', 'AUD', 'JPY'];
 
-/** Basis points as a percentage, exact: 1050 → "10.5 %". */
-export function formatBps(bps: number | undefined): string {
-  if (bps === undefined) return '—';
-  const neg = bps < 0;
-  const s = String(Math.abs(Math.trunc(bps))).padStart(3, '0');
-  const frac = s.slice(-2).replace(/0+$/, '');
-  return `${neg ? '-' : ''}${s.slice(0, -2)}${frac ? '.' + frac : ''} %`;
-}
+export { formatBps };
 
 /** Basis points of a percentage a person typed ("10.5" → 1050), or null; exact, no floats. */
 export function percentToBps(text: string): number | null {
