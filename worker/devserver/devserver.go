@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
@@ -104,6 +105,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),
+		temporal.WithDynamicConfigClient(dynamicConfig()),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithLogger(logger),
 		temporal.WithAuthorizer(authorizer),
@@ -213,6 +215,28 @@ func serverConfig(opts Options, sqlConf *config.SQL) (*config.Config, error) {
 	conf.PublicClient.HostPort = net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port))
 	return &conf, nil
 }
+
+// dynamicConfig sizes the history service's cache of workflow states for a server inside one
+// process rather than a cluster's history host: the defaults keep every workflow touched in the
+// last hour (up to 128 000), so memory grew with every webhook delivery, run and hold for an hour.
+// A state not used for historyCacheTTL is dropped (by a sweep each minute) and read again from the
+// database at its workflow's next task.
+func dynamicConfig() *dynamicconfig.MemoryClient {
+	dc := dynamicconfig.NewMemoryClient()
+	dc.OverrideSetting(dynamicconfig.HistoryCacheTTL, historyCacheTTL)
+	dc.OverrideSetting(dynamicconfig.HistoryCacheHostLevelMaxSize, historyCacheEntries)
+	dc.OverrideSetting(dynamicconfig.HistoryCacheBackgroundEvict, dynamicconfig.CacheBackgroundEvictSettings{
+		Enabled: true, LoopInterval: time.Minute, MaxEntryPerCall: historyCacheEntries,
+	})
+	return dc
+}
+
+// The history cache of the embedded server: how long an unused workflow state stays, and how
+// many stay at most.
+const (
+	historyCacheTTL     = 5 * time.Minute
+	historyCacheEntries = 4096
+)
 
 // internalPorts returns the ports of the internal services and of membership. The kernel hands
 // them out on first start, so that several servers (parallel tests, two local instances)
