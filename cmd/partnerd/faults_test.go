@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -11,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,36 +166,11 @@ func TestFaultServeKilledMidPlaybookWaitFinishesTheRunOnce(t *testing.T) {
 // payout id as its idempotency key, booked once and announced once.
 func TestFaultServeKilledMidPayoutPaysOnce(t *testing.T) {
 	const password = "bootstrap-Password-0451"
-	var mu sync.Mutex
-	var keys []string
-	firstArrived := make(chan struct{})
-	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.ReadAll(r.Body)
-		if r.Method != http.MethodPost || r.URL.Path != "/payouts" {
-			http.NotFound(w, r) // not a payout call (a process of an earlier test reaching a reused port)
-			return
-		}
-		mu.Lock()
-		keys = append(keys, r.Header.Get("Idempotency-Key"))
-		n := len(keys)
-		mu.Unlock()
-		if n == 1 {
-			close(firstArrived)
-			<-r.Context().Done() // the process that asked dies before the answer
-			return
-		}
-		_, _ = io.WriteString(w, `{"reference":"PSP-CRASH"}`)
-	}))
-	defer provider.Close()
+	provider := newPayoutProvider(t, "PSP-CRASH")
 	s := newKillableServe(t, password, map[string]string{"PARTNERD_WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8"})
 	owner := login(t, s.base, "founder@example.test", password)
 	bob := login(t, s.base, "bob@contoso.demo", password)
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	if code := call(t, http.MethodPut, s.base+"/api/payout-settings", owner, map[string]any{"provider": "http", "httpUrl": provider.URL + "/payouts",
-		"httpSecret": "whsec_" + base64.StdEncoding.EncodeToString(secret), "minimums": map[string]int64{}, "confirmDays": 14}, nil); code != http.StatusOK {
-		t.Fatalf("payout settings = %d", code)
-	}
+	provider.configure(t, s.base, owner)
 	var me struct {
 		PartnerID string `json:"partnerId"`
 	}
@@ -222,28 +194,14 @@ func TestFaultServeKilledMidPayoutPaysOnce(t *testing.T) {
 	if code := call(t, http.MethodPost, s.base+"/api/withdrawals/"+w.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
 		t.Fatalf("approve = %d", code)
 	}
-	select {
-	case <-firstArrived:
-	case <-time.After(time.Minute):
-		t.Fatal("the provider was never called")
-	}
+	provider.awaitFirstCall(t)
 	s.crash()
 	owner = login(t, s.base, "founder@example.test", password)
 	eventually(t, "the payout after the crash", 3*time.Minute, func() bool {
 		call(t, http.MethodGet, s.base+"/api/withdrawals/"+w.ID, owner, nil, &w)
 		return w.Status == "paid"
 	})
-	mu.Lock()
-	calls := append([]string(nil), keys...)
-	mu.Unlock()
-	if len(calls) < 2 || w.Payout == nil || w.Reference != "PSP-CRASH" {
-		t.Fatalf("provider calls %v, withdrawal %+v", calls, w)
-	}
-	for _, k := range calls {
-		if k != w.Payout.ID {
-			t.Fatalf("provider calls carried keys %v, want %s on every one", calls, w.Payout.ID)
-		}
-	}
+	provider.checkCalls(t, w)
 	type entry struct {
 		Amount int64 `json:"amount"`
 	}

@@ -2,13 +2,9 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 )
@@ -136,28 +132,7 @@ type e2eWithdrawal struct {
 // restart on the same data directory the payout completes exactly once.
 func TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker(t *testing.T) {
 	const password = "bootstrap-Password-0451"
-	var mu sync.Mutex
-	var keys []string
-	firstArrived := make(chan struct{})
-	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.ReadAll(r.Body)
-		if r.Method != http.MethodPost || r.URL.Path != "/payouts" {
-			// Not a payout call (a process of an earlier test reaching a reused port).
-			http.NotFound(w, r)
-			return
-		}
-		mu.Lock()
-		keys = append(keys, r.Header.Get("Idempotency-Key"))
-		n := len(keys)
-		mu.Unlock()
-		if n == 1 {
-			close(firstArrived)
-			<-r.Context().Done() // the answer to the first call is lost with the worker
-			return
-		}
-		_, _ = io.WriteString(w, `{"reference":"PSP-1"}`)
-	}))
-	defer provider.Close()
+	provider := newPayoutProvider(t, "PSP-1")
 
 	env := map[string]string{
 		"PARTNERD_DATA_DIR":                 t.TempDir(),
@@ -246,12 +221,7 @@ func TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker(t *testing.T) {
 	}
 
 	// An http payout whose worker stops while the provider holds the first call.
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret)
-	if code := call(t, http.MethodPut, base+"/api/payout-settings", owner, map[string]any{"provider": "http", "httpUrl": provider.URL + "/payouts",
-		"httpSecret": "whsec_" + base64.StdEncoding.EncodeToString(secret), "minimums": map[string]int64{}, "confirmDays": 14}, nil); code != http.StatusOK {
-		t.Fatalf("payout settings = %d", code)
-	}
+	provider.configure(t, base, owner)
 	if code := callKeyed(t, http.MethodPost, base+"/api/ledger/adjustments", owner, "bonus-1",
 		map[string]any{"partnerId": after.PartnerID, "amount": 50_00, "currency": "EUR", "reason": "launch bonus"}, nil); code != http.StatusCreated {
 		t.Fatalf("adjustment = %d", code)
@@ -263,11 +233,7 @@ func TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker(t *testing.T) {
 	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w2.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
 		t.Fatalf("approve = %d", code)
 	}
-	select {
-	case <-firstArrived:
-	case <-time.After(time.Minute):
-		t.Fatal("the provider was never called")
-	}
+	provider.awaitFirstCall(t)
 	r.shutdown(t)
 	r = startServe(t, env)
 	defer r.shutdown(t)
@@ -277,17 +243,7 @@ func TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker(t *testing.T) {
 		call(t, http.MethodGet, base+"/api/withdrawals/"+w2.ID, owner, nil, &w2)
 		return w2.Status == "paid"
 	})
-	mu.Lock()
-	calls := append([]string(nil), keys...)
-	mu.Unlock()
-	if len(calls) < 2 || w2.Payout == nil || w2.Reference != "PSP-1" {
-		t.Fatalf("provider calls %v, withdrawal %+v", calls, w2)
-	}
-	for _, k := range calls {
-		if k != w2.Payout.ID {
-			t.Fatalf("provider calls carried keys %v, want %s on every one", calls, w2.Payout.ID)
-		}
-	}
+	provider.checkCalls(t, w2)
 	var entries struct {
 		Data []struct {
 			Account string `json:"account"`
