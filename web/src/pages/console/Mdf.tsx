@@ -14,6 +14,7 @@ import { Money } from '../../ui/Money';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { PORTAL_CURRENCIES, today } from '../../ui/portal';
+import { RejectDialog, ReviewButtons } from '../../ui/Review';
 import { StatusBadge } from '../../ui/StatusBadge';
 
 type Fund = Schemas['MDFFund'];
@@ -284,38 +285,14 @@ function Claims({ canReview }: { canReview: boolean }) {
           { header: 'Status', render: (c) => <Stack gap={0} miw={120} align="flex-start"><StatusBadge status={c.status} />{c.reason && <Text size="xs" c="dimmed">{c.reason}</Text>}</Stack> },
           { header: 'Filed', render: (c) => <DateTime value={c.createdAt} /> },
           ...(canReview ? [{ header: 'Review', render: (c: Claim) => (c.status === 'submitted' || c.status === 'awaiting_second_approval' ? (
-            <Group gap="xs" wrap="nowrap">
-              <Button size="xs" aria-label={`Approve the claim of ${minorToDecimal(c.amount, c.currency)} ${c.currency}`} loading={approve.isPending && approve.variables.id === c.id}
-                onClick={() => { approve.mutate(c); }}>Approve</Button>
-              <Button size="xs" color="red" variant="light" aria-label={`Reject the claim of ${minorToDecimal(c.amount, c.currency)} ${c.currency}`} onClick={() => { setRejecting(c); }}>Reject</Button>
-            </Group>
+            <ReviewButtons subject={`the claim of ${minorToDecimal(c.amount, c.currency)} ${c.currency}`} approving={approve.isPending && approve.variables.id === c.id}
+              onApprove={() => { approve.mutate(c); }} onReject={() => { setRejecting(c); }} />
           ) : '—') }] : []),
         ]}
       />
-      <Modal opened={rejecting !== null} onClose={() => { setRejecting(null); }} title="Reject the claim" closeButtonProps={{ 'aria-label': 'Close' }}>
-        {rejecting && <RejectClaim claim={rejecting} onDone={() => { setRejecting(null); }} />}
-      </Modal>
+      <RejectDialog item={rejecting} title="Reject the claim" onClose={() => { setRejecting(null); }}
+        reject={async (c, reason) => unwrap(await api.POST('/api/mdf/claims/{id}/reject', { params: { path: { id: c.id } }, body: { reason } }))}
+        rejected="Claim rejected" queryKey={['mdf']} />
     </Stack>
-  );
-}
-
-function RejectClaim({ claim, onDone }: { claim: Claim; onDone: () => void }) {
-  const queryClient = useQueryClient();
-  const [reason, setReason] = useState('');
-  const reject = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/mdf/claims/{id}/reject', { params: { path: { id: claim.id } }, body: { reason: reason.trim() } })),
-    onSuccess: async () => { notify('Claim rejected'); await queryClient.invalidateQueries({ queryKey: ['mdf'] }); onDone(); },
-  });
-  return (
-    <form noValidate onSubmit={(e) => { e.preventDefault(); if (reason.trim()) reject.mutate(); }}>
-      <Stack>
-        {reject.error && <ErrorAlert error={reject.error} />}
-        <Textarea label="Reason" required maxLength={1000} autosize minRows={3} value={reason} onChange={(e) => { setReason(e.currentTarget.value); }} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>Cancel</Button>
-          <Button type="submit" color="red" loading={reject.isPending} disabled={!reason.trim()}>Reject</Button>
-        </Group>
-      </Stack>
-    </form>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Group, Modal, NumberInput, SegmentedControl, Select, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Button, Card, Group, NumberInput, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { useAdminFilters, oneOf, orUndefined } from '../../ui/AdminFilters';
@@ -11,6 +11,7 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { downloadFile } from '../../ui/files';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
+import { RejectDialog, ReviewButtons } from '../../ui/Review';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { formKindLabel } from '../../ui/tax';
 
@@ -130,43 +131,16 @@ function Records({ canReview }: { canReview: boolean }) {
             }}>Download</Button>
           ) : '—') },
           ...(canReview ? [{ header: 'Review', render: (r: TaxRecord) => (
-            <Group gap="xs" wrap="nowrap">
-              {r.status === 'submitted' && (
-                <Button size="xs" aria-label={`Approve the tax record of ${r.legalName}`} loading={approve.isPending && approve.variables.id === r.id}
-                  onClick={() => { approve.mutate(r); }}>Approve</Button>
-              )}
-              {r.status !== 'rejected' && (
-                <Button size="xs" color="red" variant="light" aria-label={`Reject the tax record of ${r.legalName}`} onClick={() => { setRejecting(r); }}>Reject</Button>
-              )}
-            </Group>
+            <ReviewButtons subject={`the tax record of ${r.legalName}`} approving={approve.isPending && approve.variables.id === r.id}
+              onApprove={r.status === 'submitted' ? () => { approve.mutate(r); } : undefined}
+              onReject={r.status !== 'rejected' ? () => { setRejecting(r); } : undefined} />
           ) }] : []),
         ]}
       />
-      <Modal opened={rejecting !== null} onClose={() => { setRejecting(null); }} title="Reject the tax record" closeButtonProps={{ 'aria-label': 'Close' }}>
-        {rejecting && <RejectForm record={rejecting} onDone={() => { setRejecting(null); }} />}
-      </Modal>
+      <RejectDialog item={rejecting} title="Reject the tax record" onClose={() => { setRejecting(null); }}
+        summary={(r) => <Text size="sm">{r.legalName}: the partner reads the reason and submits again.</Text>}
+        reject={async (r, reason) => unwrap(await api.POST('/api/tax-records/{partnerId}/reject', { params: { path: { partnerId: r.partnerId } }, body: { reason } }))}
+        rejected="Tax record rejected" queryKey={['tax-records']} />
     </Stack>
-  );
-}
-
-function RejectForm({ record, onDone }: { record: TaxRecord; onDone: () => void }) {
-  const queryClient = useQueryClient();
-  const [reason, setReason] = useState('');
-  const reject = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/tax-records/{partnerId}/reject', { params: { path: { partnerId: record.partnerId } }, body: { reason: reason.trim() } })),
-    onSuccess: async () => { notify('Tax record rejected'); await queryClient.invalidateQueries({ queryKey: ['tax-records'] }); onDone(); },
-  });
-  return (
-    <form noValidate onSubmit={(e) => { e.preventDefault(); if (reason.trim()) reject.mutate(); }}>
-      <Stack>
-        <Text size="sm">{record.legalName}: the partner reads the reason and submits again.</Text>
-        {reject.error && <ErrorAlert error={reject.error} />}
-        <Textarea label="Reason" required maxLength={1000} autosize minRows={3} value={reason} onChange={(e) => { setReason(e.currentTarget.value); }} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>Cancel</Button>
-          <Button type="submit" color="red" loading={reject.isPending} disabled={!reason.trim()}>Reject</Button>
-        </Group>
-      </Stack>
-    </form>
   );
 }
