@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
-  ActionIcon, Alert, Badge, Button, Card, Group, Loader, NativeSelect, NumberInput, Select, Stack, Text, TextInput, Title,
+  ActionIcon, Alert, Button, Card, Group, Loader, NativeSelect, NumberInput, Select, Stack, Text, TextInput, Title,
 } from '@mantine/core';
 import { api, ApiError, fieldErrors, unwrap, type Schemas } from '../../api/client';
-import { metricUnit, sources, tierColor, useHealthModel, windowed } from './healthOptions';
+import { metricUnit, sources, useHealthModel, windowed } from './healthOptions';
 import { useCan } from '../../auth/useCan';
 import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
 import { PartnerName } from '../../ui/DataPartnerSelect';
@@ -14,16 +14,12 @@ import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { TierBadge } from '../../ui/TierBadge';
 
 type Model = Schemas['HealthModelBody'];
 type Component = Schemas['HealthComponent'];
 type Source = Component['source'];
 type Tier = Schemas['HealthTier'];
-
-/** A tier as a badge coloured by its rank in the model. */
-export function TierBadge({ tier, tiers }: { tier: string; tiers: Tier[] | null | undefined }) {
-  return <Badge variant="dot" color={tierColor(tier, tiers)}>{tier.replaceAll('_', ' ')}</Badge>;
-}
 
 /** Partner health: current tiers and scores, scoring runs and the model that computes them. */
 export default function Health() {

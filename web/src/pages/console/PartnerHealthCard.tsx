@@ -4,7 +4,7 @@ import { api, ApiError, unwrap, type Schemas } from '../../api/client';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable } from '../../ui/PagedTable';
-import { TierBadge } from './Health';
+import { TierBadge } from '../../ui/TierBadge';
 import { componentName, useHealthModel } from './healthOptions';
 
 type Score = Schemas['HealthComponentScore'];

@@ -3,7 +3,6 @@ import { api, ApiError, unwrap, type Schemas } from '../../api/client';
 
 type Component = Schemas['HealthComponent'];
 type Source = Component['source'];
-type Tier = Schemas['HealthTier'];
 
 /** The component sources of the model, with the unit of their values. */
 export const sources: { value: Source; label: string; unit: string }[] = [
@@ -35,16 +34,6 @@ export function metricUnit(m: { unit: string; currency?: string; kind: string })
   if (m.kind === 'csat') return '0 to 100';
   if (m.kind === 'unique') return 'distinct values in the window';
   return m.kind === 'sum' ? 'sum in the window' : 'events in the window';
-}
-
-/** A tier's colour by its rank in the model: the highest green, the lowest red, the rest orange. */
-export function tierColor(tier: string, tiers: Tier[] | null | undefined): string {
-  const list = tiers ?? [];
-  const i = list.findIndex((t) => t.name === tier);
-  if (i < 0) return 'gray';
-  if (i === 0) return 'green';
-  if (i === list.length - 1) return 'red';
-  return 'orange';
 }
 
 /** The tenant's health model, or null before one is set. */
