@@ -198,41 +198,17 @@ func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
 		return r.localStep(ctx, nodeID)
 	}
 	node, _ := r.c.Node(nodeID)
-	var stepID string
-	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return models.NewID() }).Get(&stepID); err != nil {
+	rec, events, err := r.beginStep(ctx, nodeID, node)
+	if err != nil {
 		return "", err
 	}
-	started := workflow.Now(ctx)
-	rec := models.PlaybookStep{ID: stepID, TenantID: r.in.TenantID, RunID: r.in.RunID, NodeID: nodeID, Kind: node.Kind,
-		Status: models.StepRunning, StartedAt: started, Output: "{}"}
-	var events workflow.Channel
-	if node.Kind == models.NodeWaitForEvent {
-		rec.Output = mustOutput(map[string]any{"waitingFor": node.WaitForEvent.EventType})
-		// Listen before the step is visible as waiting, so that no signalled event is missed.
-		events = workflow.NewBufferedChannel(ctx, 100)
-		r.waiters = append(r.waiters, waiter{key: stepID, ch: events})
-		defer func() {
-			r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == stepID })
-		}()
-	}
+	defer r.stopListening(rec.ID)
 	var pb *activities.Playbooks
 	if err := workflow.ExecuteActivity(r.store, pb.RecordStep, rec).Get(ctx, nil); err != nil {
 		return "", err
 	}
-	outcome, output, err := r.execute(ctx, node, stepID, events)
-	ended := workflow.Now(ctx)
-	rec.EndedAt, rec.Status, rec.Output = &ended, models.StepCompleted, mustOutput(output)
-	if err != nil {
-		rec.Status, rec.Error = models.StepFailed, rootMessage(err)
-		if temporal.IsCanceledError(err) || errors.Is(err, workflow.ErrCanceled) {
-			rec.Error = "cancelled"
-		}
-	}
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	if recErr := workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, workflow.GetActivityOptions(r.store)), pb.RecordStep, rec).Get(dctx, nil); recErr != nil && err == nil {
-		err = recErr
-	}
-	if err != nil {
+	outcome, output, err := r.execute(ctx, node, rec.ID, events)
+	if err := r.endStep(ctx, rec, output, err); err != nil {
 		return "", err
 	}
 	r.env = r.env.WithStep(nodeID, output)
@@ -244,58 +220,83 @@ func (r *runner) step(ctx workflow.Context, nodeID string) (string, error) {
 // step by the action's own activity (and by the workflow when the action fails for good).
 func (r *runner) localStep(ctx workflow.Context, nodeID string) (string, error) {
 	node, _ := r.c.Node(nodeID)
-	var stepID string
-	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return models.NewID() }).Get(&stepID); err != nil {
+	rec, events, err := r.beginStep(ctx, nodeID, node)
+	if err != nil {
 		return "", err
 	}
-	rec := models.PlaybookStep{ID: stepID, TenantID: r.in.TenantID, RunID: r.in.RunID, NodeID: nodeID, Kind: node.Kind,
-		Status: models.StepRunning, StartedAt: workflow.Now(ctx), Output: "{}"}
+	defer r.stopListening(rec.ID)
 	var pb *activities.Playbooks
-	var events workflow.Channel
-	waits := node.Kind == models.NodeWait || node.Kind == models.NodeWaitForEvent
-	if node.Kind == models.NodeWaitForEvent {
-		rec.Output = mustOutput(map[string]any{"waitingFor": node.WaitForEvent.EventType})
-		// Listen before the step is visible as waiting, so that no signalled event is missed.
-		events = workflow.NewBufferedChannel(ctx, 100)
-		r.waiters = append(r.waiters, waiter{key: stepID, ch: events})
-		defer func() {
-			r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == stepID })
-		}()
-	}
-	if waits {
+	if node.Kind == models.NodeWait || node.Kind == models.NodeWaitForEvent {
 		if err := workflow.ExecuteLocalActivity(r.store, pb.RecordStep, rec).Get(ctx, nil); err != nil {
 			return "", err
 		}
 	}
 	var outcome string
 	var output map[string]any
-	var err error
 	recorded := false
 	if models.IsPlaybookAction(node.Kind) {
 		outcome, output, err = r.actStep(ctx, node, rec)
 		recorded = err == nil
 	} else {
-		outcome, output, err = r.execute(ctx, node, stepID, events)
+		outcome, output, err = r.execute(ctx, node, rec.ID, events)
 	}
 	if !recorded {
-		ended := workflow.Now(ctx)
-		rec.EndedAt, rec.Status, rec.Output = &ended, models.StepCompleted, mustOutput(output)
-		if err != nil {
-			rec.Status, rec.Error = models.StepFailed, rootMessage(err)
-			if temporal.IsCanceledError(err) || errors.Is(err, workflow.ErrCanceled) {
-				rec.Error = "cancelled"
-			}
-		}
-		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		if recErr := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(dctx, workflow.GetLocalActivityOptions(r.store)), pb.RecordStep, rec).Get(dctx, nil); recErr != nil && err == nil {
-			err = recErr
-		}
+		err = r.endStep(ctx, rec, output, err)
 	}
 	if err != nil {
 		return "", err
 	}
 	r.env = r.env.WithStep(nodeID, output)
 	return outcome, nil
+}
+
+// beginStep gives a step of the node nodeID its id and its running record. A wait_for_event
+// step listens for signalled events on the returned channel from here on (so that none is missed
+// once it is visible as waiting) until stopListening.
+func (r *runner) beginStep(ctx workflow.Context, nodeID string, node models.PlaybookNode) (models.PlaybookStep, workflow.Channel, error) {
+	var stepID string
+	if err := workflow.SideEffect(ctx, func(workflow.Context) any { return models.NewID() }).Get(&stepID); err != nil {
+		return models.PlaybookStep{}, nil, err
+	}
+	rec := models.PlaybookStep{ID: stepID, TenantID: r.in.TenantID, RunID: r.in.RunID, NodeID: nodeID, Kind: node.Kind,
+		Status: models.StepRunning, StartedAt: workflow.Now(ctx), Output: "{}"}
+	var events workflow.Channel
+	if node.Kind == models.NodeWaitForEvent {
+		rec.Output = mustOutput(map[string]any{"waitingFor": node.WaitForEvent.EventType})
+		events = workflow.NewBufferedChannel(ctx, 100)
+		r.waiters = append(r.waiters, waiter{key: stepID, ch: events})
+	}
+	return rec, events, nil
+}
+
+// stopListening ends the step's listening for signalled events, if it listened.
+func (r *runner) stopListening(stepID string) {
+	r.waiters = slices.DeleteFunc(r.waiters, func(w waiter) bool { return w.key == stepID })
+}
+
+// endStep records the end of a step, completed with output or failed with err (also after a
+// cancellation), and reports err or else a failure to record.
+func (r *runner) endStep(ctx workflow.Context, rec models.PlaybookStep, output map[string]any, err error) error {
+	ended := workflow.Now(ctx)
+	rec.EndedAt, rec.Status, rec.Output = &ended, models.StepCompleted, mustOutput(output)
+	if err != nil {
+		rec.Status, rec.Error = models.StepFailed, rootMessage(err)
+		if temporal.IsCanceledError(err) || errors.Is(err, workflow.ErrCanceled) {
+			rec.Error = "cancelled"
+		}
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	var pb *activities.Playbooks
+	var f workflow.Future
+	if r.local {
+		f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(dctx, workflow.GetLocalActivityOptions(r.store)), pb.RecordStep, rec)
+	} else {
+		f = workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, workflow.GetActivityOptions(r.store)), pb.RecordStep, rec)
+	}
+	if recErr := f.Get(dctx, nil); recErr != nil && err == nil {
+		return recErr
+	}
+	return err
 }
 
 // actStep renders an action and carries it out with its step's record: a local activity for
