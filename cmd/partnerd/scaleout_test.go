@@ -68,7 +68,7 @@ func startProcess(t *testing.T, name, command string, env map[string]string) *pr
 	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); _ = out.Close(); close(p.done) }()
 	t.Cleanup(func() {
-		p.stop()
+		p.end()
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
 			if len(b) > 20000 {
@@ -80,20 +80,16 @@ func startProcess(t *testing.T, name, command string, env map[string]string) *pr
 	return p
 }
 
-// stop asks the process to end (SIGTERM) and kills it if it has not within 30 s.
-func (p *process) stop() {
+// end kills the process with SIGKILL, unless it has ended, and waits for it: when its test
+// ends, no process of the test is left running.
+func (p *process) end() {
 	select {
 	case <-p.done:
 		return
 	default:
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // kill ends the process with SIGKILL: no shutdown, no drain.
