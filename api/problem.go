@@ -120,6 +120,9 @@ func problemFromDomain(ctx context.Context, e *models.Error) *Problem {
 	for _, f := range e.Fields {
 		p.Errors = append(p.Errors, &huma.ErrorDetail{Location: f.Location, Message: f.Message, Value: f.Value})
 	}
+	if e.Code == models.CodeDatabaseUnavailable {
+		p.headers = http.Header{"Retry-After": []string{"1"}} // a database restart or failover passes in seconds
+	}
 	p.bound()
 	return p
 }

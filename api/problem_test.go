@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -13,6 +17,7 @@ import (
 
 	"github.com/partnerd/partnerd/api/authz"
 	"github.com/partnerd/partnerd/models"
+	"github.com/partnerd/partnerd/models/store"
 )
 
 type echoInput struct {
@@ -45,6 +50,12 @@ func withProbeRoutes(s *Server) {
 		Public(), func(context.Context, *struct{}) (*struct{}, error) {
 			return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
 		})
+	register(s, huma.Operation{OperationID: "database-down", Method: http.MethodGet, Path: "/test/database-down", Tags: tags},
+		Public(), func(context.Context, *struct{}) (*struct{}, error) {
+			refused := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 0, 0, 7), Port: 5432},
+				Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+			return nil, fmt.Errorf("list deals: %w", store.WrapUnavailable(refused))
+		})
 	register(s, huma.Operation{OperationID: "conflicts", Method: http.MethodGet, Path: "/test/conflict", Tags: tags},
 		Public(), func(context.Context, *struct{}) (*struct{}, error) {
 			return nil, models.Conflict("DEAL_ALREADY_WON", "the deal is already won")
@@ -72,6 +83,7 @@ func TestErrorsAreProblemJSONWithCodeAndRequestID(t *testing.T) {
 		{name: "malformed JSON is 400", method: http.MethodPost, path: "/test/echo", body: `{"name":`, status: 400, code: "BAD_REQUEST"},
 		{name: "a panic is 500 without internals", method: http.MethodGet, path: "/test/panic", status: 500, code: "INTERNAL", mustHide: "hunter2"},
 		{name: "an unexpected error is 500 without internals", method: http.MethodGet, path: "/test/fail", status: 500, code: "INTERNAL", mustHide: "10.0.0.7"},
+		{name: "a database out of reach is 503 without internals", method: http.MethodGet, path: "/test/database-down", status: 503, code: "DATABASE_UNAVAILABLE", mustHide: "10.0.0.7"},
 		{name: "a domain conflict keeps its code", method: http.MethodGet, path: "/test/conflict", status: 409, code: "DEAL_ALREADY_WON"},
 	}
 	for _, tc := range cases {
@@ -121,6 +133,16 @@ func TestErrorsAreProblemJSONWithCodeAndRequestID(t *testing.T) {
 		do(t, h, http.MethodGet, "/test/fail", nil, HeaderRequestID, "trace-me-500")
 		if !strings.Contains(logs.String(), "10.0.0.7") || !strings.Contains(logs.String(), "trace-me-500") {
 			t.Fatalf("the cause of a 500 is not in the logs: %s", logs.String())
+		}
+	})
+
+	t.Run("a database out of reach asks to retry in a second and is logged", func(t *testing.T) {
+		res := do(t, h, http.MethodGet, "/test/database-down", nil, HeaderRequestID, "trace-me-503")
+		if res.Status != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "1" {
+			t.Fatalf("GET /test/database-down = %d, Retry-After %q; want 503 with Retry-After 1", res.Status, res.Header.Get("Retry-After"))
+		}
+		if !strings.Contains(logs.String(), "connection refused") || !strings.Contains(logs.String(), "trace-me-503") {
+			t.Fatalf("the cause of a 503 is not in the logs: %s", logs.String())
 		}
 	})
 

@@ -182,11 +182,10 @@ func (s *Server) problem(ctx context.Context, err error) *Problem {
 		return p
 	}
 	if d, ok := models.AsError(err); ok && d.Kind != models.KindInternal {
+		if d.Code == models.CodeDatabaseUnavailable {
+			s.log.WarnContext(ctx, "database unavailable", "request_id", RequestID(ctx), "error", err.Error())
+		}
 		return problemFromDomain(ctx, d)
-	}
-	if databaseUnavailable(err) {
-		s.log.WarnContext(ctx, "database unavailable", "request_id", RequestID(ctx), "error", err.Error())
-		return unavailableProblem(ctx)
 	}
 	s.log.ErrorContext(ctx, "request failed", "request_id", RequestID(ctx), "error", err.Error())
 	return newProblem(ctx, http.StatusInternalServerError, "internal error")

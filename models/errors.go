@@ -75,6 +75,15 @@ func Conflict(code, message string) *Error {
 	return &Error{Kind: KindConflict, Code: code, Message: message}
 }
 
+// CodeDatabaseUnavailable is the code of DatabaseUnavailable errors.
+const CodeDatabaseUnavailable = "DATABASE_UNAVAILABLE"
+
+// DatabaseUnavailable reports that the database cannot be reached for now, with its cause: a
+// condition that passes, so callers may try again shortly.
+func DatabaseUnavailable(cause error) *Error {
+	return &Error{Kind: KindUnavailable, Code: CodeDatabaseUnavailable, Message: "the database cannot be reached; try again shortly", Err: cause}
+}
+
 // AsError returns err as a domain Error if it is one.
 func AsError(err error) (*Error, bool) {
 	var e *Error

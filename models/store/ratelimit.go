@@ -116,7 +116,7 @@ func (s *Store) TakeRate(ctx context.Context, limits []models.RateLimit) ([]mode
 	}
 	out, err := s.takeRateShared(ctx, items)
 	if err != nil {
-		return nil, err
+		return nil, WrapUnavailable(err) // its rows are read from the connection directly
 	}
 	s.noteRefusals(items, out, time.Now())
 	s.sweepRates(ctx)
@@ -154,7 +154,7 @@ func (s *Store) PeekRate(ctx context.Context, limits []models.RateLimit) ([]mode
 	b.WriteString(`) AS v(key) LEFT JOIN rate_limits r ON r.key = v.key`)
 	rows, err := s.db.WithContext(ctx).Raw(b.String(), args...).Rows()
 	if err != nil {
-		return nil, fmt.Errorf("store: peek rate limits: %w", err)
+		return nil, WrapUnavailable(fmt.Errorf("store: peek rate limits: %w", err))
 	}
 	defer rows.Close()
 	index := rateIndex(items)
@@ -164,13 +164,13 @@ func (s *Store) PeekRate(ctx context.Context, limits []models.RateLimit) ([]mode
 			tat, now int64
 		)
 		if err := rows.Scan(&key, &tat, &now); err != nil {
-			return nil, fmt.Errorf("store: peek rate limits: %w", err)
+			return nil, WrapUnavailable(fmt.Errorf("store: peek rate limits: %w", err))
 		}
 		i := index[key]
 		out[i] = models.PeekRate(items[i].limit, tat, now)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: peek rate limits: %w", err)
+		return nil, WrapUnavailable(fmt.Errorf("store: peek rate limits: %w", err))
 	}
 	return inOrder(items, out), nil
 }

@@ -70,7 +70,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		dialector, dialect = gormlite.Open(sqliteDSN(cfg.SQLitePath)), SQLite
 	case strings.HasPrefix(cfg.URL, "postgres://") || strings.HasPrefix(cfg.URL, "postgresql://"):
-		dialector, dialect = postgres.Open(cfg.URL), Postgres
+		dialector, dialect = postgresDialector{&postgres.Dialector{Config: &postgres.Config{DSN: cfg.URL}}}, Postgres
 	default:
 		return nil, fmt.Errorf("store: unsupported database URL scheme in %q (want postgres://)", RedactURL(cfg.URL))
 	}
@@ -92,6 +92,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dialect, err)
+	}
+	if dialect == Postgres {
+		if err := wrapRowErrors(db); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -339,14 +339,14 @@ func lastSignIns(tx *gorm.DB, sc store.Scope, inPage func(*gorm.DB, string) *gor
 		var partner string
 		var last any
 		if err := rows.Scan(&partner, &last); err != nil {
-			return nil, err
+			return nil, store.WrapUnavailable(err)
 		}
 		if t, ok := asTime(last); ok {
 			out[partner] = t
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, store.WrapUnavailable(err)
 	}
 	return out, nil
 }

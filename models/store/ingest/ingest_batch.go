@@ -209,6 +209,7 @@ func (s *Engine) commitGroup(group []*ingestWork) {
 			return err
 		})
 	}
+	err = store.WrapUnavailable(err) // the statements above read and write the connection directly
 	for _, w := range group {
 		if err != nil {
 			w.err = err

@@ -337,8 +337,8 @@ func (sc *Scoped) renderWidget(ctx context.Context, w models.Widget, now time.Ti
 		res, err := sc.ComputeMetric(ctx, w.MetricID, models.MetricQuery{From: from, To: to, Interval: w.Interval})
 		if err != nil {
 			de, ok := models.AsError(err)
-			if !ok || de.Kind == models.KindInternal {
-				return r, err
+			if !ok || de.Kind == models.KindInternal || de.Code == models.CodeDatabaseUnavailable {
+				return r, err // the dashboard fails, not the widget
 			}
 			r.Err = de
 		}

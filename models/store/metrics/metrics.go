@@ -592,18 +592,18 @@ func lookupOrdinals(tx *gorm.DB, dialect store.Dialect, m *models.Metric, values
 			`SELECT u.value, u.ordinal FROM unnest($1::text[]) AS v(value)
 			 JOIN metric_unique_values u ON `+tenant+` AND u.metric_id = $3 AND u.value = v.value`, values, tenantID, m.ID)
 		if err != nil {
-			return nil, err
+			return nil, store.WrapUnavailable(err)
 		}
 		defer func() { _ = rows.Close() }()
 		for rows.Next() {
 			var v string
 			var o int64
 			if err := rows.Scan(&v, &o); err != nil {
-				return nil, err
+				return nil, store.WrapUnavailable(err)
 			}
 			out[v] = o
 		}
-		return out, rows.Err()
+		return out, store.WrapUnavailable(rows.Err())
 	}
 	for chunk := range slices.Chunk(values, 1000) {
 		var found []metricUniqueValue
