@@ -5,8 +5,9 @@ import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { Button, Grid, Group, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../api/client';
+import { dealValidators } from './dealForm';
 import { ErrorAlert } from './ErrorAlert';
-import { currencyDigits, decimalToMinor, minorToDecimal } from './format';
+import { decimalToMinor, minorToDecimal } from './format';
 import { PORTAL_CURRENCIES } from './portal';
 
 type Deal = Schemas['Deal'];
@@ -49,19 +50,7 @@ function EditDeal({ deal, onClose }: { deal: Deal; onClose: () => void }) {
       amount: minorToDecimal(deal.amountMinor, deal.currency), currency: deal.currency,
       expectedCloseDate: deal.expectedCloseDate ?? '', notes: deal.notes ?? '',
     },
-    validate: {
-      customerCompany: (v) => (v.trim() ? null : 'Name the customer company'),
-      contactEmail: (v) => (!v.trim() || /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(v.trim()) ? null : 'Enter an email address like name@company.com'),
-      amount: (v, values) => {
-        if (!v.trim()) return 'Enter the expected deal value';
-        const minor = decimalToMinor(v, values.currency);
-        if (minor === null) {
-          const d = currencyDigits(values.currency);
-          return `Enter an amount like ${d ? `1250.${'0'.repeat(d)}` : '1250'} (at most ${String(d)} decimal${d === 1 ? '' : 's'} in ${values.currency})`;
-        }
-        return minor < 0 ? 'The amount cannot be negative' : null;
-      },
-    },
+    validate: dealValidators,
   });
   const save = useMutation({
     mutationFn: async (v: Values) => unwrap(await api.PATCH('/api/deals/{id}', {

@@ -4,6 +4,7 @@ import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { Anchor, Button, Grid, Group, NativeSelect, Paper, Stack, Textarea, TextInput } from '@mantine/core';
 import { api, fieldErrors, unwrap } from '../../api/client';
+import { dealValidators } from '../../ui/dealForm';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { currencyDigits, decimalToMinor } from '../../ui/format';
 import { PageHeader } from '../../ui/PageHeader';
@@ -36,19 +37,7 @@ export default function DealNew() {
       customerCompany: '', customerDomain: '', contactName: '', contactEmail: '',
       amount: '', currency: balances.data?.data[0]?.currency ?? 'EUR', expectedCloseDate: '', notes: '',
     },
-    validate: {
-      customerCompany: (v) => (v.trim() ? null : 'Name the customer company'),
-      contactEmail: (v) => (!v.trim() || /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(v.trim()) ? null : 'Enter an email address like name@company.com'),
-      amount: (v, values) => {
-        if (!v.trim()) return 'Enter the expected deal value';
-        const minor = decimalToMinor(v, values.currency);
-        if (minor === null) {
-          const d = currencyDigits(values.currency);
-          return `Enter an amount like ${d ? `1250.${'0'.repeat(d)}` : '1250'} (at most ${String(d)} decimal${d === 1 ? '' : 's'} in ${values.currency})`;
-        }
-        return minor < 0 ? 'The amount cannot be negative' : null;
-      },
-    },
+    validate: dealValidators,
   });
 
   const register = useMutation({
