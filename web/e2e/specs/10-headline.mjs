@@ -138,12 +138,14 @@ export default async function (t) {
   const holder = await t.call(ownerToken, 'GET', `/api/partners/${partnerId}`);
   const here = levels.find((l) => l.name === holder.level);
   const next = levels.find((l) => !here || l.rank > here.rank);
+  const evaluation = await t.call(ownerToken, 'GET', `/api/partners/${partnerId}/level-evaluation`);
   await pp.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+  // The page shown again reads the evaluation afresh (the win came from another session).
+  await pp.page.reload();
   const levelCard = pp.page.getByRole('region', { name: 'Your level' });
   await levelCard.getByText(/^Evaluates to/).waitFor();
   if (next) {
     await levelCard.getByRole('heading', { name: `Progress toward ${next.name}` }).waitFor();
-    const evaluation = await t.call(ownerToken, 'GET', `/api/partners/${partnerId}/level-evaluation`);
     const bars = [];
     if (next.requirements.minWonDeals) bars.push(`Won deals: ${evaluation.wonDeals} of ${next.requirements.minWonDeals}`);
     if (next.requirements.minWonAmountMinor && next.requirements.currency === 'EUR') {

@@ -122,6 +122,8 @@ export function LevelCard({ partnerId, audience }: { partnerId: string; audience
   const evaluation = useQuery({
     queryKey: ['partners', partnerId, 'level-evaluation'],
     queryFn: async () => unwrap(await api.GET('/api/partners/{id}/level-evaluation', { params: { path: { id: partnerId } } })),
+    // Deals another session wins move the progress: showing the card again reads it afresh.
+    staleTime: 0,
   });
   const levels = useLevels();
   const e = evaluation.data;
