@@ -5,25 +5,15 @@ import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { Button, Grid, Group, Modal, NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../api/client';
-import { dealValidators } from './dealForm';
+import { dealFormField, dealValidators, type DealFormValues } from './dealForm';
 import { ErrorAlert } from './ErrorAlert';
 import { decimalToMinor, minorToDecimal } from './format';
 import { PORTAL_CURRENCIES } from './portal';
 
 type Deal = Schemas['Deal'];
 
-interface Values {
-  customerCompany: string;
-  contactName: string;
-  contactEmail: string;
-  amount: string;
-  currency: string;
-  expectedCloseDate: string;
-  notes: string;
-}
-
-// The server names amountMinor; the person typed amount.
-const serverField = (f: string) => (f === 'amountMinor' ? 'amount' : f);
+type Values = DealFormValues;
+const serverField = dealFormField;
 const shownFields = ['customerCompany', 'contactName', 'contactEmail', 'amountMinor', 'currency', 'expectedCloseDate', 'notes'];
 
 /**

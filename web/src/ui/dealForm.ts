@@ -1,7 +1,20 @@
 import { currencyDigits, decimalToMinor } from './format';
 
-/** The fields a deal form checks, whichever way it registers or edits a deal. */
-interface DealFields { customerCompany: string; contactEmail: string; amount: string; currency: string }
+/** What a person types into a deal form, whichever way it registers or edits a deal. */
+export interface DealFormValues {
+  customerCompany: string;
+  contactName: string;
+  contactEmail: string;
+  amount: string;
+  currency: string;
+  expectedCloseDate: string;
+  notes: string;
+}
+
+type DealFields = Pick<DealFormValues, 'customerCompany' | 'contactEmail' | 'amount' | 'currency'>;
+
+/** The form field a server error names: the server says amountMinor where the person typed amount. */
+export const dealFormField = (f: string) => (f === 'amountMinor' ? 'amount' : f);
 
 /** The checks of a deal form's customer, contact email and amount (a decimal in the chosen currency). */
 export const dealValidators = {

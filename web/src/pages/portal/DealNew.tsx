@@ -4,25 +4,17 @@ import { useForm } from '@mantine/form';
 import { notifications } from '@mantine/notifications';
 import { Anchor, Button, Grid, Group, NativeSelect, Paper, Stack, Textarea, TextInput } from '@mantine/core';
 import { api, fieldErrors, unwrap } from '../../api/client';
-import { dealValidators } from '../../ui/dealForm';
+import { dealFormField, dealValidators, type DealFormValues } from '../../ui/dealForm';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { currencyDigits, decimalToMinor } from '../../ui/format';
 import { PageHeader } from '../../ui/PageHeader';
 import { PORTAL_CURRENCIES, usePortalBalances } from '../../ui/portal';
 
-interface Values {
-  customerCompany: string;
+interface Values extends DealFormValues {
   customerDomain: string;
-  contactName: string;
-  contactEmail: string;
-  amount: string;
-  currency: string;
-  expectedCloseDate: string;
-  notes: string;
 }
 
-// The server names amountMinor; the person typed amount.
-const serverField = (f: string) => (f === 'amountMinor' ? 'amount' : f);
+const serverField = dealFormField;
 const shownFields = ['customerCompany', 'customerDomain', 'contactName', 'contactEmail', 'amountMinor', 'currency', 'expectedCloseDate', 'notes'];
 
 /** Registering a deal: the customer, a contact, the expected value and close date. */
