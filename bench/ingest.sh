@@ -16,6 +16,8 @@
 #   BENCH_ADDR=127.0.0.1:8089 BENCH_DURATION=30 (seconds per pgbench/wrk run) BENCH_CONNS=32
 #   BENCH_LOG_LEVEL=info (the server's request log; info logs every request, as serve does)
 #   BENCH_CUSTOMERS=1000 BENCH_BATCH_REQUESTS=400 (batch requests of 500 events)
+#   BENCH_SERVER (empty: build bench/server from this tree; else the bench server binary to measure,
+#     e.g. one built from an earlier commit, so that two builds are compared in one session)
 #   BENCH_PG=dedicated: initdb and start a Postgres of this machine's version for the run alone, on
 #     127.0.0.1:$BENCH_PGPORT (5499), configured as for a write-heavy service (BENCH_PG_SETTINGS);
 #     BENCH_PG=shared: use the server at PGHOST:PGPORT as it is configured.
@@ -57,7 +59,7 @@ done
 mkdir -p "$OUT"
 
 echo "== build"
-go build -o "$OUT/server" ./bench/server
+if [ -n "${BENCH_SERVER:-}" ]; then cp "$BENCH_SERVER" "$OUT/server"; else go build -o "$OUT/server" ./bench/server; fi
 go build -o "$OUT/ingestload" ./bench/ingestload
 
 PGDIR=""
@@ -146,7 +148,7 @@ grep -v "^gc " "$OUT/paced.err" >&2 || true
 for w in "${WATCHERS[@]}"; do kill "$w" 2>/dev/null || true; done
 [ -n "$WATCH" ] && [ -n "$PGDIR" ] && cp "$PGDIR/log" "$OUT/watch-postgres.log"
 PACED_OK="$(sed -n 's/^requests ok \([0-9]*\) (\([0-9.]*\)\/s).*/\2/p' "$OUT/paced.txt")"
-PACED_P99="$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$OUT/paced.txt")"
+PACED_P99="$(sed -n 's/^latency .*p99 \([0-9.]*\) ms.*/\1/p' "$OUT/paced.txt")"
 
 echo "== 4a. raw 500-row INSERT: pgbench -n -M prepared -c 4 -j 2 -T $DURATION -f bench/rawbatch.sql"
 pgbench -n -M prepared -c 4 -j 2 -T "$DURATION" -f bench/rawbatch.sql \
