@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -120,28 +119,8 @@ func TestAnMDFFundGoesFromAllocationToAPaidClaimOnTheEmbeddedServer(t *testing.T
 		"refreshUrl": base + "/portal/payout-methods", "returnUrl": base + "/portal/payout-methods?done=1"}, &onboarding); code != http.StatusOK || onboarding.Method.Kind != "stripe" {
 		t.Fatalf("onboarding = %d %+v", code, onboarding)
 	}
-	var w e2eWithdrawal
-	if code := callKeyed(t, http.MethodPost, base+"/api/withdrawals", bob, "mdf-w-1", map[string]any{"amount": 1_000_00, "currency": "EUR",
-		"payoutMethodId": onboarding.Method.ID, "account": "mdf"}, &w); code != http.StatusCreated {
-		t.Fatalf("withdraw = %d", code)
-	}
-	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
-		t.Fatalf("approve withdrawal = %d", code)
-	}
-	eventually(t, "the MDF payout through Stripe", 2*time.Minute, func() bool {
-		call(t, http.MethodGet, base+"/api/withdrawals/"+w.ID, bob, nil, &w)
-		return w.Status == "paid" || w.Status == "failed"
-	})
-	if w.Status != "paid" || !strings.HasPrefix(w.Reference, "tr_") || w.Payout == nil {
-		t.Fatalf("MDF withdrawal %+v: not paid by a Stripe transfer", w)
-	}
-	var entries struct {
-		Data []struct{ Account string } `json:"data"`
-	}
-	call(t, http.MethodGet, base+"/api/ledger/entries?kind=payout&sourceId="+w.Payout.ID, owner, nil, &entries)
-	if len(entries.Data) != 2 {
-		t.Fatalf("payout entries %+v: booked other than once", entries)
-	}
+	paidByStripe(t, base, bob, owner, "mdf-w-1", map[string]any{"amount": 1_000_00, "currency": "EUR",
+		"payoutMethodId": onboarding.Method.ID, "account": "mdf"})
 	if b := mdfBalance(); b.MDFPaid != before.MDFPaid+1_000_00 || b.MDFAvailable != before.MDFAvailable || b.MDFHeld != before.MDFHeld || b.Available != before.Available {
 		t.Fatalf("balance after the MDF payout %+v (before %+v)", b, before)
 	}

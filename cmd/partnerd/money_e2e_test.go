@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -123,6 +124,35 @@ type e2eWithdrawal struct {
 		Status   string `json:"status"`
 		Attempts int    `json:"attempts"`
 	} `json:"payout"`
+}
+
+// paidByStripe has partner withdraw what body asks under the Idempotency-Key key and finance
+// approve it, then waits until the payout is paid by a Stripe transfer and booked once in the
+// ledger; it returns the paid withdrawal.
+func paidByStripe(t *testing.T, base, partner, finance, key string, body map[string]any) e2eWithdrawal {
+	t.Helper()
+	var w e2eWithdrawal
+	if code := callKeyed(t, http.MethodPost, base+"/api/withdrawals", partner, key, body, &w); code != http.StatusCreated {
+		t.Fatalf("withdraw = %d", code)
+	}
+	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/approve", finance, map[string]any{}, nil); code != http.StatusOK {
+		t.Fatalf("approve withdrawal = %d", code)
+	}
+	eventually(t, "the Stripe payout", 2*time.Minute, func() bool {
+		call(t, http.MethodGet, base+"/api/withdrawals/"+w.ID, partner, nil, &w)
+		return w.Status == "paid" || w.Status == "failed"
+	})
+	if w.Status != "paid" || !strings.HasPrefix(w.Reference, "tr_") || w.Payout == nil {
+		t.Fatalf("withdrawal %+v: not paid by a Stripe transfer", w)
+	}
+	var entries struct {
+		Data []struct{ Account string } `json:"data"`
+	}
+	call(t, http.MethodGet, base+"/api/ledger/entries?kind=payout&sourceId="+w.Payout.ID, finance, nil, &entries)
+	if len(entries.Data) != 2 {
+		t.Fatalf("payout entries %+v: booked other than once", entries)
+	}
+	return w
 }
 
 // TestMoneyFlowsFromAWonDealToAPayoutAndSurvivesAKilledWorker runs the headline flow on the

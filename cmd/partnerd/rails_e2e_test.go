@@ -61,30 +61,10 @@ func TestAnApprovedWithdrawalIsPaidByAStripeTransferThroughStripeMock(t *testing
 		t.Fatalf("adjustment = %d", code)
 	}
 	before := balanceOf(t, base, bob)
-	var w e2eWithdrawal
-	if code := callKeyed(t, http.MethodPost, base+"/api/withdrawals", bob, "e2e-stripe-w", map[string]any{"amount": 640_00, "currency": "EUR",
-		"payoutMethodId": onboarding.Method.ID}, &w); code != http.StatusCreated {
-		t.Fatalf("withdrawal = %d", code)
-	}
-	if code := call(t, http.MethodPost, base+"/api/withdrawals/"+w.ID+"/approve", owner, map[string]any{}, nil); code != http.StatusOK {
-		t.Fatalf("approve = %d", code)
-	}
-	eventually(t, "the Stripe payout", 2*time.Minute, func() bool {
-		call(t, http.MethodGet, base+"/api/withdrawals/"+w.ID, bob, nil, &w)
-		return w.Status == "paid" || w.Status == "failed"
-	})
-	if w.Status != "paid" || !strings.HasPrefix(w.Reference, "tr_") || w.Payout == nil {
-		t.Fatalf("withdrawal %+v", w)
-	}
+	w := paidByStripe(t, base, bob, owner, "e2e-stripe-w", map[string]any{"amount": 640_00, "currency": "EUR",
+		"payoutMethodId": onboarding.Method.ID})
 	if b := balanceOf(t, base, bob); b.Paid != before.Paid+640_00 || b.Held != before.Held || b.Available != before.Available-640_00 {
 		t.Fatalf("balance %+v, before %+v", b, before)
-	}
-	var entries struct {
-		Data []struct{ Account string } `json:"data"`
-	}
-	call(t, http.MethodGet, base+"/api/ledger/entries?kind=payout&sourceId="+w.Payout.ID, owner, nil, &entries)
-	if len(entries.Data) != 2 {
-		t.Fatalf("payout entries %+v: booked other than once", entries)
 	}
 
 	// Stripe's webhook about the transfer verifies and settles nothing twice.

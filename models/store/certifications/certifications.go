@@ -6,7 +6,6 @@ package certifications
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -740,38 +739,24 @@ func (sc *Scoped) Certificate(ctx context.Context, id string) (*models.Certifica
 // certification.expired, and says when to look again. A renewed, expired or missing
 // certificate needs no timer.
 func (s *Store) AdvanceCertificateExpiry(ctx context.Context, sys models.Scope, certificateID string, at time.Time) (models.CertificateExpiry, error) {
-	var next models.CertificateExpiry
-	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		var c models.Certificate
-		if err := store.LockRow(s.core, tx, &c, store.Of(sys), certificateID); err != nil {
-			if errors.Is(err, gorm.ErrRecordNotFound) {
-				next.Done = true
+	next, err := store.AdvanceExpiry(ctx, s.core, store.Of(sys), certificateID, at,
+		func(c *models.Certificate) (bool, time.Time) {
+			return c.Status == models.CertificateActive, c.ExpiresAt
+		},
+		func(tx *gorm.DB, ev *store.Outbox, c *models.Certificate) error {
+			t := at.UTC()
+			res := store.Of(sys).Rows(tx.Model(&models.Certificate{})).Where("id = ? AND status = ?", c.ID, models.CertificateActive).
+				Updates(map[string]any{"status": models.CertificateExpired, "ended_at": t})
+			if res.Error != nil {
+				return res.Error
+			}
+			if res.RowsAffected != 1 {
 				return nil
 			}
+			id, partner := c.ID, c.PartnerID
+			_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCertificationExpired, SubjectID: &id, PartnerID: &partner,
+				Payload: store.MustJSON(certificatePayload(c, ""))})
 			return err
-		}
-		if c.Status != models.CertificateActive {
-			next.Done = true
-			return nil
-		}
-		if at.Before(c.ExpiresAt) {
-			next.WakeAt = c.ExpiresAt
-			return nil
-		}
-		t := at.UTC()
-		res := store.Of(sys).Rows(tx.Model(&models.Certificate{})).Where("id = ? AND status = ?", c.ID, models.CertificateActive).
-			Updates(map[string]any{"status": models.CertificateExpired, "ended_at": t})
-		if res.Error != nil {
-			return res.Error
-		}
-		next.Done = true
-		if res.RowsAffected != 1 {
-			return nil
-		}
-		id, partner := c.ID, c.PartnerID
-		_, err := ev.Emit(ctx, tx, c.TenantID, models.NewEvent{Type: models.EventCertificationExpired, SubjectID: &id, PartnerID: &partner,
-			Payload: store.MustJSON(certificatePayload(&c, ""))})
-		return err
-	})
-	return next, err
+		})
+	return models.CertificateExpiry(next), err
 }

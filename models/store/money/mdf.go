@@ -762,52 +762,36 @@ func (s *Store) spendClaim(ctx context.Context, tx *gorm.DB, c *models.MDFClaim,
 // emitted (audited). Otherwise it says when to look again; an expired or missing fund needs no
 // timer.
 func (s *Store) AdvanceMDFFundExpiry(ctx context.Context, sys models.Scope, fundID string, at time.Time) (models.MDFFundExpiry, error) {
-	var next models.MDFFundExpiry
-	err := s.core.Transact(ctx, func(tx *gorm.DB, ev *store.Outbox) error {
-		f, err := s.lockFund(tx, sys.TenantID(), fundID)
-		if err != nil {
-			if models.ErrorKind(err) == models.KindNotFound {
-				next.Done = true
-				return nil
-			}
-			return err
-		}
-		if f.Status != models.MDFFundOpen {
-			next.Done = true
-			return nil
-		}
-		if at.Before(f.ExpiresAt) {
-			next.WakeAt = f.ExpiresAt
-			return nil
-		}
-		t := at.UTC()
-		f.Released, f.Status, f.ExpiredAt, f.UpdatedAt = f.Allocated-f.Committed, models.MDFFundExpired, &t, t
-		if err := tx.Model(f).Select("released", "status", "expired_at", "updated_at").Updates(f).Error; err != nil {
-			return err
-		}
-		var waiting []models.MDFRequest
-		if err := tx.Where(store.Of(sys).Tenant()).Where("fund_id = ? AND status IN ?", f.ID, []string{models.MDFRequestSubmitted, models.MDFRequestChangesRequested}).
-			Find(&waiting).Error; err != nil {
-			return err
-		}
-		for i := range waiting {
-			r := &waiting[i]
-			r.Status, r.Reason, r.UpdatedAt = models.MDFRequestExpired, "the fund expired", t
-			if err := tx.Model(r).Select("status", "reason", "updated_at").Updates(r).Error; err != nil {
+	next, err := store.AdvanceExpiry(ctx, s.core, store.System(sys.TenantID()), fundID, at,
+		func(f *models.MDFFund) (bool, time.Time) { return f.Status == models.MDFFundOpen, f.ExpiresAt },
+		func(tx *gorm.DB, ev *store.Outbox, f *models.MDFFund) error {
+			t := at.UTC()
+			f.Released, f.Status, f.ExpiredAt, f.UpdatedAt = f.Allocated-f.Committed, models.MDFFundExpired, &t, t
+			if err := tx.Model(f).Select("released", "status", "expired_at", "updated_at").Updates(f).Error; err != nil {
 				return err
 			}
-			if err := store.WriteAudit(ctx, tx, sys.TenantID(), "mdf_request.expired", "mdf_request", r.ID, "status"); err != nil {
+			var waiting []models.MDFRequest
+			if err := tx.Where(store.Of(sys).Tenant()).Where("fund_id = ? AND status IN ?", f.ID, []string{models.MDFRequestSubmitted, models.MDFRequestChangesRequested}).
+				Find(&waiting).Error; err != nil {
 				return err
 			}
-		}
-		if err := store.WriteAudit(ctx, tx, sys.TenantID(), "mdf_fund.expired", "mdf_fund", f.ID, "status", "released"); err != nil {
+			for i := range waiting {
+				r := &waiting[i]
+				r.Status, r.Reason, r.UpdatedAt = models.MDFRequestExpired, "the fund expired", t
+				if err := tx.Model(r).Select("status", "reason", "updated_at").Updates(r).Error; err != nil {
+					return err
+				}
+				if err := store.WriteAudit(ctx, tx, sys.TenantID(), "mdf_request.expired", "mdf_request", r.ID, "status"); err != nil {
+					return err
+				}
+			}
+			if err := store.WriteAudit(ctx, tx, sys.TenantID(), "mdf_fund.expired", "mdf_fund", f.ID, "status", "released"); err != nil {
+				return err
+			}
+			_, err := ev.Emit(ctx, tx, sys.TenantID(), fundEvent(models.EventMDFFundExpired, f))
 			return err
-		}
-		next.Done = true
-		_, err = ev.Emit(ctx, tx, sys.TenantID(), fundEvent(models.EventMDFFundExpired, f))
-		return err
-	})
-	return next, err
+		})
+	return models.MDFFundExpiry(next), err
 }
 
 func mdfSettingsIn(tx *gorm.DB, tenantID string) (models.MDFSettings, error) {

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useForm } from '@mantine/form';
 import { Alert, Button, Group, Modal, MultiSelect, NativeSelect, NumberInput, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
@@ -11,7 +11,7 @@ import { FilePicker } from '../../ui/FilePicker';
 import { uploadFile } from '../../ui/files';
 import { decimalToMinor, formatMoney, minorToDecimal } from '../../ui/format';
 import { Money } from '../../ui/Money';
-import { PagedTable } from '../../ui/PagedTable';
+import { PagedTable, type Column, type Page } from '../../ui/PagedTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { today, usePortalBalances } from '../../ui/portal';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -134,37 +134,49 @@ function RequestForm({ funds, request, onDone }: { funds: Fund[]; request?: Fund
   );
 }
 
+/** A section of the page listing the partner's own requests or claims, a page at a time. */
+function OwnList<T extends { id: string }>({ what, title, label, empty, fetchPage, columns, children }: {
+  what: 'requests' | 'claims'; title: string; label: string; empty: string;
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>; columns: Column<T>[]; children: ReactNode;
+}) {
+  return (
+    <Stack gap="xs" component="section" aria-labelledby={`${what}-title`}>
+      <Title order={2} size="h4" id={`${what}-title`}>{title}</Title>
+      <PagedTable<T> label={label} queryKey={['mdf', what, 'mine']} fetchPage={fetchPage} rowKey={(r) => r.id} empty={empty} columns={columns} />
+      {children}
+    </Stack>
+  );
+}
+
+/** The status of a request or claim, with the reason given for it. */
+function statusColumn<T extends { status: string; reason?: string }>(): Column<T> {
+  return { header: 'Status', render: (r) => <Stack gap={0} miw={120} align="flex-start"><StatusBadge status={r.status} />{r.reason && <Text size="xs" c="dimmed">{r.reason}</Text>}</Stack> };
+}
+
 function Requests({ canWrite, funds }: { canWrite: boolean; funds: Fund[] }) {
   const [changing, setChanging] = useState<FundRequest | null>(null);
   const [claiming, setClaiming] = useState<FundRequest | null>(null);
   return (
-    <Stack gap="xs" component="section" aria-labelledby="requests-title">
-      <Title order={2} size="h4" id="requests-title">Your requests</Title>
-      <PagedTable<FundRequest>
-        label="Requests you made"
-        queryKey={['mdf', 'requests', 'mine']}
-        fetchPage={async (cursor) => unwrap(await api.GET('/api/mdf/requests', { params: { query: { cursor, limit: 25 } } }))}
-        rowKey={(r) => r.id}
-        empty="You have not requested funds yet."
-        columns={[
-          { header: 'Activity', render: (r) => <Stack gap={0}><Text size="sm">{r.activity}</Text><Text size="xs" c="dimmed">{r.plannedStart} – {r.plannedEnd}</Text></Stack> },
-          { header: 'Budget', numeric: true, render: (r) => <Money minor={r.budget} currency={r.currency} /> },
-          { header: 'Approved', numeric: true, render: (r) => <Money minor={r.approved} currency={r.currency} /> },
-          { header: 'Claimed', numeric: true, render: (r) => <Money minor={r.spent} currency={r.currency} /> },
-          { header: 'Status', render: (r) => <Stack gap={0} miw={120} align="flex-start"><StatusBadge status={r.status} />{r.reason && <Text size="xs" c="dimmed">{r.reason}</Text>}</Stack> },
-          ...(canWrite ? [{ header: 'Next', render: (r: FundRequest) => (
-            r.status === 'changes_requested' ? <Button size="xs" aria-label={`Change ${r.activity}`} onClick={() => { setChanging(r); }}>Change and submit again</Button>
-              : r.status === 'approved' && r.spent < r.approved ? <Button size="xs" aria-label={`Claim for ${r.activity}`} onClick={() => { setClaiming(r); }}>File a claim</Button>
-                : '—') }] : []),
-        ]}
-      />
+    <OwnList<FundRequest> what="requests" title="Your requests" label="Requests you made" empty="You have not requested funds yet."
+      fetchPage={async (cursor) => unwrap(await api.GET('/api/mdf/requests', { params: { query: { cursor, limit: 25 } } }))}
+      columns={[
+        { header: 'Activity', render: (r) => <Stack gap={0}><Text size="sm">{r.activity}</Text><Text size="xs" c="dimmed">{r.plannedStart} – {r.plannedEnd}</Text></Stack> },
+        { header: 'Budget', numeric: true, render: (r) => <Money minor={r.budget} currency={r.currency} /> },
+        { header: 'Approved', numeric: true, render: (r) => <Money minor={r.approved} currency={r.currency} /> },
+        { header: 'Claimed', numeric: true, render: (r) => <Money minor={r.spent} currency={r.currency} /> },
+        statusColumn(),
+        ...(canWrite ? [{ header: 'Next', render: (r: FundRequest) => (
+          r.status === 'changes_requested' ? <Button size="xs" aria-label={`Change ${r.activity}`} onClick={() => { setChanging(r); }}>Change and submit again</Button>
+            : r.status === 'approved' && r.spent < r.approved ? <Button size="xs" aria-label={`Claim for ${r.activity}`} onClick={() => { setClaiming(r); }}>File a claim</Button>
+              : '—') }] : []),
+      ]}>
       <Modal opened={changing !== null} onClose={() => { setChanging(null); }} title="Change the request" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
         {changing && <RequestForm funds={funds} request={changing} onDone={() => { setChanging(null); }} />}
       </Modal>
       <Modal opened={claiming !== null} onClose={() => { setClaiming(null); }} title="File a claim" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
         {claiming && <ClaimForm request={claiming} onDone={() => { setClaiming(null); }} />}
       </Modal>
-    </Stack>
+    </OwnList>
   );
 }
 
@@ -214,29 +226,22 @@ function ClaimForm({ request, onDone }: { request: FundRequest; onDone: () => vo
 function Claims({ canWrite }: { canWrite: boolean }) {
   const [uploading, setUploading] = useState<Claim | null>(null);
   return (
-    <Stack gap="xs" component="section" aria-labelledby="claims-title">
-      <Title order={2} size="h4" id="claims-title">Your claims</Title>
-      <PagedTable<Claim>
-        label="Claims you filed"
-        queryKey={['mdf', 'claims', 'mine']}
-        fetchPage={async (cursor) => unwrap(await api.GET('/api/mdf/claims', { params: { query: { cursor, limit: 25 } } }))}
-        rowKey={(c) => c.id}
-        empty="No claims yet."
-        columns={[
-          { header: 'Amount', numeric: true, render: (c) => <Money minor={c.amount} currency={c.currency} /> },
-          { header: 'Results', render: (c) => `${plural(c.leads, 'lead')}, ${plural(c.dealIds.length, 'deal')}` },
-          { header: 'Proof', render: (c) => `${plural(c.proofs.length, 'file')}, ${plural(c.links.length, 'link')}` },
-          { header: 'Status', render: (c) => <Stack gap={0} miw={120} align="flex-start"><StatusBadge status={c.status} />{c.reason && <Text size="xs" c="dimmed">{c.reason}</Text>}</Stack> },
-          { header: 'Filed', render: (c) => <DateTime value={c.createdAt} /> },
-          ...(canWrite ? [{ header: 'Proof files', render: (c: Claim) => (c.status === 'submitted' || c.status === 'awaiting_second_approval'
-            ? <Button size="xs" variant="default" aria-label={`Upload proof for the claim of ${minorToDecimal(c.amount, c.currency)} ${c.currency}`} onClick={() => { setUploading(c); }}>Upload proof</Button>
-            : '—') }] : []),
-        ]}
-      />
+    <OwnList<Claim> what="claims" title="Your claims" label="Claims you filed" empty="No claims yet."
+      fetchPage={async (cursor) => unwrap(await api.GET('/api/mdf/claims', { params: { query: { cursor, limit: 25 } } }))}
+      columns={[
+        { header: 'Amount', numeric: true, render: (c) => <Money minor={c.amount} currency={c.currency} /> },
+        { header: 'Results', render: (c) => `${plural(c.leads, 'lead')}, ${plural(c.dealIds.length, 'deal')}` },
+        { header: 'Proof', render: (c) => `${plural(c.proofs.length, 'file')}, ${plural(c.links.length, 'link')}` },
+        statusColumn(),
+        { header: 'Filed', render: (c) => <DateTime value={c.createdAt} /> },
+        ...(canWrite ? [{ header: 'Proof files', render: (c: Claim) => (c.status === 'submitted' || c.status === 'awaiting_second_approval'
+          ? <Button size="xs" variant="default" aria-label={`Upload proof for the claim of ${minorToDecimal(c.amount, c.currency)} ${c.currency}`} onClick={() => { setUploading(c); }}>Upload proof</Button>
+          : '—') }] : []),
+      ]}>
       <Modal opened={uploading !== null} onClose={() => { setUploading(null); }} title="Upload proof" closeButtonProps={{ 'aria-label': 'Close' }}>
         {uploading && <ProofUpload claim={uploading} onDone={() => { setUploading(null); }} />}
       </Modal>
-    </Stack>
+    </OwnList>
   );
 }
 
