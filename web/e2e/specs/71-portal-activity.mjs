@@ -56,6 +56,9 @@ export default async function (t) {
   await page.getByRole('heading', { level: 1, name: 'Activity' }).waitFor();
   const table = page.getByRole('table', { name: 'Activity' });
   await table.getByText(`inv-bob-${w}`).waitFor();
+  // Customers are named as their records arrive.
+  await table.getByRole('link', { name: `Bob ${w}` }).first().waitFor();
+  await table.getByRole('link', { name: `Ada ${w}` }).first().waitFor();
   const rows = table.getByRole('row');
   const first = await rows.nth(1).innerText();
   t.check(first.includes(paidType) && first.includes(`inv-bob-${w}`) && first.includes(`Bob ${w}`),

@@ -57,10 +57,10 @@ export default function Metrics() {
         columns={[
           { header: 'Metric', render: (m) => <Text size="sm" fw={500}>{m.name}</Text> },
           { header: 'Measures', render: (m) => (
-            <Group gap={6} wrap="nowrap">
-              <Badge variant="default">{metricKindLabels[m.kind]}</Badge>
+            <>
+              <Badge variant="default" mr={6}>{metricKindLabels[m.kind]}</Badge>
               <Code>{m.eventType}</Code>
-            </Group>
+            </>
           ) },
           { header: `Value, ${periods.find((p) => p.value === period)?.label.toLowerCase() ?? ''}`, numeric: true,
             render: (m) => <MetricValueCell metric={m} days={days} /> },
