@@ -157,6 +157,7 @@ type ListEventsInput struct {
 	PartnerID  string    `query:"partnerId" maxLength:"36"`
 	From       time.Time `query:"from" doc:"Events that occurred at or after this time (RFC 3339)"`
 	To         time.Time `query:"to" doc:"Events that occurred before this time (RFC 3339)"`
+	Order      string    `query:"order" enum:"oldest,newest" default:"oldest" doc:"oldest: in the order they were received; newest: the most recently received first"`
 }
 
 // EventListOutput is a page of events.
@@ -216,7 +217,7 @@ func registerEventRoutes(s *Server) {
 
 	register(s, huma.Operation{
 		OperationID: "list-events", Method: http.MethodGet, Path: "/api/events", Tags: tags,
-		Summary: "List events", Description: "Newest last. Partners see only events of their own customers.",
+		Summary: "List events", Description: "In the order they were received, newest last (order=newest: newest first). Partners see only events of their own customers.",
 		Security: UsersOrKeys,
 	}, Requires(authz.EventsRead), s.listEvents)
 
@@ -238,7 +239,8 @@ func (s *Server) listEvents(ctx context.Context, in *ListEventsInput) (*EventLis
 		return nil, models.Invalid("INVALID_EVENT_PATTERN", "type is neither an event type nor a pattern",
 			models.FieldError{Location: "query.type", Message: "use dot-separated words, * for any", Value: in.Type})
 	}
-	f := models.EventFilter{Type: in.Type, CustomerID: in.CustomerID, PartnerID: in.PartnerID, From: in.From, To: in.To}
+	f := models.EventFilter{Type: in.Type, CustomerID: in.CustomerID, PartnerID: in.PartnerID, From: in.From, To: in.To,
+		Newest: in.Order == "newest"}
 	body, err := listPage(ctx, s, in.ListParams, func(pg models.Page) ([]models.Event, string, error) {
 		return s.events(ctx).ListEvents(ctx, f, pg)
 	}, eventOf)

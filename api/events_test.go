@@ -377,6 +377,34 @@ func TestEventListFiltersAndPartnerScope(t *testing.T) {
 		if len(seen) < 4 {
 			t.Fatalf("paging saw %d events", len(seen))
 		}
+		// Newest first: pages of one row walk the same events in the reverse order received.
+		oldest := list(env.key, "type=invoice.*&limit=100")
+		var newest []Event
+		cursor = ""
+		for range 10 {
+			r := do(t, env.h, http.MethodGet, "/api/events?type=invoice.*&order=newest&limit=1&cursor="+cursor, nil, bearer(env.key)...)
+			page := decode[ListBody[Event]](t, r)
+			newest = append(newest, page.Data...)
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if len(newest) != len(oldest) || len(oldest) != 3 {
+			t.Fatalf("newest first listed %d events, oldest first %d, want 3", len(newest), len(oldest))
+		}
+		for i := range oldest {
+			if newest[i].ID != oldest[len(oldest)-1-i].ID {
+				t.Fatalf("newest first, row %d is %s, want %s", i, newest[i].ID, oldest[len(oldest)-1-i].ID)
+			}
+		}
+		for _, e := range list(env.partnerKey, "order=newest") {
+			if e.PartnerID != p1 {
+				t.Fatalf("partner key saw an event of partner %q newest first", e.PartnerID)
+			}
+		}
+		if r := do(t, env.h, http.MethodGet, "/api/events?order=random", nil, bearer(env.key)...); r.Status != 422 {
+			t.Fatalf("an unknown order = %d", r.Status)
+		}
 	})
 }
 

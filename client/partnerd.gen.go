@@ -2811,6 +2811,24 @@ func (e ListDealsParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ListEventsParamsOrder.
+const (
+	ListEventsParamsOrderNewest ListEventsParamsOrder = "newest"
+	ListEventsParamsOrderOldest ListEventsParamsOrder = "oldest"
+)
+
+// Valid indicates whether the value is a known member of the ListEventsParamsOrder enum.
+func (e ListEventsParamsOrder) Valid() bool {
+	switch e {
+	case ListEventsParamsOrderNewest:
+		return true
+	case ListEventsParamsOrderOldest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAccrualsParamsStatus.
 const (
 	ListAccrualsParamsStatusAvailable ListAccrualsParamsStatus = "available"
@@ -8791,7 +8809,13 @@ type ListEventsParams struct {
 
 	// To Events that occurred before this time (RFC 3339)
 	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Order oldest: in the order they were received; newest: the most recently received first
+	Order *ListEventsParamsOrder `form:"order,omitempty" json:"order,omitempty"`
 }
+
+// ListEventsParamsOrder defines parameters for ListEvents.
+type ListEventsParamsOrder string
 
 // ListPartnerHealthParams defines parameters for ListPartnerHealth.
 type ListPartnerHealthParams struct {
@@ -10815,7 +10839,7 @@ type ClientInterface interface {
 
 	// ListEvents List events
 	//
-	// Newest last. Partners see only events of their own customers.
+	// In the order they were received, newest last (order=newest: newest first). Partners see only events of their own customers.
 	//
 	// Corresponds with GET /api/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -15097,7 +15121,7 @@ func (c *Client) ListEventTypes(ctx context.Context, params *ListEventTypesParam
 
 // ListEvents List events
 //
-// Newest last. Partners see only events of their own customers.
+// In the order they were received, newest last (order=newest: newest first). Partners see only events of their own customers.
 //
 // Corresponds with GET /api/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -24833,6 +24857,18 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 		if params.To != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Order != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "order", *params.Order, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -35372,7 +35408,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListEventsWithResponse List events
 	//
-	// Newest last. Partners see only events of their own customers.
+	// In the order they were received, newest last (order=newest: newest first). Partners see only events of their own customers.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -63826,7 +63862,7 @@ func (c *ClientWithResponses) ListEventTypesWithResponse(ctx context.Context, pa
 
 // ListEventsWithResponse List events
 //
-// Newest last. Partners see only events of their own customers.
+// In the order they were received, newest last (order=newest: newest first). Partners see only events of their own customers.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -73,6 +73,8 @@ type EventFilter struct {
 	CustomerID string
 	PartnerID  string
 	From, To   time.Time
+	// Newest lists the most recently received first.
+	Newest bool
 }
 
 // NewEvent is what a writer supplies for an event; the store fills in ids, tenant, actor and

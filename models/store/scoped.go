@@ -49,3 +49,25 @@ func Page[T any](q *gorm.DB, pg models.Page, id func(T) string) ([]T, string, er
 	}
 	return rows, next, nil
 }
+
+// PageNewest pages q newest first on column (UUIDv7 ids): the cursor names the last row of a
+// page and the next page starts below it. Like Page, it fetches one row more than asked.
+func PageNewest[T any](q *gorm.DB, column string, pg models.Page, id func(T) string) ([]T, string, error) {
+	limit := pg.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	if pg.After != "" {
+		q = q.Where(column+" < ?", pg.After)
+	}
+	var rows []T
+	if err := q.Order(column + " DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = id(rows[len(rows)-1])
+	}
+	return rows, next, nil
+}

@@ -16,7 +16,8 @@ func (sc *Scoped) eventRows(ctx context.Context) *gorm.DB {
 	return sc.PartnerRows(ctx, &models.Event{}, "partner_id")
 }
 
-// ListEvents lists the events the principal may see, in the order they were received.
+// ListEvents lists the events the principal may see, in the order they were received (the
+// newest first with f.Newest).
 func (sc *Scoped) ListEvents(ctx context.Context, f models.EventFilter, pg models.Page) ([]models.Event, string, error) {
 	q := sc.eventRows(ctx)
 	if f.Type != "" {
@@ -38,7 +39,11 @@ func (sc *Scoped) ListEvents(ctx context.Context, f models.EventFilter, pg model
 	if !f.To.IsZero() {
 		q = q.Where("occurred_at < ?", f.To)
 	}
-	return store.Page(q, pg, func(e models.Event) string { return e.ID })
+	id := func(e models.Event) string { return e.ID }
+	if f.Newest {
+		return store.PageNewest(q, "id", pg, id)
+	}
+	return store.Page(q, pg, id)
 }
 
 // Event finds one event the principal may see.

@@ -179,7 +179,7 @@ func (s *Store) openRun(tx *gorm.DB, sc store.Scope, trigger, by string) (*model
 // ListHealthRuns lists the tenant's scoring runs, newest first.
 func (sc *Scoped) ListHealthRuns(ctx context.Context, pg models.Page) ([]models.HealthRun, string, error) {
 	q := sc.Scope.OperatorRows(sc.s.core.DB(ctx).Model(&models.HealthRun{}))
-	return pageDesc(q, "id", pg, func(r models.HealthRun) string { return r.ID })
+	return store.PageNewest(q, "id", pg, func(r models.HealthRun) string { return r.ID })
 }
 
 // HealthRun is one scoring run of the tenant.
@@ -189,28 +189,6 @@ func (sc *Scoped) HealthRun(ctx context.Context, id string) (*models.HealthRun, 
 		return nil, store.NotFoundAs(err, "HEALTH_RUN_NOT_FOUND", "health run")
 	}
 	return &r, nil
-}
-
-// pageDesc pages q newest first on column (UUIDv7 ids), fetching one row more to know
-// whether another page follows.
-func pageDesc[T any](q *gorm.DB, column string, pg models.Page, id func(T) string) ([]T, string, error) {
-	limit := pg.Limit
-	if limit <= 0 {
-		limit = 20
-	}
-	if pg.After != "" {
-		q = q.Where(column+" < ?", pg.After)
-	}
-	var rows []T
-	if err := q.Order(column + " DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = id(rows[len(rows)-1])
-	}
-	return rows, next, nil
 }
 
 // ListPartnerHealth lists the partners' current scores in partner order, filtered by tier.
@@ -257,7 +235,7 @@ func (sc *Scoped) PartnerHealthHistory(ctx context.Context, partnerID string, pg
 		return nil, "", err
 	}
 	q := sc.Scope.PartnerRows(db.Model(&models.HealthSnapshot{}), "partner_id").Where("partner_id = ?", partnerID)
-	return pageDesc(q, "run_id", pg, func(s models.HealthSnapshot) string { return s.RunID })
+	return store.PageNewest(q, "run_id", pg, func(s models.HealthSnapshot) string { return s.RunID })
 }
 
 // ExplainPartnerHealth is a partner's current health with each component of its latest

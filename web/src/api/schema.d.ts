@@ -1460,7 +1460,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Newest last. Partners see only events of their own customers.
+         * @description In the order they were received, newest last (order=newest: newest first). Partners see only events of their own customers.
          */
         get: operations["list-events"];
         put?: never;
@@ -17079,6 +17079,8 @@ export interface operations {
                 from?: string;
                 /** @description Events that occurred before this time (RFC 3339) */
                 to?: string;
+                /** @description oldest: in the order they were received; newest: the most recently received first */
+                order?: "oldest" | "newest";
             };
             header?: never;
             path?: never;

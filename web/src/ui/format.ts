@@ -1,4 +1,5 @@
-// Formatting for people: money from integer minor units, instants in the viewer's time zone.
+// Formatting for people: money from integer minor units, instants in the viewer's time zone, an event's payload
+// and a customer on one line.
 
 const digitsCache = new Map<string, number>();
 
@@ -97,4 +98,15 @@ export function formatBps(bps: number | undefined): string {
   const s = String(Math.abs(Math.trunc(bps))).padStart(3, '0');
   const frac = s.slice(-2).replace(/0+$/, '');
   return `${neg ? '-' : ''}${s.slice(0, -2)}${frac ? '.' + frac : ''} %`;
+}
+
+/** The start of an event's payload on one line. */
+export function payloadPreview(payload: Record<string, unknown>): string {
+  const s = JSON.stringify(payload);
+  return s.length > 60 ? s.slice(0, 59) + '…' : s;
+}
+
+/** How a customer is named: name and email, else its reference or id. */
+export function customerLabel(c: { id: string; name?: string; email?: string; externalId?: string }): string {
+  return [c.name, c.email].filter(Boolean).join(' · ') || c.externalId || c.id;
 }

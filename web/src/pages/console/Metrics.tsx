@@ -12,10 +12,9 @@ import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
 import { MetricFields } from '../../ui/DataMetricForm';
 import { metricBody, metricFields, metricValues, type MetricValues } from '../../ui/DataValues';
+import { metricKindLabels } from '../../ui/dash/widgets';
 
 type Metric = Schemas['Metric'];
-
-const kindLabel: Record<Metric['kind'], string> = { count: 'count', sum: 'sum', unique: 'distinct', csat: 'CSAT', nps: 'NPS', mdf_roi: 'MDF ROI' };
 
 function DefineMetric({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const queryClient = useQueryClient();
@@ -64,7 +63,7 @@ export default function Metrics() {
         empty="No metrics yet. Define one to count or add up events."
         columns={[
           { header: 'Name', render: (m) => <Anchor component={Link} to={`/metrics/${m.id}`} size="sm">{m.name}</Anchor> },
-          { header: 'Kind', render: (m) => <Badge variant="default">{kindLabel[m.kind]}</Badge> },
+          { header: 'Kind', render: (m) => <Badge variant="default">{metricKindLabels[m.kind]}</Badge> },
           { header: 'Event type', render: (m) => <Code>{m.eventType}</Code> },
           { header: 'Field', render: (m) => m.field ? <Code>{m.field}</Code> : '—' },
           { header: 'Filters', render: (m) => m.filters.length || '—', numeric: true },

@@ -14,6 +14,7 @@ import { oneOf, useAdminFilters } from '../../ui/AdminFilters';
 import { useOperatorUsers } from '../../ui/AdminData';
 import { PartnerName } from '../../ui/DataPartnerSelect';
 import { SEARCH_MATCHES, SearchSelect } from '../../ui/SearchSelect';
+import { CustomerSelect } from '../../ui/CustomerSelect';
 import { AdminPartnerSelect, AdminUserSelect } from '../../ui/AdminPickers';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PagedTable, type Page } from '../../ui/PagedTable';
@@ -41,13 +42,9 @@ function LinkTarget({ linkType, value, onChange, error }: { linkType: string; va
         labelOf={async (id) => { const d = unwrap(await api.GET('/api/deals/{id}', { params: { path: { id } } })); return `${d.customerCompany} (${d.status})`; }} />
     );
   }
-  const customerLabel = (c: { id: string; name?: string; email?: string }) => [c.name, c.email].filter(Boolean).join(' · ') || c.id;
   return (
-    <SearchSelect kind="customers" enabled={canCustomers} label="Linked customer" description="Type part of the name, email or external id"
-      nothingFoundMessage="No such customer" value={value} onChange={onChange} error={error}
-      search={async (q) => unwrap(await api.GET('/api/customers', { params: { query: { limit: SEARCH_MATCHES, ...(q ? { q } : {}) } } }))
-        .data.map((c) => ({ value: c.id, label: customerLabel(c) }))}
-      labelOf={async (id) => customerLabel(unwrap(await api.GET('/api/customers/{id}', { params: { path: { id } } })))} />
+    <CustomerSelect enabled={canCustomers} label="Linked customer" description="Type part of the name, email or external id"
+      value={value} onChange={onChange} error={error} />
   );
 }
 

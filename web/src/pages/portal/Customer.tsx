@@ -1,23 +1,67 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Anchor, Button, Card, Group, Loader, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Card, Code, Group, Loader, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { ConfirmButton } from '../../ui/DataConfirm';
 import { notify } from '../../ui/DataNotify';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
-import { formatDate } from '../../ui/format';
+import { formatDate, payloadPreview } from '../../ui/format';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { CustomerDialog } from './CustomerForm';
 
-/** One customer attributed to the partner, with the tasks about it. */
+/** How many of a customer's latest events its page shows. */
+const LATEST = 5;
+
+/** The customer's latest events, newest first, with a way to all of them on the activity page. */
+function LatestEvents({ customerId }: { customerId: string }) {
+  const q = useQuery({
+    queryKey: ['events', 'list', 'newest', { customerId, limit: LATEST }],
+    queryFn: async () => unwrap(await api.GET('/api/events', { params: { query: { customerId, order: 'newest', limit: LATEST } } })),
+  });
+  const rows = q.data?.data ?? [];
+  return (
+    <>
+      <Group justify="space-between" align="baseline">
+        <Title order={2} size="h4">Latest activity</Title>
+        <Anchor component={Link} to={`/portal/activity?customerId=${encodeURIComponent(customerId)}`} size="sm">All activity of this customer</Anchor>
+      </Group>
+      <ErrorAlert error={q.error} />
+      <Table.ScrollContainer minWidth={480}>
+        <Table striped aria-label="Latest activity" aria-busy={q.isFetching}>
+          <Table.Thead>
+            <Table.Tr><Table.Th>Type</Table.Th><Table.Th>Occurred</Table.Th><Table.Th>Payload</Table.Th></Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {q.isPending && [0, 1].map((i) => (
+              <Table.Tr key={i}>{[0, 1, 2].map((j) => <Table.Td key={j}><Skeleton height={14} /></Table.Td>)}</Table.Tr>
+            ))}
+            {rows.map((e) => (
+              <Table.Tr key={e.id}>
+                <Table.Td><Anchor component={Link} to={`/portal/activity/${e.id}`} size="sm" ff="monospace">{e.type}</Anchor></Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}><DateTime value={e.occurredAt} /></Table.Td>
+                <Table.Td><Code style={{ whiteSpace: 'nowrap' }}>{payloadPreview(e.payload)}</Code></Table.Td>
+              </Table.Tr>
+            ))}
+            {q.isSuccess && rows.length === 0 && (
+              <Table.Tr><Table.Td colSpan={3}><Text c="dimmed" ta="center" py="md">No activity from this customer yet.</Text></Table.Td></Table.Tr>
+            )}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </>
+  );
+}
+
+/** One customer attributed to the partner, with its latest activity and the tasks about it. */
 export default function CustomerPage() {
   const { id = '' } = useParams();
   const canTasks = useCan('tasks:read');
+  const canEvents = useCan('events:read');
   const canWrite = useCan('customers:write');
   const [editing, setEditing] = useState(false);
   const queryClient = useQueryClient();
@@ -72,6 +116,7 @@ export default function CustomerPage() {
           ))}
         </SimpleGrid>
       </Card>
+      {canEvents && <LatestEvents customerId={c.id} />}
       {canTasks && (
         <>
           <Title order={2} size="h4">Tasks about this customer</Title>

@@ -3,11 +3,14 @@ import type { PageDef } from '../../app/page';
 /** The partner portal's pages, in menu order. Each page module adds its line here. */
 export const portalPages: PageDef[] = [
   { path: '/portal', title: 'Dashboard', face: 'portal', permission: 'profile:read', group: 'Overview', load: () => import('./Dashboard') },
+  { path: '/portal/metrics', title: 'Metrics', face: 'portal', permission: 'metrics:read', group: 'Overview', load: () => import('./Metrics') },
   { path: '/portal/deals', title: 'Deals', face: 'portal', permission: 'deals:read', group: 'Sell', load: () => import('./Deals') },
   { path: '/portal/deals/new', title: 'Register a deal', face: 'portal', permission: 'deals:write', load: () => import('./DealNew') },
   { path: '/portal/deals/:id', title: 'Deal', face: 'portal', permission: 'deals:read', load: () => import('./Deal') },
   { path: '/portal/customers', title: 'Customers', face: 'portal', permission: 'customers:read', group: 'Sell', load: () => import('./Customers') },
   { path: '/portal/customers/:id', title: 'Customer', face: 'portal', permission: 'customers:read', load: () => import('./Customer') },
+  { path: '/portal/activity', title: 'Activity', face: 'portal', permission: 'events:read', group: 'Sell', load: () => import('./Activity') },
+  { path: '/portal/activity/:id', title: 'Event', face: 'portal', permission: 'events:read', load: () => import('./ActivityEvent') },
   { path: '/portal/money', title: 'Money', face: 'portal', permission: 'ledger:read', group: 'Earnings', load: () => import('./Money') },
   { path: '/portal/payout-methods', title: 'Payout methods', face: 'portal', permission: 'withdrawals:read', group: 'Earnings', load: () => import('./PayoutMethods') },
   { path: '/portal/mdf', title: 'Marketing funds', face: 'portal', permission: 'mdf:read', group: 'Earnings', load: () => import('./Mdf') },

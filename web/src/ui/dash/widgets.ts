@@ -18,6 +18,9 @@ export const rangeLabels: Record<string, string> = {
 
 export const kindLabels: Record<Widget['kind'], string> = { metric: 'Number', 'time-series': 'Time series', 'event-list': 'Event list' };
 
+/** What a metric's kind is called in lists. */
+export const metricKindLabels: Record<Schemas['Metric']['kind'], string> = { count: 'count', sum: 'sum', unique: 'distinct', csat: 'CSAT', nps: 'NPS', mdf_roi: 'MDF ROI' };
+
 /** The size a new widget of a kind takes on the grid. */
 export const defaultSize: Record<Widget['kind'], { w: number; h: number }> = {
   metric: { w: 3, h: 3 }, 'time-series': { w: 6, h: 5 }, 'event-list': { w: 6, h: 5 },

@@ -1,0 +1,56 @@
+import { Link, useParams } from 'react-router';
+import { Anchor, Card, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { useCan } from '../../auth/useCan';
+import { AdminJson } from '../../ui/AdminJson';
+import { CustomerName } from '../../ui/CustomerSelect';
+import { useEventTypes } from '../../ui/DataQueries';
+import { DateTime } from '../../ui/DateTime';
+import { ErrorAlert } from '../../ui/ErrorAlert';
+import { PageHeader } from '../../ui/PageHeader';
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <Stack gap={2}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
+      <Text size="sm" component="div">{children}</Text>
+    </Stack>
+  );
+}
+
+/** One event of the partner's customers: its type, customer, time and payload. */
+export default function ActivityEvent() {
+  const { id = '' } = useParams();
+  const canCustomers = useCan('customers:read');
+  const types = useEventTypes();
+  const event = useQuery({
+    queryKey: ['events', 'one', id],
+    queryFn: async () => unwrap(await api.GET('/api/events/{id}', { params: { path: { id } } })),
+  });
+  const e = event.data;
+  const about = e && types.data?.find((t) => t.name === e.type)?.description;
+  return (
+    <Stack>
+      <PageHeader title={e ? `Event ${e.type}` : 'Event'} description={about}
+        actions={<Anchor component={Link} to="/portal/activity" size="sm">All activity</Anchor>} />
+      <ErrorAlert error={event.error} />
+      {event.isPending && <Skeleton height={120} role="status" aria-label="Loading" />}
+      {e && (
+        <>
+          <Card withBorder>
+            <SimpleGrid cols={{ base: 1, sm: 3 }}>
+              <Field label="Type"><Text size="sm" ff="monospace">{e.type}</Text></Field>
+              <Field label="Customer">{!e.customerId ? '—' : canCustomers
+                ? <CustomerName id={e.customerId} base="/portal/customers" />
+                : <Text size="sm" ff="monospace">{e.customerId}</Text>}</Field>
+              <Field label="Occurred"><DateTime value={e.occurredAt} /></Field>
+            </SimpleGrid>
+          </Card>
+          <Title order={2} size="h4">Payload</Title>
+          <AdminJson value={e.payload} label="Payload" />
+        </>
+      )}
+    </Stack>
+  );
+}
