@@ -31,37 +31,27 @@ func (sc *Scoped) Principal() models.Principal { return sc.p }
 // Page applies keyset pagination on ids (UUIDv7, so id order is creation order) and fetches
 // one row more than asked, to know whether another page follows.
 func Page[T any](q *gorm.DB, pg models.Page, id func(T) string) ([]T, string, error) {
-	limit := pg.Limit
-	if limit <= 0 {
-		limit = 20
-	}
-	if pg.After != "" {
-		q = q.Where("id > ?", pg.After)
-	}
-	var rows []T
-	if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = id(rows[len(rows)-1])
-	}
-	return rows, next, nil
+	return pageOn(q, "id", " > ?", "", pg, id)
 }
 
 // PageNewest pages q newest first on column (UUIDv7 ids): the cursor names the last row of a
 // page and the next page starts below it. Like Page, it fetches one row more than asked.
 func PageNewest[T any](q *gorm.DB, column string, pg models.Page, id func(T) string) ([]T, string, error) {
+	return pageOn(q, column, " < ?", " DESC", pg, id)
+}
+
+// pageOn pages q on column: after compares a row with the cursor, order is the column's
+// direction.
+func pageOn[T any](q *gorm.DB, column, after, order string, pg models.Page, id func(T) string) ([]T, string, error) {
 	limit := pg.Limit
 	if limit <= 0 {
 		limit = 20
 	}
 	if pg.After != "" {
-		q = q.Where(column+" < ?", pg.After)
+		q = q.Where(column+after, pg.After)
 	}
 	var rows []T
-	if err := q.Order(column + " DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+	if err := q.Order(column + order).Limit(limit + 1).Find(&rows).Error; err != nil {
 		return nil, "", err
 	}
 	next := ""

@@ -41,3 +41,15 @@ export function useEventTypes() {
     },
   });
 }
+
+/** One event with the description of its type (the type's, once the catalogue has loaded). */
+export function useEventWithType(id: string) {
+  const types = useEventTypes();
+  const event = useQuery({
+    queryKey: ['events', 'one', id],
+    queryFn: async () => unwrap(await api.GET('/api/events/{id}', { params: { path: { id } } })),
+  });
+  const e = event.data;
+  const about = e && types.data?.find((t) => t.name === e.type)?.description;
+  return { event, about };
+}

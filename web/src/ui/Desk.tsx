@@ -1,7 +1,7 @@
 // The service desk's pages, shared by the console (the desk's operators) and the portal (partner
 // users): the ticket list, opening a ticket, and one ticket with its thread and files. The API
 // hides internal notes and their files from partners; the portal never asks for them either.
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useDebouncedValue } from '@mantine/hooks';
@@ -26,6 +26,7 @@ import { FilePicker } from './FilePicker';
 import { PageHeader } from './PageHeader';
 import { PagedTable } from './PagedTable';
 import { SEARCH_MATCHES, SearchSelect } from './SearchSelect';
+import { Field } from './Field';
 
 type Ticket = Schemas['Ticket'];
 type TicketStatus = Ticket['status'];
@@ -315,15 +316,6 @@ function OpenTicketForm({ face, onCancel }: { face: Face; onCancel: () => void }
         </Group>
       </Stack>
     </form>
-  );
-}
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </div>
   );
 }
 

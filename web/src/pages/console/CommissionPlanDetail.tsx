@@ -17,19 +17,11 @@ import { PlanRule } from './money/PlanRule';
 import { PlanEditor } from './money/PlanEditor';
 import { CurrencySelect, MoneyStatus, PartnerSelect, PersonName } from './money/shared';
 import { formatBps, setPath } from './money/util';
+import { Field } from '../../ui/Field';
 
 type Plan = Schemas['CommissionPlan'];
 type Version = Schemas['CommissionPlanVersion'];
 type Preview = Schemas['PlanPreview'];
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </div>
-  );
-}
 
 /** A plan's definition as a person reads it. */
 function DefinitionView({ plan }: { plan: Plan }) {

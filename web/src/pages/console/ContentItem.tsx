@@ -1,7 +1,7 @@
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Anchor, Badge, Button, Card, Checkbox, Code, Group, Loader, NativeSelect, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Checkbox, Code, Group, Loader, NativeSelect, SimpleGrid, Stack, TextInput, Textarea, Title } from '@mantine/core';
 import { api, fieldErrors, unwrap, type Schemas } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { usePartnerList } from '../../ui/DataQueries';
@@ -18,15 +18,7 @@ import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { PersonName } from './money/shared';
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>{children}</Text>
-    </div>
-  );
-}
+import { Field } from '../../ui/Field';
 
 /** A datetime-local input's value for an instant, in the viewer's time zone. */
 function toLocalInput(iso: string | undefined): string {

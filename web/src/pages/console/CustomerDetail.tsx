@@ -13,6 +13,7 @@ import { PartnerName } from '../../ui/DataPartnerSelect';
 import { ConfirmButton } from '../../ui/DataConfirm';
 import { EventTable } from '../../ui/DataEventTable';
 import { CustomerFields, type CustomerValues } from './Customers';
+import { Field } from '../../ui/Field';
 
 type Customer = Schemas['Customer'];
 
@@ -52,15 +53,6 @@ function EditCustomer({ customer, opened, onClose }: { customer: Customer; opene
         </Stack>
       </form>
     </Modal>
-  );
-}
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </Stack>
   );
 }
 

@@ -1,32 +1,17 @@
 import { Link, useParams } from 'react-router';
 import { Anchor, Card, Code, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../../api/client';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
 import { PartnerName } from '../../ui/DataPartnerSelect';
-import { useEventTypes } from '../../ui/DataQueries';
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </Stack>
-  );
-}
+import { useEventWithType } from '../../ui/DataQueries';
+import { Field } from '../../ui/Field';
 
 /** One event: when and from where it came, who it concerns, and its payload. */
 export default function EventDetail() {
   const { id = '' } = useParams();
-  const types = useEventTypes();
-  const event = useQuery({
-    queryKey: ['events', 'one', id],
-    queryFn: async () => unwrap(await api.GET('/api/events/{id}', { params: { path: { id } } })),
-  });
+  const { event, about } = useEventWithType(id);
   const e = event.data;
-  const about = e && types.data?.find((t) => t.name === e.type)?.description;
   return (
     <Stack gap="md">
       <PageHeader title={e ? `Event ${e.type}` : 'Event'} description={about}

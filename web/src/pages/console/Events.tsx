@@ -1,4 +1,3 @@
-import { useSearchParams } from 'react-router';
 import { Autocomplete, Button, Group, Stack, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { localInputToISO } from '../../ui/format';
@@ -6,21 +5,16 @@ import { PageHeader } from '../../ui/PageHeader';
 import { PartnerSelect } from '../../ui/DataPartnerSelect';
 import { EventTable } from '../../ui/DataEventTable';
 import { useEventTypes } from '../../ui/DataQueries';
+import { useAdminFilters } from '../../ui/AdminFilters';
 
-type Key = 'type' | 'customerId' | 'partnerId' | 'from' | 'to';
+const filterKeys = ['type', 'customerId', 'partnerId', 'from', 'to'] as const;
 
 /** The event log: what happened in the program and what your systems sent, filtered and paged. */
 export default function Events() {
-  const [params, setParams] = useSearchParams();
+  const [values, setValues] = useAdminFilters(filterKeys);
   const types = useEventTypes();
-  const value = (k: Key) => params.get(k) ?? '';
-  const set = (k: Key, v: string) => {
-    setParams((p) => {
-      const next = new URLSearchParams(p);
-      if (v) next.set(k, v); else next.delete(k);
-      return next;
-    }, { replace: true });
-  };
+  const value = (k: (typeof filterKeys)[number]) => values[k];
+  const set = (k: (typeof filterKeys)[number], v: string) => { setValues({ [k]: v }); };
   // Typed text settles before it becomes a query.
   const [type] = useDebouncedValue(value('type').trim(), 300);
   const [customerId] = useDebouncedValue(value('customerId').trim(), 300);
@@ -44,7 +38,7 @@ export default function Events() {
         <PartnerSelect label="Partner" placeholder="Any partner" w={220} value={value('partnerId')} onChange={(v) => { set('partnerId', v); }} />
         <TextInput label="From" type="datetime-local" value={value('from')} onChange={(e) => { set('from', e.currentTarget.value); }} />
         <TextInput label="To" type="datetime-local" value={value('to')} onChange={(e) => { set('to', e.currentTarget.value); }} />
-        {params.size > 0 && <Button variant="subtle" onClick={() => { setParams(new URLSearchParams(), { replace: true }); }}>Clear filters</Button>}
+        {Object.values(values).some(Boolean) && <Button variant="subtle" onClick={() => { setValues(Object.fromEntries(filterKeys.map((k) => [k, null]))); }}>Clear filters</Button>}
       </Group>
       <EventTable filters={filters} />
     </Stack>

@@ -18,19 +18,11 @@ import { ConfirmButton } from '../../ui/DataConfirm';
 import { WebhookFields } from '../../ui/DataWebhookForm';
 import { webhookFields, type WebhookValues } from '../../ui/DataValues';
 import { WebhookState } from './Webhooks';
+import { Field } from '../../ui/Field';
 
 type Webhook = Schemas['Webhook'];
 type Delivery = Schemas['WebhookDelivery'];
 type DeliveryStatus = Delivery['status'];
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </Stack>
-  );
-}
 
 /** How long from a delivery's creation to its outcome. */
 function took(d: Delivery): string {

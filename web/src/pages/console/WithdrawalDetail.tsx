@@ -14,17 +14,9 @@ import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { formatMoney } from '../../ui/format';
 import { MoneyStatus, PartnerName, PersonName } from './money/shared';
+import { Field } from '../../ui/Field';
 
 type Withdrawal = Schemas['Withdrawal'];
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </div>
-  );
-}
 
 function PayoutMethod({ id }: { id: string }) {
   const m = useQuery({

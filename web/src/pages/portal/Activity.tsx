@@ -1,4 +1,3 @@
-import { useSearchParams } from 'react-router';
 import { Autocomplete, Button, Group, Stack, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useCan } from '../../auth/useCan';
@@ -7,22 +6,17 @@ import { EventTable } from '../../ui/DataEventTable';
 import { useEventTypes } from '../../ui/DataQueries';
 import { PageHeader } from '../../ui/PageHeader';
 import { dayToISO } from '../../ui/portal';
+import { useAdminFilters } from '../../ui/AdminFilters';
 
-type Key = 'type' | 'customerId' | 'from' | 'to';
+const filterKeys = ['type', 'customerId', 'from', 'to'] as const;
 
 /** What the partner's customers did: their events, newest first, filtered by type, customer and day. */
 export default function Activity() {
-  const [params, setParams] = useSearchParams();
+  const [values, setValues] = useAdminFilters(filterKeys);
   const canCustomers = useCan('customers:read');
   const types = useEventTypes();
-  const value = (k: Key) => params.get(k) ?? '';
-  const set = (k: Key, v: string) => {
-    setParams((p) => {
-      const next = new URLSearchParams(p);
-      if (v) next.set(k, v); else next.delete(k);
-      return next;
-    }, { replace: true });
-  };
+  const value = (k: (typeof filterKeys)[number]) => values[k];
+  const set = (k: (typeof filterKeys)[number], v: string) => { setValues({ [k]: v }); };
   // Typed text settles before it becomes a query.
   const [type] = useDebouncedValue(value('type').trim(), 300);
   const from = dayToISO(value('from'));
@@ -46,7 +40,7 @@ export default function Activity() {
         )}
         <TextInput type="date" label="From" value={value('from')} onChange={(e) => { set('from', e.currentTarget.value); }} />
         <TextInput type="date" label="Until" value={value('to')} onChange={(e) => { set('to', e.currentTarget.value); }} />
-        {params.size > 0 && <Button variant="subtle" onClick={() => { setParams(new URLSearchParams(), { replace: true }); }}>Clear filters</Button>}
+        {Object.values(values).some(Boolean) && <Button variant="subtle" onClick={() => { setValues(Object.fromEntries(filterKeys.map((k) => [k, null]))); }}>Clear filters</Button>}
       </Group>
       <EventTable face="portal" filters={filters} />
     </Stack>

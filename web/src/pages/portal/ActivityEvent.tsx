@@ -1,35 +1,20 @@
 import { Link, useParams } from 'react-router';
 import { Anchor, Card, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../../api/client';
 import { useCan } from '../../auth/useCan';
 import { AdminJson } from '../../ui/AdminJson';
 import { CustomerName } from '../../ui/CustomerSelect';
-import { useEventTypes } from '../../ui/DataQueries';
+import { useEventWithType } from '../../ui/DataQueries';
 import { DateTime } from '../../ui/DateTime';
 import { ErrorAlert } from '../../ui/ErrorAlert';
 import { PageHeader } from '../../ui/PageHeader';
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>{label}</Text>
-      <Text size="sm" component="div">{children}</Text>
-    </Stack>
-  );
-}
+import { Field } from '../../ui/Field';
 
 /** One event of the partner's customers: its type, customer, time and payload. */
 export default function ActivityEvent() {
   const { id = '' } = useParams();
   const canCustomers = useCan('customers:read');
-  const types = useEventTypes();
-  const event = useQuery({
-    queryKey: ['events', 'one', id],
-    queryFn: async () => unwrap(await api.GET('/api/events/{id}', { params: { path: { id } } })),
-  });
+  const { event, about } = useEventWithType(id);
   const e = event.data;
-  const about = e && types.data?.find((t) => t.name === e.type)?.description;
   return (
     <Stack>
       <PageHeader title={e ? `Event ${e.type}` : 'Event'} description={about}
