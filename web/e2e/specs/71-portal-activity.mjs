@@ -133,5 +133,21 @@ export default async function (t) {
     `the portal shows the sum as money in EUR, the partner's alone: ${sumShown}`);
   await t.shot(page, 'portal-metrics');
   await t.axe(page, '[portal] Metrics');
+
+  // One metric: its value for the period and a chart of it, a point a day.
+  await metrics.getByRole('link', { name: countName }).click();
+  await page.getByRole('heading', { level: 1, name: countName }).waitFor();
+  const total = page.getByTestId('metric-total');
+  await total.waitFor();
+  t.check((await total.innerText()).trim() === String(countValue), `the metric's page shows the partner's count: ${(await total.innerText()).trim()}`);
+  const series = (await t.call(partnerToken, 'GET', `/api/metrics/${count.id}/compute?interval=day&from=${encodeURIComponent(new Date(Date.now() - 30 * 86_400_000).toISOString())}`)).series ?? [];
+  const chart = page.getByRole('img', { name: `${countName}, a point a day` });
+  await chart.locator('canvas').first().waitFor();
+  t.check(series.reduce((n, p) => n + (p.value ?? 0), 0) === countValue,
+    `the chart draws the partner's series, whose points add up to the value (${series.length} days)`);
+  await t.axe(page, '[portal] a metric with its chart');
+  await page.getByLabel('Period').selectOption('365');
+  await page.getByRole('img', { name: `${countName}, a point a week` }).locator('canvas').first().waitFor();
+  t.check(new URL(page.url()).searchParams.get('days') === '365', 'a year is drawn a point a week, and the period is kept in the address');
   await page.context().close();
 }

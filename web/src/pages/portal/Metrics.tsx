@@ -1,19 +1,15 @@
-import { useSearchParams } from 'react-router';
-import { Badge, Code, Group, Loader, NativeSelect, Stack, Text } from '@mantine/core';
+import { Link, useSearchParams } from 'react-router';
+import { Anchor, Badge, Code, Group, Loader, NativeSelect, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { formatValue, isScore, metricKindLabels } from '../../ui/dash/widgets';
 import { Money } from '../../ui/Money';
 import { PageHeader } from '../../ui/PageHeader';
 import { PagedTable } from '../../ui/PagedTable';
+import { metricPeriods, periodOf } from './metricPeriods';
 
 type Metric = Schemas['Metric'];
 
-/** The periods a partner reads its metrics over, in days before now. */
-const periods = [
-  { value: '7', label: 'Last 7 days' }, { value: '30', label: 'Last 30 days' },
-  { value: '90', label: 'Last 90 days' }, { value: '365', label: 'Last 365 days' },
-];
 
 /** A metric's value for the partner over the last `days` days, formatted by its unit. */
 function MetricValueCell({ metric, days }: { metric: Metric; days: number }) {
@@ -39,13 +35,12 @@ function MetricValueCell({ metric, days }: { metric: Metric; days: number }) {
 /** The program's metrics computed over the partner's own customers' events, for a chosen period. */
 export default function Metrics() {
   const [params, setParams] = useSearchParams();
-  const period = periods.some((p) => p.value === params.get('days')) ? params.get('days') ?? '30' : '30';
-  const days = Number(period);
+  const { period, days } = periodOf(params.get('days'));
   return (
     <Stack>
       <PageHeader title="Metrics" description="The program's measures, computed over your own customers' events (the return on funds: your own claims)." />
       <Group gap="sm" align="flex-end">
-        <NativeSelect label="Period" data={periods} value={period}
+        <NativeSelect label="Period" data={metricPeriods} value={period}
           onChange={(e) => { const v = e.currentTarget.value; setParams(v === '30' ? {} : { days: v }, { replace: true }); }} />
       </Group>
       <PagedTable<Metric>
@@ -55,14 +50,16 @@ export default function Metrics() {
         rowKey={(m) => m.id}
         empty="No metrics yet: the program has not defined any."
         columns={[
-          { header: 'Metric', render: (m) => <Text size="sm" fw={500}>{m.name}</Text> },
+          { header: 'Metric', render: (m) => (
+            <Anchor component={Link} to={`/portal/metrics/${m.id}${period === '30' ? '' : `?days=${period}`}`} size="sm" fw={500}>{m.name}</Anchor>
+          ) },
           { header: 'Measures', render: (m) => (
             <>
               <Badge variant="default" mr={6}>{metricKindLabels[m.kind]}</Badge>
               <Code>{m.eventType}</Code>
             </>
           ) },
-          { header: `Value, ${periods.find((p) => p.value === period)?.label.toLowerCase() ?? ''}`, numeric: true,
+          { header: `Value, ${metricPeriods.find((p) => p.value === period)?.label.toLowerCase() ?? ''}`, numeric: true,
             render: (m) => <MetricValueCell metric={m} days={days} /> },
         ]}
       />

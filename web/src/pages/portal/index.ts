@@ -4,6 +4,7 @@ import type { PageDef } from '../../app/page';
 export const portalPages: PageDef[] = [
   { path: '/portal', title: 'Dashboard', face: 'portal', permission: 'profile:read', group: 'Overview', load: () => import('./Dashboard') },
   { path: '/portal/metrics', title: 'Metrics', face: 'portal', permission: 'metrics:read', group: 'Overview', load: () => import('./Metrics') },
+  { path: '/portal/metrics/:id', title: 'Metric', face: 'portal', permission: 'metrics:read', load: () => import('./MetricView') },
   { path: '/portal/deals', title: 'Deals', face: 'portal', permission: 'deals:read', group: 'Sell', load: () => import('./Deals') },
   { path: '/portal/deals/new', title: 'Register a deal', face: 'portal', permission: 'deals:write', load: () => import('./DealNew') },
   { path: '/portal/deals/:id', title: 'Deal', face: 'portal', permission: 'deals:read', load: () => import('./Deal') },
